@@ -1,0 +1,29 @@
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { ProjectStore } from '../../ports/project-store.js';
+import { KyselyProjectStore } from '../sql/kysely-project-store.js';
+import { migrateProjectStore } from '../sql/project-migrations.js';
+import type { ProjectDatabase } from '../sql/schema.js';
+
+/**
+ * The project store on PostgreSQL (scale-out): the same queries as SQLite through Kysely. `schema`
+ * selects a PostgreSQL schema (created if absent), which lets tests run in isolation.
+ */
+export async function createPostgresProjectStore(
+  connectionString: string,
+  options: { schema?: string; maxConnections?: number } = {},
+): Promise<ProjectStore> {
+  const schema = options.schema;
+  if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+    throw new Error(`Invalid schema name ${schema}`);
+  }
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.maxConnections ?? 10,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  if (schema) await pool.query(`create schema if not exists ${schema}`);
+  const db = new Kysely<ProjectDatabase>({ dialect: new PostgresDialect({ pool }) });
+  await migrateProjectStore(db as Kysely<unknown>, schema ? { schema } : {});
+  return new KyselyProjectStore(db, () => db.destroy());
+}

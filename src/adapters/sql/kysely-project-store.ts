@@ -1,0 +1,421 @@
+import { type Kysely, sql } from 'kysely';
+import { AppError } from '../../domain/errors.js';
+import { type Paper, paperSchema } from '../../domain/paper.js';
+import type { ApiKeyRecord, DocumentRecord, Project, ProjectEntry, Tenant } from '../../domain/project.js';
+import type { ProjectStore } from '../../ports/project-store.js';
+import type { ProjectDatabase } from './schema.js';
+
+type Row<T extends keyof ProjectDatabase> = ProjectDatabase[T];
+
+const now = () => new Date().toISOString();
+
+function toApiKey(row: Row<'api_keys'>): ApiKeyRecord {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    name: row.name,
+    prefix: row.prefix,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
+function toProject(row: Row<'projects'>): Project {
+  return { id: row.id, tenantId: row.tenant_id, name: row.name, createdAt: row.created_at };
+}
+
+function toDocument(row: Row<'documents'>): DocumentRecord {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    sha256: row.sha256,
+    blobKey: row.blob_key,
+    byteSize: Number(row.byte_size),
+    contentType: row.content_type,
+    filename: row.filename,
+    sourceUrl: row.source_url,
+    createdAt: row.created_at,
+  };
+}
+
+function parseStoredPaper(json: string): Paper {
+  // Stored by us, but validated anyway: a record from an older release must not crash a listing.
+  const parsed = paperSchema.safeParse(JSON.parse(json));
+  if (!parsed.success) throw new AppError('internal', 'A stored paper record is unreadable');
+  return parsed.data;
+}
+
+const isTitleKey = (key: string) => key.startsWith('title:');
+
+/**
+ * The project store on Kysely: one query code base for SQLite and PostgreSQL. Adapters construct it
+ * with their dialect's Kysely instance after running `migrateProjectStore`.
+ */
+export class KyselyProjectStore implements ProjectStore {
+  constructor(
+    private readonly db: Kysely<ProjectDatabase>,
+    private readonly onClose: () => Promise<void>,
+  ) {}
+
+  async ensureTenant(id: string, name = id): Promise<Tenant> {
+    await this.db
+      .insertInto('tenants')
+      .values({ id, name, created_at: now() })
+      .onConflict((conflict) => conflict.column('id').doNothing())
+      .execute();
+    const tenant = await this.getTenant(id);
+    if (!tenant) throw new AppError('internal', `Tenant ${id} vanished after insert`);
+    return tenant;
+  }
+
+  async getTenant(id: string): Promise<Tenant | null> {
+    const row = await this.db.selectFrom('tenants').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? { id: row.id, name: row.name, createdAt: row.created_at } : null;
+  }
+
+  async createApiKey(input: {
+    id: string;
+    tenantId: string;
+    name: string;
+    prefix: string;
+    keyHash: string;
+  }): Promise<ApiKeyRecord> {
+    const row = {
+      id: input.id,
+      tenant_id: input.tenantId,
+      name: input.name,
+      prefix: input.prefix,
+      key_hash: input.keyHash,
+      created_at: now(),
+      revoked_at: null,
+    };
+    await this.db.insertInto('api_keys').values(row).execute();
+    return toApiKey(row);
+  }
+
+  async findApiKeyByHash(keyHash: string): Promise<(ApiKeyRecord & { keyHash: string }) | null> {
+    const row = await this.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('key_hash', '=', keyHash)
+      .executeTakeFirst();
+    return row ? { ...toApiKey(row), keyHash: row.key_hash } : null;
+  }
+
+  async listApiKeys(tenantId?: string): Promise<ApiKeyRecord[]> {
+    let query = this.db.selectFrom('api_keys').selectAll().orderBy('created_at').orderBy('id');
+    if (tenantId !== undefined) query = query.where('tenant_id', '=', tenantId);
+    return (await query.execute()).map(toApiKey);
+  }
+
+  async revokeApiKey(id: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('api_keys')
+      .set({ revoked_at: now() })
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  async countActiveApiKeys(): Promise<number> {
+    const row = await this.db
+      .selectFrom('api_keys')
+      .select((eb) => eb.fn.countAll().as('count'))
+      .where('revoked_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    return Number(row.count);
+  }
+
+  async createProject(tenantId: string, input: { id: string; name: string }): Promise<Project> {
+    const existing = await this.findProject(tenantId, input.name);
+    if (existing && existing.name === input.name) {
+      throw new AppError('conflict', `Project "${input.name}" already exists`, {
+        param: 'project_name',
+      });
+    }
+    const row = { tenant_id: tenantId, id: input.id, name: input.name, created_at: now() };
+    try {
+      await this.db.insertInto('projects').values(row).execute();
+    } catch (error) {
+      // A concurrent create with the same name hits the unique constraint.
+      throw new AppError('conflict', `Project "${input.name}" already exists`, {
+        param: 'project_name',
+        cause: error,
+      });
+    }
+    return toProject(row);
+  }
+
+  async findProject(tenantId: string, idOrName: string): Promise<Project | null> {
+    const rows = await this.db
+      .selectFrom('projects')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where((eb) => eb.or([eb('id', '=', idOrName), eb('name', '=', idOrName)]))
+      .execute();
+    // An id match wins over a name match.
+    const row = rows.find((candidate) => candidate.id === idOrName) ?? rows[0];
+    return row ? toProject(row) : null;
+  }
+
+  async ensureProject(tenantId: string, id: string): Promise<Project> {
+    await this.db
+      .insertInto('projects')
+      .values({ tenant_id: tenantId, id, name: id, created_at: now() })
+      .onConflict((conflict) => conflict.doNothing())
+      .execute();
+    const project = await this.findProject(tenantId, id);
+    if (!project) throw new AppError('internal', `Project ${id} vanished after insert`);
+    return project;
+  }
+
+  async listProjects(tenantId: string): Promise<Array<Project & { paperCount: number }>> {
+    const rows = await this.db
+      .selectFrom('projects as p')
+      .leftJoin('project_entries as e', (join) =>
+        join.onRef('e.tenant_id', '=', 'p.tenant_id').onRef('e.project_id', '=', 'p.id'),
+      )
+      .select(['p.tenant_id', 'p.id', 'p.name', 'p.created_at'])
+      .select((eb) => eb.fn.count('e.entry_id').as('paper_count'))
+      .where('p.tenant_id', '=', tenantId)
+      .groupBy(['p.tenant_id', 'p.id', 'p.name', 'p.created_at'])
+      .orderBy('p.created_at')
+      .orderBy('p.id')
+      .execute();
+    return rows.map((row) => ({ ...toProject(row), paperCount: Number(row.paper_count) }));
+  }
+
+  async deleteProject(tenantId: string, projectId: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('projects')
+      .where('tenant_id', '=', tenantId)
+      .where('id', '=', projectId)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  async addEntry(
+    tenantId: string,
+    projectId: string,
+    input: { entryId: string; paper: Paper; documentId: string | null; identityKeys: string[] },
+  ): Promise<{ entry: ProjectEntry; created: boolean }> {
+    return this.db.transaction().execute(async (trx) => {
+      const matchKeys = input.identityKeys;
+      let existingId: string | undefined;
+      if (matchKeys.length > 0) {
+        const matches = await trx
+          .selectFrom('project_entry_keys')
+          .select(['entry_id', 'identity_key'])
+          .where('tenant_id', '=', tenantId)
+          .where('project_id', '=', projectId)
+          .where('identity_key', 'in', matchKeys)
+          .execute();
+        // Prefer an entry matched by a strong identifier over one matched by title.
+        existingId = (matches.find((match) => !isTitleKey(match.identity_key)) ?? matches[0])?.entry_id;
+      }
+      if (existingId === undefined && input.documentId !== null) {
+        const byDocument = await trx
+          .selectFrom('project_entries')
+          .select('entry_id')
+          .where('tenant_id', '=', tenantId)
+          .where('project_id', '=', projectId)
+          .where('document_id', '=', input.documentId)
+          .executeTakeFirst();
+        existingId = byDocument?.entry_id;
+      }
+      const addedAt = now();
+      let created = false;
+      let entryId = input.entryId;
+      if (existingId !== undefined) {
+        entryId = existingId;
+        const current = await trx
+          .selectFrom('project_entries')
+          .select(['document_id'])
+          .where('tenant_id', '=', tenantId)
+          .where('project_id', '=', projectId)
+          .where('entry_id', '=', entryId)
+          .executeTakeFirstOrThrow();
+        await trx
+          .updateTable('project_entries')
+          .set({
+            paper_json: JSON.stringify(input.paper),
+            document_id: input.documentId ?? current.document_id,
+          })
+          .where('tenant_id', '=', tenantId)
+          .where('project_id', '=', projectId)
+          .where('entry_id', '=', entryId)
+          .execute();
+      } else {
+        const position = await trx
+          .selectFrom('project_entries')
+          .select((eb) => eb.fn.max('position').as('max'))
+          .where('tenant_id', '=', tenantId)
+          .where('project_id', '=', projectId)
+          .executeTakeFirst();
+        await trx
+          .insertInto('project_entries')
+          .values({
+            tenant_id: tenantId,
+            project_id: projectId,
+            entry_id: entryId,
+            paper_json: JSON.stringify(input.paper),
+            document_id: input.documentId,
+            added_at: addedAt,
+            position: Number(position?.max ?? 0) + 1,
+          })
+          .execute();
+        created = true;
+      }
+      if (input.identityKeys.length > 0) {
+        await trx
+          .insertInto('project_entry_keys')
+          .values(
+            input.identityKeys.map((identityKey) => ({
+              tenant_id: tenantId,
+              project_id: projectId,
+              entry_id: entryId,
+              identity_key: identityKey,
+            })),
+          )
+          .onConflict((conflict) => conflict.doNothing())
+          .execute();
+      }
+      const entry = await this.readEntry(trx, tenantId, projectId, entryId);
+      if (!entry) throw new AppError('internal', 'Project entry vanished after write');
+      return { entry, created };
+    });
+  }
+
+  private async readEntry(
+    db: Kysely<ProjectDatabase>,
+    tenantId: string,
+    projectId: string,
+    entryId: string,
+  ): Promise<ProjectEntry | null> {
+    const row = await db
+      .selectFrom('project_entries')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('project_id', '=', projectId)
+      .where('entry_id', '=', entryId)
+      .executeTakeFirst();
+    if (!row) return null;
+    const keys = await db
+      .selectFrom('project_entry_keys')
+      .select('identity_key')
+      .where('tenant_id', '=', tenantId)
+      .where('project_id', '=', projectId)
+      .where('entry_id', '=', entryId)
+      .execute();
+    return {
+      entryId: row.entry_id,
+      projectId: row.project_id,
+      paper: parseStoredPaper(row.paper_json),
+      documentId: row.document_id,
+      identityKeys: keys.map((key) => key.identity_key),
+      addedAt: row.added_at,
+    };
+  }
+
+  async listEntries(tenantId: string, projectId: string): Promise<ProjectEntry[]> {
+    const rows = await this.db
+      .selectFrom('project_entries')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('project_id', '=', projectId)
+      .orderBy('position')
+      .execute();
+    const keys = await this.db
+      .selectFrom('project_entry_keys')
+      .select(['entry_id', 'identity_key'])
+      .where('tenant_id', '=', tenantId)
+      .where('project_id', '=', projectId)
+      .execute();
+    const keysByEntry = new Map<string, string[]>();
+    for (const key of keys) {
+      const list = keysByEntry.get(key.entry_id) ?? [];
+      list.push(key.identity_key);
+      keysByEntry.set(key.entry_id, list);
+    }
+    return rows.map((row) => ({
+      entryId: row.entry_id,
+      projectId: row.project_id,
+      paper: parseStoredPaper(row.paper_json),
+      documentId: row.document_id,
+      identityKeys: keysByEntry.get(row.entry_id) ?? [],
+      addedAt: row.added_at,
+    }));
+  }
+
+  getEntry(tenantId: string, projectId: string, entryId: string): Promise<ProjectEntry | null> {
+    return this.readEntry(this.db, tenantId, projectId, entryId);
+  }
+
+  async removeEntry(tenantId: string, projectId: string, entryId: string): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      await trx
+        .deleteFrom('project_entry_keys')
+        .where('tenant_id', '=', tenantId)
+        .where('project_id', '=', projectId)
+        .where('entry_id', '=', entryId)
+        .execute();
+      const result = await trx
+        .deleteFrom('project_entries')
+        .where('tenant_id', '=', tenantId)
+        .where('project_id', '=', projectId)
+        .where('entry_id', '=', entryId)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    });
+  }
+
+  async putDocument(document: DocumentRecord): Promise<DocumentRecord> {
+    await this.db
+      .insertInto('documents')
+      .values({
+        tenant_id: document.tenantId,
+        id: document.id,
+        sha256: document.sha256,
+        blob_key: document.blobKey,
+        byte_size: document.byteSize,
+        content_type: document.contentType,
+        filename: document.filename,
+        source_url: document.sourceUrl,
+        created_at: document.createdAt,
+      })
+      .onConflict((conflict) => conflict.doNothing())
+      .execute();
+    const stored = await this.findDocumentBySha256(document.tenantId, document.sha256);
+    if (!stored) throw new AppError('internal', 'Document vanished after insert');
+    return stored;
+  }
+
+  async getDocument(tenantId: string, documentId: string): Promise<DocumentRecord | null> {
+    const row = await this.db
+      .selectFrom('documents')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('id', '=', documentId)
+      .executeTakeFirst();
+    return row ? toDocument(row) : null;
+  }
+
+  async findDocumentBySha256(tenantId: string, sha256: string): Promise<DocumentRecord | null> {
+    const row = await this.db
+      .selectFrom('documents')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('sha256', '=', sha256)
+      .executeTakeFirst();
+    return row ? toDocument(row) : null;
+  }
+
+  async ping(): Promise<void> {
+    await sql`select 1`.execute(this.db);
+  }
+
+  close(): Promise<void> {
+    return this.onClose();
+  }
+}

@@ -1,0 +1,111 @@
+import { type Kysely, type Migration, Migrator } from 'kysely';
+
+/**
+ * Versioned migrations of the project store. Written with Kysely's schema builder so the same list
+ * runs on SQLite and PostgreSQL. Never edit a released migration: add the next one.
+ */
+const migrations: Record<string, Migration> = {
+  '0001_projects': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('tenants')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('name', 'text', (column) => column.notNull())
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .execute();
+      await db.schema
+        .createTable('api_keys')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('tenant_id', 'text', (column) =>
+          column.notNull().references('tenants.id').onDelete('cascade'),
+        )
+        .addColumn('name', 'text', (column) => column.notNull())
+        .addColumn('prefix', 'text', (column) => column.notNull())
+        .addColumn('key_hash', 'text', (column) => column.notNull().unique())
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .addColumn('revoked_at', 'text')
+        .execute();
+      await db.schema
+        .createTable('projects')
+        .addColumn('tenant_id', 'text', (column) =>
+          column.notNull().references('tenants.id').onDelete('cascade'),
+        )
+        .addColumn('id', 'text', (column) => column.notNull())
+        .addColumn('name', 'text', (column) => column.notNull())
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .addPrimaryKeyConstraint('projects_pk', ['tenant_id', 'id'])
+        .addUniqueConstraint('projects_name_unique', ['tenant_id', 'name'])
+        .execute();
+      await db.schema
+        .createTable('documents')
+        .addColumn('tenant_id', 'text', (column) =>
+          column.notNull().references('tenants.id').onDelete('cascade'),
+        )
+        .addColumn('id', 'text', (column) => column.notNull())
+        .addColumn('sha256', 'text', (column) => column.notNull())
+        .addColumn('blob_key', 'text', (column) => column.notNull())
+        .addColumn('byte_size', 'bigint', (column) => column.notNull())
+        .addColumn('content_type', 'text', (column) => column.notNull())
+        .addColumn('filename', 'text')
+        .addColumn('source_url', 'text')
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .addPrimaryKeyConstraint('documents_pk', ['tenant_id', 'id'])
+        .addUniqueConstraint('documents_sha_unique', ['tenant_id', 'sha256'])
+        .execute();
+      await db.schema
+        .createTable('project_entries')
+        .addColumn('tenant_id', 'text', (column) => column.notNull())
+        .addColumn('project_id', 'text', (column) => column.notNull())
+        .addColumn('entry_id', 'text', (column) => column.notNull())
+        .addColumn('paper_json', 'text', (column) => column.notNull())
+        .addColumn('document_id', 'text')
+        .addColumn('added_at', 'text', (column) => column.notNull())
+        .addColumn('position', 'integer', (column) => column.notNull().defaultTo(0))
+        .addPrimaryKeyConstraint('project_entries_pk', ['tenant_id', 'project_id', 'entry_id'])
+        .addForeignKeyConstraint(
+          'project_entries_project_fk',
+          ['tenant_id', 'project_id'],
+          'projects',
+          ['tenant_id', 'id'],
+          (constraint) => constraint.onDelete('cascade'),
+        )
+        .execute();
+      await db.schema
+        .createTable('project_entry_keys')
+        .addColumn('tenant_id', 'text', (column) => column.notNull())
+        .addColumn('project_id', 'text', (column) => column.notNull())
+        .addColumn('entry_id', 'text', (column) => column.notNull())
+        .addColumn('identity_key', 'text', (column) => column.notNull())
+        .addPrimaryKeyConstraint('project_entry_keys_pk', ['tenant_id', 'project_id', 'identity_key'])
+        .addForeignKeyConstraint(
+          'project_entry_keys_entry_fk',
+          ['tenant_id', 'project_id', 'entry_id'],
+          'project_entries',
+          ['tenant_id', 'project_id', 'entry_id'],
+          (constraint) => constraint.onDelete('cascade'),
+        )
+        .execute();
+      await db.schema
+        .createIndex('project_entries_document')
+        .on('project_entries')
+        .columns(['tenant_id', 'project_id', 'document_id'])
+        .execute();
+    },
+  },
+};
+
+/** Applies pending migrations; throws with the failing migration's error. */
+export async function migrateProjectStore(
+  db: Kysely<unknown>,
+  options: { schema?: string } = {},
+): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    ...(options.schema ? { migrationTableSchema: options.schema } : {}),
+    provider: { getMigrations: async () => migrations },
+    migrationTableName: 'project_store_migrations',
+    migrationLockTableName: 'project_store_migrations_lock',
+  });
+  const { error } = await migrator.migrateToLatest();
+  if (error) throw error;
+}

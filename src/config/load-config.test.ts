@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, redactConfig } from './load-config.js';
+
+describe('loadConfig', () => {
+  it('applies the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config.server.port).toBe(8080);
+    expect(config.server.host).toBe('0.0.0.0');
+    expect(config.storage.dataDir).toBe('./data');
+    expect(config.auth.apiKeys).toEqual([]);
+    expect(config.storage.databaseUrl).toBeUndefined();
+  });
+
+  it('parses tenant:key pairs, header lists and booleans', () => {
+    const config = loadConfig({
+      ALEXANDRIA_API_KEYS: 'lab:aaaaaaaaaaaaaaaaaaaa, other:bbbbbbbbbbbbbbbbbbbb',
+      ALEXANDRIA_API_KEY_HEADERS: 'X-ScholarAI-API-Key',
+      ALEXANDRIA_TRUST_PROXY: 'yes',
+      ALEXANDRIA_PORT: '9000',
+    });
+    expect(config.auth.apiKeys).toEqual([
+      { tenant: 'lab', key: 'aaaaaaaaaaaaaaaaaaaa' },
+      { tenant: 'other', key: 'bbbbbbbbbbbbbbbbbbbb' },
+    ]);
+    expect(config.auth.apiKeyHeaders).toEqual(['x-scholarai-api-key']);
+    expect(config.server.trustProxy).toBe(true);
+    expect(config.server.port).toBe(9000);
+  });
+
+  it('fails fast listing every bad variable by name', () => {
+    let error: unknown;
+    try {
+      loadConfig({ ALEXANDRIA_PORT: 'eighty', ALEXANDRIA_API_KEYS: 'no-colon', DATABASE_URL: 'mysql://x' });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems;
+    expect(problems).toHaveLength(3);
+    expect(problems.join('\n')).toMatch(/ALEXANDRIA_PORT/);
+    expect(problems.join('\n')).toMatch(/ALEXANDRIA_API_KEYS/);
+    expect(problems.join('\n')).toMatch(/DATABASE_URL/);
+  });
+
+  it('redacts secrets when printing', () => {
+    const printed = redactConfig(
+      loadConfig({ ALEXANDRIA_API_KEYS: 'lab:aaaaaaaaaaaaaaaaaaaa', DATABASE_URL: 'postgres://u:pw@h/db' }),
+    );
+    expect(printed.auth?.apiKeys).toBe('***');
+    expect(printed.storage?.databaseUrl).toBe('***');
+    expect(printed.auth?.signingSecret).toBeNull();
+    expect(JSON.stringify(printed)).not.toContain('aaaaaaaaaaaaaaaaaaaa');
+    expect(printed.server?.port).toBe(8080);
+  });
+});

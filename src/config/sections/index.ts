@@ -1,0 +1,13 @@
+import { authSection } from './auth.js';
+import { serverSection } from './server.js';
+import { storageSection } from './storage.js';
+
+/**
+ * Every configuration section. A capability adds its own section file and one line here; the loader,
+ * `alexandria config` and the `.env.example` check pick it up from this object.
+ */
+export const sections = {
+  server: serverSection,
+  auth: authSection,
+  storage: storageSection,
+};

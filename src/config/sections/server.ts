@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { booleanText, envVar, listText, positiveInt, urlText } from '../env-var.js';
+
+/** HTTP server, logging and process settings. */
+export const serverSection = {
+  host: envVar('ALEXANDRIA_HOST', z.string().min(1), {
+    default: '0.0.0.0',
+    description: 'Address the HTTP server binds to.',
+  }),
+  port: envVar('ALEXANDRIA_PORT', z.coerce.number().int().min(0).max(65535), {
+    default: '8080',
+    description: 'TCP port of the HTTP server (0 picks a free port).',
+  }),
+  publicUrl: envVar('ALEXANDRIA_PUBLIC_URL', urlText.optional(), {
+    description:
+      'Absolute base URL clients reach the service at, used in figure links and OpenAPI servers. Default: http://localhost:<port>.',
+  }),
+  logLevel: envVar(
+    'ALEXANDRIA_LOG_LEVEL',
+    z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    { default: 'info', description: 'Log level of the JSON logs (stderr for the CLI, stdout for serve).' },
+  ),
+  trustProxy: envVar('ALEXANDRIA_TRUST_PROXY', booleanText, {
+    default: 'false',
+    description: 'Trust X-Forwarded-* headers (set behind a reverse proxy).',
+  }),
+  corsOrigins: envVar('ALEXANDRIA_CORS_ORIGINS', listText, {
+    default: '*',
+    description: 'Comma-separated origins allowed by CORS; * allows any.',
+  }),
+  shutdownTimeoutMs: envVar('ALEXANDRIA_SHUTDOWN_TIMEOUT_MS', positiveInt, {
+    default: '10000',
+    description: 'How long a graceful shutdown waits for in-flight requests before exiting.',
+  }),
+  jsonBodyLimitMb: envVar('ALEXANDRIA_JSON_BODY_LIMIT_MB', positiveInt, {
+    default: '2',
+    description: 'Largest JSON request body, in MB.',
+  }),
+};

@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { envVar } from '../env-var.js';
+
+const postgresUrl = z
+  .string()
+  .regex(/^postgres(ql)?:\/\//, 'expected postgres://user@host:port/database')
+  .optional();
+const redisUrl = z
+  .string()
+  .regex(/^rediss?:\/\//, 'expected redis://host:port')
+  .optional();
+
+/** Where data lives: the embedded defaults under the data dir, or PostgreSQL/Redis/S3. */
+export const storageSection = {
+  dataDir: envVar('ALEXANDRIA_DATA_DIR', z.string().min(1), {
+    default: './data',
+    description: 'Folder for the SQLite databases, blobs and the signing secret (embedded mode).',
+  }),
+  databaseUrl: envVar('DATABASE_URL', postgresUrl, {
+    secret: true,
+    description:
+      'PostgreSQL connection URL. When set, projects, keys and the index live in PostgreSQL instead of SQLite.',
+  }),
+  redisUrl: envVar('REDIS_URL', redisUrl, {
+    secret: true,
+    description: 'Redis URL. When set, the cache, rate limits and job queue are shared through Redis.',
+  }),
+  s3Bucket: envVar('ALEXANDRIA_S3_BUCKET', z.string().min(3).optional(), {
+    description: 'S3 bucket for blobs (PDFs, figures). When unset, blobs go to <data dir>/blobs.',
+  }),
+  s3Endpoint: envVar('ALEXANDRIA_S3_ENDPOINT', z.url().optional(), {
+    description: 'S3-compatible endpoint URL (MinIO, R2, …); unset for AWS.',
+  }),
+  s3Region: envVar('ALEXANDRIA_S3_REGION', z.string().min(1), {
+    default: 'us-east-1',
+    description: 'S3 region.',
+  }),
+  s3AccessKeyId: envVar('AWS_ACCESS_KEY_ID', z.string().min(1).optional(), {
+    secret: true,
+    description: 'S3 access key id (standard AWS variable).',
+  }),
+  s3SecretAccessKey: envVar('AWS_SECRET_ACCESS_KEY', z.string().min(1).optional(), {
+    secret: true,
+    description: 'S3 secret access key (standard AWS variable).',
+  }),
+};

@@ -1,0 +1,93 @@
+import cors from '@fastify/cors';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { validatorCompiler } from 'fastify-type-provider-zod';
+import type { Config } from '../config/load-config.js';
+import type { Logger } from '../platform/logger.js';
+import type { RateLimiter } from '../ports/rate-limiter.js';
+import type { AppServices, ReadinessProbe } from '../services/services.js';
+import { installAuth } from './auth.js';
+import { installErrorHandling } from './error-handler.js';
+import { createMetrics, type HttpMetrics, installMetrics } from './metrics.js';
+import { installOpenApi } from './openapi.js';
+import { routeModules } from './routes/index.js';
+import { typed } from './routes/route-context.js';
+
+export interface HttpDependencies {
+  config: Config;
+  logger: Logger;
+  services: AppServices;
+  rateLimiter: RateLimiter;
+  probes: ReadinessProbe[];
+  version: string;
+  metrics?: HttpMetrics;
+}
+
+const requestIdPattern = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** The base URL clients reach us at: configured, else localhost on the configured port. */
+export function publicUrlOf(config: Config): string {
+  return (config.server.publicUrl ?? `http://localhost:${config.server.port}`).replace(/\/+$/, '');
+}
+
+/**
+ * Builds the HTTP app: logging with request ids, CORS, the API-key hook with rate limits, metrics,
+ * OpenAPI, the error boundary and every route module. Does not listen.
+ */
+export async function buildApp(dependencies: HttpDependencies): Promise<FastifyInstance> {
+  const { config } = dependencies;
+  let requestCounter = 0;
+  const app = Fastify({
+    loggerInstance: dependencies.logger as FastifyBaseLogger,
+    trustProxy: config.server.trustProxy,
+    bodyLimit: config.server.jsonBodyLimitMb * 1024 * 1024,
+    requestIdHeader: 'x-request-id',
+    genReqId: (request) => {
+      const incoming = request.headers['x-request-id'];
+      if (typeof incoming === 'string' && requestIdPattern.test(incoming)) return incoming;
+      requestCounter = (requestCounter + 1) % 1_000_000_000;
+      return `req_${Date.now().toString(36)}${requestCounter.toString(36)}`;
+    },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  // Responses are typed at compile time; serialising with plain JSON keeps the hot path fast.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  installErrorHandling(app);
+
+  const origins = config.server.corsOrigins;
+  await app.register(cors, {
+    origin: origins.includes('*') ? true : origins,
+    exposedHeaders: [
+      'x-request-id',
+      'retry-after',
+      'x-total-count',
+      'x-next-offset',
+      'x-ratelimit-remaining',
+    ],
+  });
+
+  const metrics = dependencies.metrics ?? createMetrics();
+  installMetrics(app, metrics);
+  installAuth(app, {
+    auth: dependencies.services.auth,
+    rateLimiter: dependencies.rateLimiter,
+    aliasHeaders: config.auth.apiKeyHeaders,
+  });
+
+  const publicUrl = publicUrlOf(config);
+  await installOpenApi(app, { publicUrl, version: dependencies.version });
+
+  const context = {
+    services: dependencies.services,
+    config,
+    publicUrl,
+    probes: dependencies.probes,
+    metrics,
+  };
+  for (const register of routeModules) await register(typed(app), context);
+  return app;
+}

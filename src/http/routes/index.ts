@@ -1,0 +1,6 @@
+import { projectRoutes } from './project-routes.js';
+import type { RouteModule } from './route-context.js';
+import { systemRoutes } from './system-routes.js';
+
+/** Every route module, in registration order. A capability adds its module here. */
+export const routeModules: RouteModule[] = [systemRoutes, projectRoutes];

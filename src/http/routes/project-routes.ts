@@ -1,0 +1,138 @@
+import { z } from 'zod';
+import { invalid } from '../../domain/errors.js';
+import { paperSchema } from '../../domain/paper.js';
+import { principalOf } from '../auth.js';
+import { errorResponses } from '../schemas.js';
+import type { RouteModule } from './route-context.js';
+
+const projectSummarySchema = z
+  .object({
+    id: z.string().describe('Project id (the default project is "gpt").'),
+    name: z.string(),
+    created_at: z.string(),
+    paper_count: z.number().int(),
+  })
+  .meta({ id: 'Project' });
+
+const projectWithPapersSchema = projectSummarySchema
+  .extend({ papers: z.array(paperSchema) })
+  .meta({ id: 'ProjectWithPapers' });
+
+const projectNameSchema = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(200, 'must be at most 200 characters');
+
+/** Projects of the caller's tenant: create, list, read, delete, remove a paper. */
+export const projectRoutes: RouteModule = (app, { services }) => {
+  app.post(
+    '/api/create_project',
+    {
+      schema: {
+        summary: 'Create a project',
+        description:
+          'Creates a project (a collection of papers) for the caller. `project_name` may come in the query or a JSON body.',
+        tags: ['projects'],
+        querystring: z.object({ project_name: projectNameSchema.optional() }),
+        body: z.object({ project_name: projectNameSchema.optional() }).nullish(),
+        response: { 200: projectSummarySchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const name = request.query.project_name ?? request.body?.project_name;
+      if (name === undefined) throw invalid('project_name', 'project_name is required');
+      return services.projects.create(principalOf(request).tenantId, name);
+    },
+  );
+
+  app.get(
+    '/api/projects',
+    {
+      schema: {
+        summary: 'List projects',
+        description: 'The caller\'s projects, the default project "gpt" included, with their paper counts.',
+        tags: ['projects'],
+        response: { 200: z.array(projectSummarySchema), ...errorResponses },
+      },
+    },
+    async (request) => services.projects.list(principalOf(request).tenantId),
+  );
+
+  const projectParams = z.object({ id: z.string().min(1).max(200).describe('Project id or name.') });
+
+  app.get(
+    '/api/projects/:id',
+    {
+      schema: {
+        summary: 'Get a project with its papers',
+        tags: ['projects'],
+        params: projectParams,
+        response: { 200: projectWithPapersSchema, ...errorResponses },
+      },
+    },
+    async (request) => services.projects.get(principalOf(request).tenantId, request.params.id),
+  );
+
+  app.delete(
+    '/api/projects/:id',
+    {
+      schema: {
+        summary: 'Delete a project',
+        description: 'Deletes the project and its entries. Deleting "gpt" empties the default project.',
+        tags: ['projects'],
+        params: projectParams,
+        response: { 200: z.object({ deleted: z.literal(true), id: z.string() }), ...errorResponses },
+      },
+    },
+    async (request) => {
+      await services.projects.delete(principalOf(request).tenantId, request.params.id);
+      return { deleted: true as const, id: request.params.id };
+    },
+  );
+
+  app.delete(
+    '/api/projects/:id/papers/:paper',
+    {
+      schema: {
+        summary: 'Remove a paper from a project',
+        description:
+          'The paper is named by its `entry_id` (see the project listing) or a typed identifier such as `DOI:10.1000/xyz` (URL-encoded).',
+        tags: ['projects'],
+        params: projectParams.extend({ paper: z.string().min(1).max(500) }),
+        response: { 200: z.object({ deleted: z.literal(true), paper: z.string() }), ...errorResponses },
+      },
+    },
+    async (request) => {
+      await services.projects.removePaper(
+        principalOf(request).tenantId,
+        request.params.id,
+        request.params.paper,
+      );
+      return { deleted: true as const, paper: request.params.paper };
+    },
+  );
+
+  app.delete(
+    '/api/projects/:id/papers',
+    {
+      schema: {
+        summary: 'Remove a paper from a project by identifier',
+        description:
+          'Same as the path form, with the paper in `paper_id` (entry id or `<TYPE>:<value>`), which suits DOIs containing slashes.',
+        tags: ['projects'],
+        params: projectParams,
+        querystring: z.object({ paper_id: z.string().trim().min(1, 'must not be empty').max(500) }),
+        response: { 200: z.object({ deleted: z.literal(true), paper: z.string() }), ...errorResponses },
+      },
+    },
+    async (request) => {
+      await services.projects.removePaper(
+        principalOf(request).tenantId,
+        request.params.id,
+        request.query.paper_id,
+      );
+      return { deleted: true as const, paper: request.query.paper_id };
+    },
+  );
+};

@@ -1,0 +1,25 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Config } from '../../config/load-config.js';
+import type { AppServices, ReadinessProbe } from '../../services/services.js';
+import type { HttpMetrics } from '../metrics.js';
+
+/** What every route module receives. */
+export interface RouteContext {
+  services: AppServices;
+  config: Config;
+  /** Absolute base URL of the service (figure links, OpenAPI servers). */
+  publicUrl: string;
+  probes: ReadinessProbe[];
+  metrics: HttpMetrics;
+}
+
+export type TypedApp = ReturnType<FastifyInstance['withTypeProvider']> &
+  FastifyInstance & { withTypeProvider: FastifyInstance['withTypeProvider'] };
+
+/** A route module: registers its routes on the typed app. */
+export type RouteModule = (app: ReturnType<typeof typed>, context: RouteContext) => void | Promise<void>;
+
+export function typed(app: FastifyInstance) {
+  return app.withTypeProvider<ZodTypeProvider>();
+}

@@ -1,0 +1,49 @@
+import type { FastifyInstance } from 'fastify';
+import type { Container } from '../main.js';
+import { packageVersion } from '../platform/version.js';
+import { buildApp } from './app.js';
+
+/** Builds the app from a container. */
+export function createHttpApp(container: Container): Promise<FastifyInstance> {
+  return buildApp({
+    config: container.config,
+    logger: container.logger,
+    services: container.services,
+    rateLimiter: container.rateLimiter,
+    probes: container.probes,
+    version: packageVersion(),
+  });
+}
+
+/**
+ * Listens, and shuts down gracefully on SIGINT/SIGTERM: stop accepting, let in-flight requests
+ * finish (bounded by the shutdown timeout), close adapters, exit.
+ */
+export async function serve(container: Container): Promise<{ app: FastifyInstance; address: string }> {
+  const app = await createHttpApp(container);
+  const address = await app.listen({
+    host: container.config.server.host,
+    port: container.config.server.port,
+  });
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    container.logger.info({ signal }, 'shutting down');
+    const timer = setTimeout(() => {
+      container.logger.error('graceful shutdown timed out; exiting');
+      process.exit(1);
+    }, container.config.server.shutdownTimeoutMs);
+    timer.unref();
+    try {
+      await app.close();
+      await container.close();
+    } finally {
+      clearTimeout(timer);
+      process.exitCode = 0;
+    }
+  };
+  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  return { app, address };
+}

@@ -1,0 +1,125 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { FsBlobStore } from './adapters/fs/fs-blob-store.js';
+import { MemoryCache } from './adapters/memory/memory-cache.js';
+import { MemoryRateLimiter } from './adapters/memory/memory-rate-limiter.js';
+import { createPostgresProjectStore } from './adapters/postgres/postgres-project-store.js';
+import { createSqliteProjectStore } from './adapters/sqlite/sqlite-project-store.js';
+import type { Config } from './config/load-config.js';
+import type { Logger } from './platform/logger.js';
+import type { BlobStore } from './ports/blob-store.js';
+import type { Cache } from './ports/cache.js';
+import { type Clock, systemClock } from './ports/clock.js';
+import type { ProjectStore } from './ports/project-store.js';
+import type { RateLimiter } from './ports/rate-limiter.js';
+import { AuthService } from './services/auth-service.js';
+import { ProjectService } from './services/project-service.js';
+import type { AppServices, ReadinessProbe } from './services/services.js';
+
+/**
+ * The composition root: the only module that picks adapters from configuration and constructs
+ * them. Surfaces (HTTP, MCP, CLI) receive the finished container.
+ */
+export interface Container {
+  config: Config;
+  logger: Logger;
+  clock: Clock;
+  dataDir: string;
+  signingSecret: string;
+  stores: { projects: ProjectStore; blobs: BlobStore; cache: Cache };
+  rateLimiter: RateLimiter;
+  services: AppServices;
+  probes: ReadinessProbe[];
+  /** Closes every adapter, last opened first. */
+  close(): Promise<void>;
+}
+
+export interface ContainerOptions {
+  clock?: Clock;
+}
+
+export async function createContainer(
+  config: Config,
+  logger: Logger,
+  options: ContainerOptions = {},
+): Promise<Container> {
+  const clock = options.clock ?? systemClock;
+  const dataDir = resolve(config.storage.dataDir);
+  await mkdir(dataDir, { recursive: true });
+  const closers: Array<() => Promise<void>> = [];
+
+  const projects = config.storage.databaseUrl
+    ? await createPostgresProjectStore(config.storage.databaseUrl)
+    : await createSqliteProjectStore(join(dataDir, 'alexandria.db'));
+  closers.push(() => projects.close());
+
+  const blobs = new FsBlobStore(join(dataDir, 'blobs'));
+  const cache = new MemoryCache();
+  closers.push(() => cache.close());
+  const rateLimiter = new MemoryRateLimiter(
+    { perMinute: config.auth.rateLimitPerMinute, burst: config.auth.rateLimitBurst },
+    clock,
+  );
+  closers.push(() => rateLimiter.close());
+
+  const services: AppServices = {
+    auth: new AuthService(projects),
+    projects: new ProjectService(projects),
+  };
+
+  const probes: ReadinessProbe[] = [
+    { name: 'project_store', check: () => projects.ping() },
+    { name: 'blob_store', check: () => blobs.ping() },
+  ];
+
+  return {
+    config,
+    logger,
+    clock,
+    dataDir,
+    signingSecret: config.auth.signingSecret ?? (await loadOrCreateSecret(join(dataDir, 'secret'))),
+    stores: { projects, blobs, cache },
+    rateLimiter,
+    services,
+    probes,
+    async close() {
+      for (const close of closers.reverse()) {
+        try {
+          await close();
+        } catch (error) {
+          logger.warn({ err: error }, 'closing an adapter failed');
+        }
+      }
+    },
+  };
+}
+
+/**
+ * Registers the API keys given by configuration; on a first start with no key at all, creates one
+ * for the tenant "default" and returns it so the caller can show it once.
+ */
+export async function bootstrapKeys(container: Container): Promise<{ createdKey?: string }> {
+  for (const { tenant, key } of container.config.auth.apiKeys) {
+    await container.services.auth.importKey(tenant, key);
+  }
+  if (await container.services.auth.hasActiveKeys()) return {};
+  const { key } = await container.services.auth.createKey('default', 'admin');
+  return { createdKey: key };
+}
+
+async function loadOrCreateSecret(path: string): Promise<string> {
+  try {
+    const secret = (await readFile(path, 'utf8')).trim();
+    if (secret.length >= 32) return secret;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const secret = randomBytes(32).toString('base64url');
+  await writeFile(path, `${secret}\n`, { mode: 0o600, flag: 'wx' }).catch(
+    async (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error;
+    },
+  );
+  return (await readFile(path, 'utf8')).trim();
+}

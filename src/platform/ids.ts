@@ -1,0 +1,15 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+const alphabet = 'abcdefghijkmnpqrstuvwxyz23456789';
+
+/** A random, URL-safe id such as `prj_k3m9x2…` (16 characters after the prefix, ~80 bits). */
+export function newId(prefix: string, length = 16): string {
+  const bytes = randomBytes(length);
+  let id = '';
+  for (const byte of bytes) id += alphabet[byte % alphabet.length];
+  return `${prefix}_${id}`;
+}
+
+export function sha256Hex(data: Uint8Array | string): string {
+  return createHash('sha256').update(data).digest('hex');
+}

@@ -1,0 +1,17 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Options for a worker thread (piscina or node:worker_threads) whose module sits beside the caller.
+ * Built code runs `<name>.js`; under vitest/tsx only `<name>.ts` exists, so the worker is started
+ * with tsx's loader.
+ */
+export function workerModule(url: URL): { filename: string; execArgv: string[] } {
+  const path = fileURLToPath(url);
+  if (existsSync(path)) return { filename: path, execArgv: [] };
+  const typescript = path.replace(/\.js$/, '.ts');
+  if (existsSync(typescript)) {
+    return { filename: typescript, execArgv: ['--import', 'tsx'] };
+  }
+  throw new Error(`Worker module not found: ${path}`);
+}

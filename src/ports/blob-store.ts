@@ -1,0 +1,26 @@
+/**
+ * Byte storage for documents (PDFs) and extracted figures. Keys are relative paths made of
+ * `[A-Za-z0-9._/-]` segments (never `..`). Writes are atomic: a reader sees the old value, the new
+ * value, or nothing, never a partial file. Adapters: filesystem (embedded), S3 (scale-out); both pass
+ * `test/contract/blob-store.contract.ts`.
+ */
+export interface BlobStore {
+  /** Writes (or overwrites) the bytes at `key`. */
+  put(key: string, data: Uint8Array, options?: { contentType?: string }): Promise<void>;
+  /** The bytes at `key`, or null when absent. */
+  get(key: string): Promise<Uint8Array | null>;
+  has(key: string): Promise<boolean>;
+  /** Deletes `key`; absent keys are not an error. */
+  delete(key: string): Promise<void>;
+  /** Throws when the store cannot be written (readiness probe). */
+  ping(): Promise<void>;
+}
+
+const keyPattern = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/;
+
+/** Throws on a key that could escape the store's root; shared by every adapter. */
+export function assertBlobKey(key: string): void {
+  if (!keyPattern.test(key) || key.split('/').some((part) => part === '..' || part === '.')) {
+    throw new Error(`Invalid blob key: ${JSON.stringify(key)}`);
+  }
+}

@@ -1,0 +1,20 @@
+import pg from 'pg';
+
+/** The PostgreSQL and Redis servers of this machine (and of CI), overridable for other setups. */
+export const testPostgresUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const testRedisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/15';
+
+/** A fresh schema name, so parallel test files never share tables. */
+export function uniqueSchema(prefix: string): string {
+  return `${prefix}_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+}
+
+export async function dropSchema(schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: testPostgresUrl });
+  await client.connect();
+  try {
+    await client.query(`drop schema if exists ${schema} cascade`);
+  } finally {
+    await client.end();
+  }
+}
