@@ -18,7 +18,9 @@ export function envExample(): string {
       lines.push('', `# --- ${name} ---`);
     }
     lines.push(`# ${variable.description}`);
-    lines.push(`${variable.defaultText === undefined ? '# ' : ''}${variable.name}=${variable.defaultText ?? ''}`);
+    lines.push(
+      `${variable.defaultText === undefined ? '# ' : ''}${variable.name}=${variable.defaultText ?? ''}`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }

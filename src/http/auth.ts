@@ -55,7 +55,6 @@ export function installAuth(
     if (request.method === 'OPTIONS' || !requiresKey(request.url)) return;
     const principal = await options.auth.authenticate(presentedKey(request, options.aliasHeaders));
     request.principal = principal;
-    request.log = request.log.child({ tenant: principal.tenantId, key: principal.keyId });
     const decision = await options.rateLimiter.take(principal.keyId);
     reply.header('x-ratelimit-remaining', String(decision.remaining));
     if (!decision.allowed) {

@@ -23,9 +23,18 @@ export function generateApiKey(): string {
 /** Keys are long random strings, so an unsalted SHA-256 is enough to store them safely. */
 export const hashApiKey = (key: string) => sha256Hex(key);
 
-/** API keys: issue, list, revoke and authenticate. Keys are stored only as hashes. */
+/**
+ * API keys: issue, list, revoke and authenticate. Keys are stored only as hashes. Successful lookups
+ * are remembered for `cacheTtlMs` (default 5 s) so a request costs no store read; a revocation in this
+ * process takes effect at once, one made elsewhere (CLI, another replica) within that time.
+ */
 export class AuthService {
-  constructor(private readonly store: ProjectStore) {}
+  private readonly recent = new Map<string, { principal: Principal; expiresAt: number }>();
+
+  constructor(
+    private readonly store: ProjectStore,
+    private readonly options: { cacheTtlMs?: number; now?: () => number } = {},
+  ) {}
 
   /** Creates a key for the tenant (created if new). Returns the key text once; it is not stored. */
   async createKey(tenantId: string, name = 'default'): Promise<{ key: string; record: ApiKeyRecord }> {
@@ -68,6 +77,7 @@ export class AuthService {
   }
 
   async revokeKey(id: string): Promise<void> {
+    for (const [hash, entry] of this.recent) if (entry.principal.keyId === id) this.recent.delete(hash);
     if (!(await this.store.revokeApiKey(id))) {
       throw new AppError('not_found', `No active API key with id ${id}`, { param: 'id' });
     }
@@ -86,6 +96,9 @@ export class AuthService {
       );
     }
     const presentedHash = hashApiKey(presented);
+    const now = (this.options.now ?? Date.now)();
+    const remembered = this.recent.get(presentedHash);
+    if (remembered && remembered.expiresAt > now) return remembered.principal;
     const record = await this.store.findApiKeyByHash(presentedHash);
     const matches =
       record !== null &&
@@ -93,7 +106,10 @@ export class AuthService {
     if (!record || !matches || record.revokedAt !== null) {
       throw new AppError('unauthorized', 'Invalid or revoked API key');
     }
-    return { tenantId: record.tenantId, keyId: record.id };
+    const principal = { tenantId: record.tenantId, keyId: record.id };
+    if (this.recent.size > 10_000) this.recent.clear();
+    this.recent.set(presentedHash, { principal, expiresAt: now + (this.options.cacheTtlMs ?? 5000) });
+    return principal;
   }
 }
 

@@ -23,14 +23,25 @@ const maxNameLength = 200;
 
 /** Projects of a tenant and the papers filed in them. */
 export class ProjectService {
+  /** Tenants whose row and default project are known to exist (saves two writes per request). */
+  private readonly provisioned = new Set<string>();
+
   constructor(private readonly store: ProjectStore) {}
+
+  /** Creates the tenant row and its default project once per process. */
+  private async provision(tenantId: string): Promise<void> {
+    if (this.provisioned.has(tenantId)) return;
+    await this.store.ensureTenant(tenantId);
+    await this.store.ensureProject(tenantId, defaultProjectId);
+    this.provisioned.add(tenantId);
+  }
 
   async create(tenantId: string, name: string): Promise<ProjectSummary> {
     const trimmed = name.trim();
     if (trimmed.length === 0 || trimmed.length > maxNameLength || hasControlCharacters(trimmed)) {
       throw invalid('project_name', `project_name must be 1–${maxNameLength} printable characters`);
     }
-    await this.store.ensureTenant(tenantId);
+    await this.provision(tenantId);
     if (trimmed === defaultProjectId) {
       throw new AppError('conflict', `"${defaultProjectId}" is the default project and always exists`, {
         param: 'project_name',
@@ -41,8 +52,7 @@ export class ProjectService {
   }
 
   async list(tenantId: string): Promise<ProjectSummary[]> {
-    await this.store.ensureTenant(tenantId);
-    await this.store.ensureProject(tenantId, defaultProjectId);
+    await this.provision(tenantId);
     const projects = await this.store.listProjects(tenantId);
     return projects.map((project) => summary(project, project.paperCount));
   }
@@ -78,7 +88,10 @@ export class ProjectService {
 
   private async findOrDefault(tenantId: string, idOrName: string, param: string): Promise<Project> {
     if (idOrName === defaultProjectId) {
-      await this.store.ensureTenant(tenantId);
+      await this.provision(tenantId);
+      const project = await this.store.findProject(tenantId, defaultProjectId);
+      if (project) return project;
+      // Deleted since it was provisioned: the default project always exists, so bring it back.
       return this.store.ensureProject(tenantId, defaultProjectId);
     }
     const project = await this.store.findProject(tenantId, idOrName);

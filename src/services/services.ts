@@ -25,7 +25,12 @@ export interface PaperLookup {
 /** Full text of a document in numbered chunks, and questions to it. */
 export interface FullTextReader {
   /** Chunk `chunk` (1-based; 0 reads 1) of the document `pdfRef` (PDF_URL:…, PROJ:…, or a URL). */
-  readChunk(tenantId: string, pdfRef: string, chunk: number, options?: { signal?: AbortSignal }): Promise<FullTextResult>;
+  readChunk(
+    tenantId: string,
+    pdfRef: string,
+    chunk: number,
+    options?: { signal?: AbortSignal },
+  ): Promise<FullTextResult>;
   /** The chunk(s) that best answer `question`, best first (`topK` default 1). */
   ask(
     tenantId: string,

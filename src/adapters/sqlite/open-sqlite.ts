@@ -16,3 +16,23 @@ export function openSqlite(path: string, options: { readonly?: boolean } = {}): 
   db.pragma('synchronous = NORMAL');
   return db;
 }
+
+/**
+ * The database as Kysely's SQLite dialect sees it, with prepared statements reused by SQL text:
+ * Kysely prepares every query afresh, which costs more than running a small one.
+ */
+export function withStatementCache(db: Database.Database, maxStatements = 500) {
+  const statements = new Map<string, Database.Statement>();
+  return {
+    close: () => db.close(),
+    prepare(sql: string) {
+      let statement = statements.get(sql);
+      if (!statement) {
+        if (statements.size >= maxStatements) statements.clear();
+        statement = db.prepare(sql);
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
+  };
+}

@@ -1,0 +1,12 @@
+import { httpBench } from './http.bench.js';
+import type { BenchReport } from './lib/report.js';
+
+export interface Benchmark {
+  name: string;
+  run(options: { quick: boolean }): Promise<BenchReport>;
+}
+
+/** Every benchmark, in run order. A capability adds its benchmark here. */
+export const benchmarks: Benchmark[] = [
+  { name: 'http', run: ({ quick }) => httpBench({ durationMs: quick ? 2000 : 8000 }) },
+];

@@ -1,0 +1,27 @@
+// Our service on a throw-away data folder, with one API key; prints the URL and the key.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config/load-config.js';
+import { createHttpApp } from '../../src/http/server.js';
+import { createContainer } from '../../src/main.js';
+import { createLogger } from '../../src/platform/logger.js';
+
+const dataDir = process.env.BENCH_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'alexandria-bench-'));
+const config = loadConfig({
+  ...process.env,
+  ALEXANDRIA_DATA_DIR: dataDir,
+  ALEXANDRIA_LOG_LEVEL: 'silent',
+  ALEXANDRIA_RATE_LIMIT_PER_MINUTE: '100000000',
+  ALEXANDRIA_RATE_LIMIT_BURST: '100000000',
+});
+const container = await createContainer(config, createLogger({ level: 'silent' }));
+const { key } = await container.services.auth.createKey('bench');
+const app = await createHttpApp(container);
+const address = await app.listen({ host: '127.0.0.1', port: 0 });
+console.log(`LISTENING ${address} ${key}`);
+process.on('SIGTERM', async () => {
+  await app.close();
+  await container.close();
+  process.exit(0);
+});

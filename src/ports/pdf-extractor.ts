@@ -1,0 +1,63 @@
+/**
+ * Turns PDF bytes into clean text in reading order, cut into numbered chunks, with the embedded
+ * figures. Runs off the event loop (worker threads) with per-document limits. Implementations:
+ * `src/pdf` (pdf.js + our own XY-cut reading order).
+ */
+export interface PdfExtractor {
+  /**
+   * Parses one PDF. Throws AppError `unprocessable` (422) for a broken, encrypted or hostile file and
+   * `timeout`/`payload_too_large` when a limit is hit; the process stays healthy either way.
+   */
+  extract(bytes: Uint8Array, options?: PdfExtractOptions): Promise<ParsedDocument>;
+  close(): Promise<void>;
+}
+
+export interface PdfExtractOptions {
+  signal?: AbortSignal;
+  /** Extract embedded images (default true). */
+  images?: boolean;
+}
+
+export interface ParsedDocument {
+  pageCount: number;
+  /** False when no page has a text layer (a scan): chunks are then empty. */
+  hasTextLayer: boolean;
+  /** Metadata from the PDF's info dictionary and first page, when found. */
+  metadata: PdfMetadata;
+  /** Chunks in reading order, numbered from 1 by their position. */
+  chunks: ParsedChunk[];
+  figures: ParsedFigure[];
+}
+
+export interface PdfMetadata {
+  title?: string;
+  authors?: string[];
+  doi?: string;
+  arxivId?: string;
+  /** Year from the info dictionary or first page, when found. */
+  year?: number;
+  producer?: string;
+}
+
+export interface ParsedChunk {
+  /** Markdown text: section headings as `#`/`##` lines, paragraphs separated by blank lines. */
+  text: string;
+  /** Pages (1-based) the chunk's text comes from. */
+  pages: number[];
+  /** Ids of the figures that belong to this chunk (see `ParsedFigure.id`). */
+  figureIds: string[];
+}
+
+export interface ParsedFigure {
+  /** `p<page>-<n>`, unique within the document. */
+  id: string;
+  page: number;
+  /** 1-based figure number in document order. */
+  number: number;
+  width: number;
+  height: number;
+  /** The image encoded as PNG. */
+  png: Uint8Array;
+  /** The caption text ("Figure 3: …") when one was found near the image. */
+  caption?: string;
+}
