@@ -1,0 +1,16 @@
+/** One quality measurement: named figures and verdicts against the goals. */
+export interface EvalReport {
+  name: string;
+  /** Figures such as { 'nDCG@10': 0.68, 'recall@100': 0.93 }. */
+  metrics: Record<string, number | string>;
+  /** One line per goal: "nDCG@10 0.681 ≥ 0.672 (0.99 × 0.679): met". */
+  summary: string[];
+}
+
+export interface Evaluation {
+  name: string;
+  run(options: { quick: boolean }): Promise<EvalReport>;
+}
+
+/** Every evaluation, in run order. A capability adds its evaluation here. */
+export const evaluations: Evaluation[] = [];
