@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /**
  * Options for a worker thread (piscina or node:worker_threads) whose module sits beside the caller.
@@ -11,7 +12,12 @@ export function workerModule(url: URL): { filename: string; execArgv: string[] }
   if (existsSync(path)) return { filename: path, execArgv: [] };
   const typescript = path.replace(/\.js$/, '.ts');
   if (existsSync(typescript)) {
-    return { filename: typescript, execArgv: ['--import', 'tsx'] };
+    return { filename: typescript, execArgv: ['--import', tsxLoaderUrl()] };
   }
   throw new Error(`Worker module not found: ${path}`);
+}
+
+/** tsx's loader as an absolute URL, so `--import` works whatever the working directory. */
+export function tsxLoaderUrl(): string {
+  return pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 }
