@@ -1,0 +1,33 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { detectFormat, extensionOf, findFormat, ingestFormats } from './index.js';
+import { headOf, sharedData } from './test-support.js';
+
+describe('format registry', () => {
+  it('has unique names and finds formats by name', () => {
+    const names = ingestFormats.map((format) => format.name);
+    expect(new Set(names).size).toBe(names.length);
+    expect(findFormat('JSONL')?.name).toBe('jsonl');
+    expect(findFormat('nope')).toBeUndefined();
+  });
+
+  it('ignores .gz in extensions', () => {
+    expect(extensionOf('/x/works.JSONL.gz')).toBe('.jsonl');
+    expect(extensionOf('refs.csl.json')).toBe('.csl.json');
+    expect(extensionOf('dir.v2/README')).toBe('');
+  });
+
+  it.each([
+    ['corpus/acl_anthology_2016_2022.jsonl.gz', 'jsonl'],
+    ['corpus/acl_anthology_sample_500.jsonl', 'jsonl'],
+    ['corpus/mlanthology_2024.jsonl.gz', 'jsonl'],
+    ['eval/scifact/corpus.jsonl.gz', 'beir'],
+  ])('detects %s as %s', async (file, name) => {
+    const path = join(sharedData, file);
+    expect(detectFormat(path, await headOf(path))?.name).toBe(name);
+  });
+
+  it('detects nothing in unknown text', () => {
+    expect(detectFormat('notes.txt', 'hello world')).toBeUndefined();
+  });
+});

@@ -1,0 +1,87 @@
+import type { FormatReader } from '../ingest-item.js';
+import { readAlexandriaJsonl } from './alexandria-jsonl.js';
+import { readBeirJsonl } from './beir-jsonl.js';
+
+/** What `detect` sees of an input: its file name (`-` for stdin) and its first few KiB of text. */
+export interface FormatSample {
+  /** File name or path; a trailing `.gz` is ignored (the pipeline decompresses before reading). */
+  filename: string;
+  /** The start of the decompressed text (detection needs at most the first 64 KiB). */
+  head: string;
+}
+
+/** One ingestion format: a stable name (the `--format` value), a detector and a streaming reader. */
+export interface IngestFormat {
+  name: string;
+  description: string;
+  /** True when the sample is this format (by content first, extension second). */
+  detect(sample: FormatSample): boolean;
+  read: FormatReader;
+}
+
+/** How many characters of the decompressed input `detectFormat` needs in `head`. */
+export const detectionHeadLength = 64 * 1024;
+
+/** The file extension that matters for detection, lower case, without `.gz` (`works.jsonl.gz` → `.jsonl`). */
+export function extensionOf(filename: string): string {
+  const name = filename.toLowerCase().replace(/\.(gz|gzip)$/, '');
+  if (name.endsWith('.csl.json')) return '.csl.json';
+  const dot = name.lastIndexOf('.');
+  return dot > name.lastIndexOf('/') && dot !== -1 ? name.slice(dot) : '';
+}
+
+/** The first non-empty line of the head (JSONL detection looks at one record). */
+export function firstLine(head: string): string {
+  for (const line of head.split('\n', 50)) {
+    if (line.trim().length > 0) return line.trim();
+  }
+  return '';
+}
+
+const isJsonName = (filename: string) =>
+  ['.jsonl', '.json', '.ndjson', '.jsonld'].includes(extensionOf(filename));
+const startsJson = (head: string) => /^\s*[[{]/.test(head);
+
+/**
+ * All formats, most specific first: `detectFormat` returns the first whose detector accepts the
+ * sample, so generic detectors (our own JSONL) come last.
+ */
+export const ingestFormats: readonly IngestFormat[] = [
+  {
+    name: 'beir',
+    description: 'BEIR corpus JSONL ({_id, title, text}), e.g. SciFact',
+    detect: ({ head }) => /^\{\s*"_id"\s*:/.test(firstLine(head)) && /"text"\s*:/.test(firstLine(head)),
+    read: readBeirJsonl,
+  },
+  {
+    name: 'jsonl',
+    description:
+      "Alexandria's own JSONL ({id, title, authors[], abstract, year, venue, doi, url, pdf_url, …})",
+    detect: ({ filename, head }) => {
+      const line = firstLine(head);
+      return (isJsonName(filename) || startsJson(head)) && line.startsWith('{') && /"title"\s*:/.test(line);
+    },
+    read: readAlexandriaJsonl,
+  },
+];
+
+/** The format of that name (the `--format` option), or undefined. */
+export function findFormat(name: string): IngestFormat | undefined {
+  const wanted = name.trim().toLowerCase();
+  return ingestFormats.find((format) => format.name === wanted);
+}
+
+/** The first format that recognises the sample, or undefined when none does. */
+export function detectFormat(filename: string, head: string): IngestFormat | undefined {
+  const sample = { filename, head: head.charCodeAt(0) === 0xfeff ? head.slice(1) : head };
+  return ingestFormats.find((format) => {
+    try {
+      return format.detect(sample);
+    } catch {
+      return false;
+    }
+  });
+}
+
+export type { FormatReader, IngestItem } from '../ingest-item.js';
+export { decodeText, type NumberedLine, readLines, textInput } from './lines.js';

@@ -1,0 +1,163 @@
+import { normalizeArxivId, normalizeDoi, normalizePmcid } from '../../domain/identifiers.js';
+import { type Paper, type PaperIdentifiers, type PaperType, paperTypes } from '../../domain/paper.js';
+
+/**
+ * What a format reader knows about one record before it becomes a `Paper`: every field optional and
+ * loosely typed, so the mapping code of each format stays a flat list of assignments.
+ */
+export interface PaperDraft {
+  title?: string | null;
+  authors?: (string | null | undefined)[];
+  abstract?: string | null;
+  publication_date?: string | null;
+  year?: number | null;
+  venue?: string | null;
+  type?: PaperType | null;
+  url?: string | null;
+  pdf_url?: string | null;
+  cited_by_count?: number | null;
+  identifiers?: { [key in keyof PaperIdentifiers]?: string | number | null };
+  assignees?: string[];
+  patent_number?: string | null;
+  kind?: string | null;
+  filing_date?: string | null;
+}
+
+/** Options of `buildPaper`. */
+export interface BuildOptions {
+  /** Where the record came from, stored as `paper.source` (the format name). */
+  source: string;
+  /** Accept a record without a title (S2 abstracts dataset rows, merged later by identifier). */
+  allowUntitled?: boolean;
+}
+
+const whitespace = /\s+/g;
+
+/** Trimmed text with runs of white space collapsed, or null when empty or not a string/number. */
+export function cleanText(value: unknown): string | null {
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (typeof value !== 'string') return null;
+  const text = value.replace(whitespace, ' ').trim();
+  return text.length > 0 ? text : null;
+}
+
+/** A finite integer from a number or numeric text, else null. */
+export function toInteger(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isInteger(value) ? value : null;
+  if (typeof value === 'string' && /^\s*-?\d+\s*$/.test(value)) return Number.parseInt(value, 10);
+  return null;
+}
+
+/** The year of an ISO-like date (`2019-05-01`, `2019`), or null. */
+export function yearOf(date: string | null | undefined): number | null {
+  const match = date ? /^(\d{4})(?:\D|$)/.exec(date.trim()) : null;
+  return match ? Number(match[1]) : null;
+}
+
+/**
+ * An ISO date from parts: `YYYY-MM-DD`, `YYYY-MM` or `YYYY` depending on what is known. Month names
+ * (`Jan`, `September`) are accepted because PubMed and BibTeX write them.
+ */
+export function isoDate(year: unknown, month?: unknown, day?: unknown): string | null {
+  const y = toInteger(year);
+  if (y === null || y < 1000 || y > 2999) return null;
+  const m = monthNumber(month);
+  if (m === null) return String(y);
+  const d = toInteger(day);
+  const mm = String(m).padStart(2, '0');
+  return d !== null && d >= 1 && d <= 31 ? `${y}-${mm}-${String(d).padStart(2, '0')}` : `${y}-${mm}`;
+}
+
+const monthNames = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+
+function monthNumber(value: unknown): number | null {
+  const number = toInteger(value);
+  if (number !== null) return number >= 1 && number <= 12 ? number : null;
+  if (typeof value !== 'string') return null;
+  const index = monthNames.indexOf(value.trim().slice(0, 3).toLowerCase());
+  return index === -1 ? null : index + 1;
+}
+
+/** Normalises a compact date (`20190517`, `2019-05-17`, `2019`) to ISO; null when it is not a date. */
+export function normalizeDate(value: unknown): string | null {
+  const text = cleanText(value);
+  if (!text) return null;
+  const compact = /^(\d{4})(\d{2})(\d{2})$/.exec(text);
+  if (compact) return isoDate(compact[1], compact[2], compact[3]);
+  const iso = /^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?/.exec(text);
+  return iso ? isoDate(iso[1], iso[2], iso[3]) : null;
+}
+
+function normalizeIdentifiers(raw: PaperDraft['identifiers']): PaperIdentifiers | undefined {
+  if (!raw) return undefined;
+  const ids: PaperIdentifiers = {};
+  const text = (value: unknown) => cleanText(value);
+  const digits = (value: unknown) => {
+    const value_ = text(value);
+    return value_ && /^\d+$/.test(value_) ? value_ : null;
+  };
+  const doi = normalizeDoi(text(raw.doi));
+  if (doi) ids.doi = doi;
+  const arxiv = normalizeArxivId(text(raw.arxiv));
+  if (arxiv) ids.arxiv = arxiv;
+  const pmid = digits(raw.pmid);
+  if (pmid) ids.pmid = pmid;
+  const pmcid = normalizePmcid(text(raw.pmcid));
+  if (pmcid) ids.pmcid = pmcid;
+  const ssId = text(raw.ss_id);
+  if (ssId && /^[0-9a-f]{40}$/i.test(ssId)) ids.ss_id = ssId.toLowerCase();
+  const corpusId = digits(raw.corpus_id);
+  if (corpusId) ids.corpus_id = corpusId;
+  const mag = digits(raw.mag);
+  if (mag) ids.mag = mag;
+  const acl = text(raw.acl);
+  if (acl) ids.acl = acl;
+  const openalex = text(raw.openalex)?.replace(/^https?:\/\/openalex\.org\//i, '');
+  if (openalex && /^W\d+$/i.test(openalex)) ids.openalex = openalex.toUpperCase();
+  const patent = text(raw.patent_number);
+  if (patent) ids.patent_number = patent.toUpperCase();
+  return Object.keys(ids).length > 0 ? ids : undefined;
+}
+
+/**
+ * Turns a draft into a `Paper`: cleans text, normalises identifiers (DOI also on `paper.doi`), derives
+ * `year` from the date and the date from the year, and sets `pdf_id` = `PDF_URL:<url>` when an open
+ * PDF url is known. Returns a rejection reason (string) when the record is unusable.
+ */
+export function buildPaper(draft: PaperDraft, options: BuildOptions): Paper | string {
+  const title = cleanText(draft.title) ?? '';
+  if (!title && !options.allowUntitled) return 'record has no title';
+  const identifiers = normalizeIdentifiers(draft.identifiers);
+  const publicationDate = cleanText(draft.publication_date) ?? null;
+  const year = draft.year ?? yearOf(publicationDate);
+  const pdfUrl = httpUrl(draft.pdf_url);
+  const paper: Paper = {
+    title,
+    authors: (draft.authors ?? []).map(cleanText).filter((name): name is string => name !== null),
+    abstract: cleanText(draft.abstract),
+    publication_date: publicationDate ?? (year !== null ? String(year) : null),
+    cited_by_count: draft.cited_by_count ?? null,
+    url: httpUrl(draft.url),
+    ss_id: identifiers?.ss_id ?? null,
+    doi: identifiers?.doi ?? null,
+    year,
+    venue: cleanText(draft.venue),
+    type: draft.type && (paperTypes as readonly string[]).includes(draft.type) ? draft.type : 'other',
+    source: options.source,
+  };
+  if (pdfUrl) {
+    paper.pdf_url = pdfUrl;
+    paper.pdf_id = `PDF_URL:${pdfUrl}`;
+  }
+  if (identifiers) paper.identifiers = identifiers;
+  if (draft.assignees && draft.assignees.length > 0) paper.assignees = draft.assignees;
+  if (draft.patent_number) paper.patent_number = draft.patent_number;
+  if (draft.kind) paper.kind = draft.kind;
+  if (draft.filing_date) paper.filing_date = draft.filing_date;
+  return paper;
+}
+
+function httpUrl(value: unknown): string | null {
+  const text = cleanText(value);
+  return text && /^https?:\/\/\S+$/i.test(text) ? text : null;
+}

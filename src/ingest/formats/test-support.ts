@@ -1,0 +1,46 @@
+import { createReadStream } from 'node:fs';
+import { join } from 'node:path';
+import { createGunzip } from 'node:zlib';
+import type { FormatReader, IngestItem } from '../ingest-item.js';
+
+/** `../shared/data` seen from the repository root (real samples; never copied into the repo). */
+export const sharedData = join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'data');
+
+/** Fixtures written for formats without real samples in shared data. */
+export const fixtures = join(import.meta.dirname, '__fixtures__');
+
+/** A file as a byte stream, gunzipped when its name ends in `.gz` (as the pipeline does). */
+export function fileInput(path: string): AsyncIterable<Uint8Array> {
+  const stream = createReadStream(path, { highWaterMark: 64 * 1024 });
+  return path.endsWith('.gz') ? stream.pipe(createGunzip()) : stream;
+}
+
+/** Every item a reader yields for an input. */
+export async function readAll(
+  reader: FormatReader,
+  input: AsyncIterable<string | Uint8Array>,
+): Promise<IngestItem[]> {
+  const items: IngestItem[] = [];
+  for await (const item of reader(input)) items.push(item);
+  return items;
+}
+
+/** The papers of a list of items (throws with the first rejection when `strict`). */
+export function papersOf(items: IngestItem[], strict = true) {
+  return items.flatMap((item) => {
+    if (item.ok) return [item.paper];
+    if (strict) throw new Error(`${item.location}: ${item.reason}`);
+    return [];
+  });
+}
+
+/** The first characters of a file (decompressed), as the pipeline passes them to `detectFormat`. */
+export async function headOf(path: string, length = 64 * 1024): Promise<string> {
+  let text = '';
+  const decoder = new TextDecoder();
+  for await (const chunk of fileInput(path)) {
+    text += decoder.decode(chunk, { stream: true });
+    if (text.length >= length) break;
+  }
+  return text.slice(0, length);
+}
