@@ -1,10 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { Redis } from 'ioredis';
 import { FsBlobStore } from './adapters/fs/fs-blob-store.js';
 import { MemoryCache } from './adapters/memory/memory-cache.js';
 import { MemoryRateLimiter } from './adapters/memory/memory-rate-limiter.js';
 import { createPostgresProjectStore } from './adapters/postgres/postgres-project-store.js';
+import { RedisCache } from './adapters/redis/redis-cache.js';
+import { RedisRateLimiter } from './adapters/redis/redis-rate-limiter.js';
+import { S3BlobStore } from './adapters/s3/s3-blob-store.js';
 import { createSqliteProjectStore } from './adapters/sqlite/sqlite-project-store.js';
 import type { Config } from './config/load-config.js';
 import type { Logger } from './platform/logger.js';
@@ -54,13 +58,30 @@ export async function createContainer(
     : await createSqliteProjectStore(join(dataDir, 'alexandria.db'));
   closers.push(() => projects.close());
 
-  const blobs = new FsBlobStore(join(dataDir, 'blobs'));
-  const cache = new MemoryCache();
+  const { storage } = config;
+  const s3 = storage.s3Bucket
+    ? new S3BlobStore({
+        bucket: storage.s3Bucket,
+        region: storage.s3Region,
+        ...(storage.s3Endpoint ? { endpoint: storage.s3Endpoint } : {}),
+        ...(storage.s3AccessKeyId ? { accessKeyId: storage.s3AccessKeyId } : {}),
+        ...(storage.s3SecretAccessKey ? { secretAccessKey: storage.s3SecretAccessKey } : {}),
+      })
+    : undefined;
+  if (s3) closers.push(async () => s3.close());
+  const blobs: BlobStore = s3 ?? new FsBlobStore(join(dataDir, 'blobs'));
+
+  // With REDIS_URL, the cache and the rate limits are shared by every replica.
+  const redis = storage.redisUrl ? new Redis(storage.redisUrl, { maxRetriesPerRequest: 2 }) : undefined;
+  if (redis) closers.push(async () => void (await redis.quit()));
+  const rateLimitPolicy = { perMinute: config.auth.rateLimitPerMinute, burst: config.auth.rateLimitBurst };
+  const cache: Cache = redis
+    ? new RedisCache(redis, { onError: (error) => logger.warn({ err: error }, 'redis cache unavailable') })
+    : new MemoryCache();
   closers.push(() => cache.close());
-  const rateLimiter = new MemoryRateLimiter(
-    { perMinute: config.auth.rateLimitPerMinute, burst: config.auth.rateLimitBurst },
-    clock,
-  );
+  const rateLimiter: RateLimiter = redis
+    ? new RedisRateLimiter(redis, rateLimitPolicy, clock)
+    : new MemoryRateLimiter(rateLimitPolicy, clock);
   closers.push(() => rateLimiter.close());
 
   const services: AppServices = {
@@ -72,6 +93,7 @@ export async function createContainer(
     { name: 'project_store', check: () => projects.ping() },
     { name: 'blob_store', check: () => blobs.ping() },
   ];
+  if (redis) probes.push({ name: 'redis', check: async () => void (await redis.ping()) });
 
   return {
     config,
