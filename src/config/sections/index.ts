@@ -1,4 +1,5 @@
 import { authSection } from './auth.js';
+import { documentsSection } from './documents.js';
 import { serverSection } from './server.js';
 import { storageSection } from './storage.js';
 
@@ -10,4 +11,5 @@ export const sections = {
   server: serverSection,
   auth: authSection,
   storage: storageSection,
+  documents: documentsSection,
 };

@@ -1,0 +1,56 @@
+import ipaddr from 'ipaddr.js';
+import { z } from 'zod';
+import { envVar, listText, positiveInt } from '../env-var.js';
+
+const cidrList = listText.pipe(
+  z.array(
+    z
+      .string()
+      .refine(
+        (text) => (text.includes('/') ? ipaddr.isValidCIDR(text) : ipaddr.isValid(text)),
+        'each entry must be an IP address or a CIDR range such as 127.0.0.1/32',
+      ),
+  ),
+);
+
+/** Fetching remote PDFs (SSRF guard and limits), uploads, stored documents and figure links. */
+export const documentsSection = {
+  fetchMaxMb: envVar('ALEXANDRIA_FETCH_MAX_MB', positiveInt, {
+    default: '50',
+    description: 'Largest PDF fetched from a URL, in MB (checked on content-length and while streaming).',
+  }),
+  fetchHeadersTimeoutMs: envVar('ALEXANDRIA_FETCH_HEADERS_TIMEOUT_MS', positiveInt, {
+    default: '15000',
+    description: 'Time to connect to a PDF url and receive its response headers, in ms.',
+  }),
+  fetchBodyTimeoutMs: envVar('ALEXANDRIA_FETCH_BODY_TIMEOUT_MS', positiveInt, {
+    default: '30000',
+    description: 'Longest pause while downloading a PDF body, in ms.',
+  }),
+  fetchTotalTimeoutMs: envVar('ALEXANDRIA_FETCH_TOTAL_TIMEOUT_MS', positiveInt, {
+    default: '120000',
+    description: 'Deadline for fetching one PDF url, redirects included, in ms.',
+  }),
+  fetchMaxRedirects: envVar('ALEXANDRIA_FETCH_MAX_REDIRECTS', z.coerce.number().int().min(0).max(20), {
+    default: '5',
+    description: 'Redirects followed when fetching a PDF url; each hop is checked again.',
+  }),
+  fetchAllowedPrivateRanges: envVar('ALEXANDRIA_FETCH_ALLOW_PRIVATE_RANGES', cidrList, {
+    default: '',
+    description:
+      'Comma-separated IPs/CIDRs that PDF urls may reach although not public (e.g. an intranet repository; tests use 127.0.0.1/32). Empty: only public addresses. Cloud metadata addresses stay refused.',
+  }),
+  uploadMaxMb: envVar('ALEXANDRIA_UPLOAD_MAX_MB', positiveInt, {
+    default: '50',
+    description: 'Largest PDF accepted by add_to_project as a multipart upload, in MB.',
+  }),
+  figureUrlTtlSeconds: envVar('ALEXANDRIA_FIGURE_URL_TTL_SECONDS', positiveInt, {
+    default: '604800',
+    description: 'How long a signed figure link in img_mds stays valid, in seconds.',
+  }),
+  urlCacheTtlSeconds: envVar('ALEXANDRIA_FULLTEXT_URL_CACHE_TTL_SECONDS', positiveInt, {
+    default: '86400',
+    description:
+      'How long a fetched PDF url is remembered (url → content hash), so re-reading it skips the download, in seconds.',
+  }),
+};
