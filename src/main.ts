@@ -18,6 +18,7 @@ import { type Clock, systemClock } from './ports/clock.js';
 import type { ProjectStore } from './ports/project-store.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
 import { AuthService } from './services/auth-service.js';
+import { CitationService } from './services/citation-service.js';
 import { ProjectService } from './services/project-service.js';
 import type { AppServices, ReadinessProbe } from './services/services.js';
 
@@ -84,9 +85,11 @@ export async function createContainer(
     : new MemoryRateLimiter(rateLimitPolicy, clock);
   closers.push(() => rateLimiter.close());
 
+  const projectService = new ProjectService(projects);
   const services: AppServices = {
     auth: new AuthService(projects),
-    projects: new ProjectService(projects),
+    projects: projectService,
+    citations: new CitationService(projectService),
   };
 
   const probes: ReadinessProbe[] = [

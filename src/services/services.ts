@@ -3,6 +3,7 @@ import type { PaperIdentifier } from '../domain/identifiers.js';
 import type { Paper } from '../domain/paper.js';
 import type { SearchRequest, SearchResult } from '../domain/search.js';
 import type { AuthService } from './auth-service.js';
+import type { CitationService } from './citation-service.js';
 import type { ProjectSelector, ProjectService } from './project-service.js';
 
 /**
@@ -63,6 +64,8 @@ export interface PaperLibrary {
 export interface AppServices {
   auth: AuthService;
   projects: ProjectService;
+  /** BibTeX/RIS/CSL-JSON export and import of projects. */
+  citations: CitationService;
 }
 
 /** A named readiness check (storage, index, …) for /readyz. */

@@ -1,0 +1,83 @@
+import type { Paper } from '../domain/paper.js';
+import {
+  type CitationFormat,
+  contentTypeOfFormat,
+  extensionOfFormat,
+  formatPapers,
+  parseReferences,
+} from './citation/citation-formats.js';
+import type { ProjectService } from './project-service.js';
+
+export type { CitationFormat } from './citation/citation-formats.js';
+export { citationFormats } from './citation/citation-formats.js';
+
+/** A project rendered as a reference file. */
+export interface ProjectExport {
+  content: string;
+  contentType: string;
+  /** A safe download name: the project name with the format's extension. */
+  filename: string;
+  count: number;
+}
+
+/** What an import did: papers filed (new or merged into an existing entry) and entries skipped. */
+export interface ImportReport {
+  project: string;
+  format: CitationFormat | 'detected';
+  /** Entries read from the file that became papers. */
+  imported: number;
+  /** Of those, the papers that were not in the project yet. */
+  created: number;
+  papers: Paper[];
+  skipped: Array<{ index: number; reason: string }>;
+}
+
+/**
+ * Exports a project to BibTeX, RIS or CSL-JSON for reference managers, and imports such files into a
+ * project. Imports are idempotent: a paper already filed (same DOI, arXiv id, … or title + year) is
+ * updated, not duplicated.
+ */
+export class CitationService {
+  constructor(private readonly projects: ProjectService) {}
+
+  async exportProject(tenantId: string, idOrName: string, format: CitationFormat): Promise<ProjectExport> {
+    const project = await this.projects.get(tenantId, idOrName);
+    const papers = project.papers.map(({ entry_id: _entry, pdf_id: _pdf, ...paper }) => paper);
+    const base =
+      project.name
+        .normalize('NFKD')
+        .replace(/[^A-Za-z0-9._-]+/g, '-')
+        .replace(/^-+|-+$/g, '') || project.id;
+    return {
+      content: formatPapers(papers, format),
+      contentType: contentTypeOfFormat[format],
+      filename: `${base}.${extensionOfFormat[format]}`,
+      count: papers.length,
+    };
+  }
+
+  async importIntoProject(
+    tenantId: string,
+    idOrName: string,
+    text: string,
+    format?: CitationFormat,
+  ): Promise<ImportReport> {
+    const project = await this.projects.resolve(tenantId, { projectId: idOrName });
+    const { papers, skipped } = parseReferences(text, format);
+    const filed: Paper[] = [];
+    let created = 0;
+    for (const paper of papers) {
+      const result = await this.projects.addPaper(tenantId, project, paper, null);
+      filed.push(result.paper);
+      if (result.created) created += 1;
+    }
+    return {
+      project: project.id,
+      format: format ?? 'detected',
+      imported: filed.length,
+      created,
+      papers: filed,
+      skipped,
+    };
+  }
+}

@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp, withKey } from '../helpers/test-app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const bibtex = `@inproceedings{lin2022,
+  title = {{DoTAT}: A Domain-oriented Text Annotation Tool},
+  author = {Lin, Yupian and Ruan, Tong},
+  booktitle = {Proceedings of ACL 2022: System Demonstrations},
+  year = {2022},
+  url = {https://aclanthology.org/2022.acl-demo.1},
+}
+@article{vaswani,
+  title = {Attention Is All You Need},
+  author = {Vaswani, Ashish and Shazeer, Noam},
+  journal = {NeurIPS},
+  year = {2017},
+  doi = {10.48550/arXiv.1706.03762},
+}`;
+
+async function importFile(project: string, body: string, contentType: string, query = '') {
+  return t.app.inject({
+    method: 'POST',
+    url: `/api/projects/${project}/import${query}`,
+    headers: { ...withKey(t.key), 'content-type': contentType },
+    payload: body,
+  });
+}
+
+describe('project import and export', () => {
+  it('imports a BibTeX body into a project, idempotently', async () => {
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/create_project?project_name=Reading',
+      headers: withKey(t.key),
+    });
+    const first = await importFile('Reading', bibtex, 'application/x-bibtex');
+    expect(first.statusCode).toBe(200);
+    expect(first.json()).toMatchObject({ imported: 2, created: 2, skipped: [] });
+    expect(first.json().papers[1]).toMatchObject({
+      title: 'Attention Is All You Need',
+      doi: '10.48550/arxiv.1706.03762',
+      identifiers: { arxiv: '1706.03762' },
+    });
+    const again = await importFile('Reading', bibtex, 'text/plain');
+    expect(again.json()).toMatchObject({ imported: 2, created: 0 });
+    const project = await t.app.inject({
+      method: 'GET',
+      url: '/api/projects/Reading',
+      headers: withKey(t.key),
+    });
+    expect(project.json().paper_count).toBe(2);
+  });
+
+  it('exports BibTeX, RIS and CSL-JSON with the right content types', async () => {
+    const bib = await t.app.inject({
+      method: 'GET',
+      url: '/api/projects/Reading/export?format=bibtex',
+      headers: withKey(t.key),
+    });
+    expect(bib.statusCode).toBe(200);
+    expect(bib.headers['content-type']).toBe('application/x-bibtex; charset=utf-8');
+    expect(bib.headers['content-disposition']).toBe('attachment; filename="Reading.bib"');
+    expect(bib.body).toContain('@inproceedings{Lin2022DoTAT,');
+    expect(bib.body).toContain('doi = {10.48550/arxiv.1706.03762}');
+
+    const ris = await t.app.inject({
+      method: 'GET',
+      url: '/api/projects/Reading/export?format=ris',
+      headers: withKey(t.key),
+    });
+    expect(ris.headers['content-type']).toBe('application/x-research-info-systems; charset=utf-8');
+    expect(ris.body).toContain('TI  - Attention Is All You Need');
+    expect(ris.body).toContain('AU  - Vaswani, Ashish');
+
+    const csl = await t.app.inject({
+      method: 'GET',
+      url: '/api/projects/Reading/export?format=csl',
+      headers: withKey(t.key),
+    });
+    expect(csl.headers['content-type']).toBe('application/vnd.citationstyles.csl+json; charset=utf-8');
+    const items = JSON.parse(csl.body) as Array<Record<string, unknown>>;
+    expect(items.map((item) => item.title)).toEqual([
+      'DoTAT: A Domain-oriented Text Annotation Tool',
+      'Attention Is All You Need',
+    ]);
+    expect(items[0]).toMatchObject({ type: 'paper-conference', issued: { 'date-parts': [[2022]] } });
+  });
+
+  it('round-trips an export into another project (RIS through multipart, CSL-JSON as JSON)', async () => {
+    const ris = await t.app.inject({
+      method: 'GET',
+      url: '/api/projects/Reading/export?format=ris',
+      headers: withKey(t.key),
+    });
+    const boundary = 'x-boundary-1';
+    const multipartBody = [
+      `--${boundary}`,
+      'Content-Disposition: form-data; name="file"; filename="refs.ris"',
+      'Content-Type: application/x-research-info-systems',
+      '',
+      ris.body,
+      `--${boundary}--`,
+      '',
+    ].join('\r\n');
+    const viaMultipart = await importFile('gpt', multipartBody, `multipart/form-data; boundary=${boundary}`);
+    expect(viaMultipart.statusCode).toBe(200);
+    expect(viaMultipart.json().papers.map((paper: { authors: string[] }) => paper.authors)).toEqual([
+      ['Yupian Lin', 'Tong Ruan'],
+      ['Ashish Vaswani', 'Noam Shazeer'],
+    ]);
+
+    const csl = await t.app.inject({
+      method: 'GET',
+      url: '/api/projects/Reading/export?format=csl',
+      headers: withKey(t.key),
+    });
+    const viaJson = await importFile('gpt', csl.body, 'application/json', '?format=csl');
+    expect(viaJson.json()).toMatchObject({ imported: 2, created: 0 });
+  });
+
+  it('answers bad input with 400/404/422 envelopes naming the parameter', async () => {
+    const badFormat = await t.app.inject({
+      method: 'GET',
+      url: '/api/projects/Reading/export?format=docx',
+      headers: withKey(t.key),
+    });
+    expect(badFormat.statusCode).toBe(400);
+    expect(badFormat.json().error).toMatchObject({ param: 'format', code: 'invalid_request' });
+    expect(badFormat.json().error.message).toContain('bibtex, ris, csl');
+
+    const missing = await t.app.inject({
+      method: 'GET',
+      url: '/api/projects/nope/export',
+      headers: withKey(t.key),
+    });
+    expect(missing.statusCode).toBe(404);
+
+    const garbage = await importFile('Reading', 'hello world', 'text/plain');
+    expect(garbage.statusCode).toBe(400);
+    expect(garbage.json().error.param).toBe('format');
+
+    const empty = await importFile('Reading', '@comment{nothing}', 'application/x-bibtex');
+    expect(empty.statusCode).toBe(422);
+  });
+
+  it("keeps tenants apart: another tenant cannot export this tenant's project", async () => {
+    const other = await t.newKey('tenant-z');
+    const response = await t.app.inject({
+      method: 'GET',
+      url: '/api/projects/Reading/export',
+      headers: withKey(other),
+    });
+    expect(response.statusCode).toBe(404);
+  });
+});
