@@ -1,0 +1,45 @@
+import type { ParsedChunk, ParsedFigure, PdfMetadata } from '../../ports/pdf-extractor.js';
+
+/** A figure as stored beside the text; its PNG lives in the BlobStore under `figureBlobKey`. */
+export type StoredFigure = Omit<ParsedFigure, 'png'>;
+
+/**
+ * The readable form of a document, whatever it came from (a parsed PDF or a full-text source).
+ * Stored as JSON in the BlobStore, keyed by the PDF's content hash and the parser version, so
+ * reading a document a second time costs one lookup.
+ */
+export interface DocumentText {
+  /** Content hash of the PDF, or of the source key for text from a full-text source. */
+  sha256: string;
+  /** `pdf` or the name of the full-text source that gave the text. */
+  origin: string;
+  pageCount: number;
+  hasTextLayer: boolean;
+  metadata: PdfMetadata;
+  chunks: ParsedChunk[];
+  figures: StoredFigure[];
+}
+
+/** `documents/ab/abcdef….pdf`: PDFs are content-addressed, so the same bytes are stored once. */
+export function documentBlobKey(sha256: string): string {
+  return `documents/${sha256.slice(0, 2)}/${sha256}.pdf`;
+}
+
+/** The stored parse of a PDF for one parser version. */
+export function parsedBlobKey(sha256: string, parserVersion: string): string {
+  return `parsed/${sha256.slice(0, 2)}/${sha256}/${safeSegment(parserVersion)}.json`;
+}
+
+/** A figure's PNG; figure ids are `p<page>-<n>`. */
+export function figureBlobKey(sha256: string, figureId: string): string {
+  return `figures/${sha256.slice(0, 2)}/${sha256}/${safeSegment(figureId)}.png`;
+}
+
+/** A full-text source's text, by source name and the hash of the source's key. */
+export function sourcedBlobKey(source: string, keyHash: string): string {
+  return `sources/${safeSegment(source)}/${keyHash.slice(0, 2)}/${keyHash}.json`;
+}
+
+function safeSegment(text: string): string {
+  return text.replace(/[^A-Za-z0-9._-]/g, '_');
+}

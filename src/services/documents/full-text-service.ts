@@ -1,0 +1,246 @@
+import { type DocumentRef, formatDocumentRef, parseDocumentRef } from '../../domain/document-ref.js';
+import { invalid, notFound } from '../../domain/errors.js';
+import type { Chunk, FullTextResult } from '../../domain/fulltext.js';
+import { normalizeArxivId, normalizeDoi, normalizePmcid } from '../../domain/identifiers.js';
+import type { PaperIdentifiers } from '../../domain/paper.js';
+import type { ProjectStore } from '../../ports/project-store.js';
+import type { FullTextReader } from '../services.js';
+import type { DocumentStorage } from './document-storage.js';
+import type { DocumentText } from './document-text.js';
+import type { FigureLinks } from './figure-links.js';
+import { questionHint, readHint, scanHint } from './hints.js';
+import type { ParseCache } from './parse-cache.js';
+import type { RemoteDocuments } from './remote-documents.js';
+import type { SourceChain } from './source-chain.js';
+
+/** Ranks a document's chunks for a question (dense + BM25 over short passages, vectors cached). */
+export interface ChunkRanker {
+  /**
+   * The `topK` best chunks for `question`, best first. `documentKey` identifies the text (content
+   * hash), so passage vectors are embedded once per document and reused.
+   */
+  rank(request: {
+    documentKey: string;
+    chunks: readonly string[];
+    question: string;
+    topK: number;
+    signal?: AbortSignal;
+  }): Promise<RankedChunk[]>;
+}
+
+export interface RankedChunk {
+  /** 0-based index into the chunks given. */
+  index: number;
+  score: number;
+}
+
+export interface FullTextServiceOptions {
+  store: ProjectStore;
+  documents: DocumentStorage;
+  parses: ParseCache;
+  sources: SourceChain;
+  remote: RemoteDocuments;
+  figureLinks: FigureLinks;
+  ranker: ChunkRanker;
+  /** True when OCR of scans is configured (changes the scan hint). */
+  ocr?: boolean;
+}
+
+/** A document ready to read: its canonical reference and its text. */
+interface OpenDocument {
+  ref: string;
+  text: DocumentText;
+}
+
+const maxTopK = 10;
+
+/**
+ * `/api/fulltext` and `/api/question`: resolves a document reference inside the caller's tenant
+ * (or fetches a url SSRF-safely), reads the text from a full-text source or the parse cache (parsing
+ * once on a miss), and shapes numbered chunks with signed figure links and a hint for the agent.
+ */
+export class FullTextService implements FullTextReader {
+  constructor(private readonly options: FullTextServiceOptions) {}
+
+  async readChunk(
+    tenantId: string,
+    pdfRef: string,
+    chunk: number,
+    options: { signal?: AbortSignal; param?: string } = {},
+  ): Promise<FullTextResult> {
+    const document = await this.open(tenantId, pdfRef, options.param ?? 'pdf_url', options.signal);
+    const total = document.text.chunks.length;
+    if (total === 0) return this.emptyResult(document);
+    const number = chunk <= 0 ? 1 : chunk;
+    if (!Number.isInteger(number) || number > total) {
+      throw invalid('chunk', `chunk must be between 1 and ${total} for this document (got ${chunk})`);
+    }
+    return {
+      chunks: [this.chunkAt(document, number - 1)],
+      total_chunk_num: total,
+      hint: readHint(number, total),
+    };
+  }
+
+  async ask(
+    tenantId: string,
+    pdfRef: string,
+    question: string,
+    options: { topK?: number; signal?: AbortSignal; param?: string } = {},
+  ): Promise<FullTextResult> {
+    const trimmed = question.trim();
+    if (trimmed.length === 0) throw invalid('question', 'question must not be empty');
+    const topK = Math.min(Math.max(1, Math.floor(options.topK ?? 1)), maxTopK);
+    const document = await this.open(tenantId, pdfRef, options.param ?? 'pdf_url', options.signal);
+    const total = document.text.chunks.length;
+    if (total === 0) return this.emptyResult(document);
+    const ranked = await this.options.ranker.rank({
+      documentKey: `${document.text.origin}:${document.text.sha256}`,
+      chunks: document.text.chunks.map((item) => item.text),
+      question: trimmed,
+      topK,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    const indexes = [...new Set(ranked.map((item) => item.index))].filter(
+      (index) => index >= 0 && index < total,
+    );
+    const best = indexes.length > 0 ? indexes.slice(0, topK) : [0];
+    return {
+      chunks: best.map((index) => this.chunkAt(document, index)),
+      total_chunk_num: total,
+      hint: questionHint(
+        best.map((index) => index + 1),
+        total,
+        indexes.length > 0,
+      ),
+    };
+  }
+
+  /** The PNG of a figure of a document with content hash `sha256`, or null. */
+  figure(sha256: string, figureId: string): Promise<Uint8Array | null> {
+    return this.options.parses.figure(sha256, figureId);
+  }
+
+  private chunkAt(document: OpenDocument, index: number): Chunk {
+    const { text } = document;
+    const chunk = text.chunks[index];
+    const figures = new Map(text.figures.map((figure) => [figure.id, figure]));
+    const imageLinks = (chunk?.figureIds ?? []).flatMap((id) => {
+      const figure = figures.get(id);
+      return figure ? [this.imageMarkdown(text.sha256, figure)] : [];
+    });
+    return { chunk_num: index + 1, chunk: chunk?.text ?? '', img_mds: imageLinks, pdf_url: document.ref };
+  }
+
+  private imageMarkdown(sha256: string, figure: DocumentText['figures'][number]): string {
+    const caption = figure.caption
+      ? `: ${figure.caption
+          .replace(/[[\]\n\r]+/g, ' ')
+          .replace(/\s+/g, ' ')
+          .trim()
+          .slice(0, 100)}`
+      : '';
+    return `![Figure ${figure.number}, page ${figure.page}${caption}](${this.options.figureLinks.url(sha256, figure.id)})`;
+  }
+
+  /** A scan (or a PDF with no text at all): one empty chunk with the page images, and a clear hint. */
+  private emptyResult(document: OpenDocument): FullTextResult {
+    const { text } = document;
+    return {
+      chunks: [
+        {
+          chunk_num: 1,
+          chunk: '',
+          img_mds: text.figures.map((figure) => this.imageMarkdown(text.sha256, figure)),
+          pdf_url: document.ref,
+        },
+      ],
+      total_chunk_num: 1,
+      hint: scanHint(text, this.options.ocr === true),
+    };
+  }
+
+  /** Resolves the reference and returns the document's text, cheapest source first. */
+  private async open(
+    tenantId: string,
+    pdfRef: string,
+    param: string,
+    signal?: AbortSignal,
+  ): Promise<OpenDocument> {
+    const ref = parseDocumentRef(pdfRef, param);
+    const canonical = formatDocumentRef(ref);
+    if (ref.kind === 'project') {
+      const { sha256, identifiers, record } = await this.projectDocument(tenantId, ref, param, canonical);
+      const sourced = this.options.sources.isEmpty
+        ? null
+        : await this.options.sources.find({ identifiers, sha256 }, signal);
+      if (sourced) return { ref: canonical, text: sourced };
+      const text = await this.options.parses.get(sha256, () => this.options.documents.bytes(record));
+      return { ref: canonical, text };
+    }
+    const identifiers = identifiersInUrl(ref.url);
+    const sourced = this.options.sources.isEmpty
+      ? null
+      : await this.options.sources.find({ url: ref.url, identifiers }, signal);
+    if (sourced) return { ref: canonical, text: sourced };
+    const known = await this.options.remote.knownHash(ref.url);
+    if (known) {
+      const parsed = await this.options.parses.lookup(known);
+      if (parsed) return { ref: canonical, text: parsed };
+    }
+    const downloaded = await this.options.remote.download(ref.url, param);
+    const text = await this.options.parses.get(downloaded.sha256, async () => downloaded.bytes);
+    return { ref: canonical, text };
+  }
+
+  /**
+   * A `PROJ:` document of the caller's tenant: the project must be the tenant's and the document
+   * must be filed in it. Anything else is a 404 that does not tell whether it exists elsewhere.
+   */
+  private async projectDocument(
+    tenantId: string,
+    ref: Extract<DocumentRef, { kind: 'project' }>,
+    param: string,
+    canonical: string,
+  ) {
+    const missing = () => notFound(`No document ${canonical} in your projects`, param);
+    const project = await this.options.store.findProject(tenantId, ref.project);
+    if (!project) throw missing();
+    const record = await this.options.store.getDocument(tenantId, ref.documentId);
+    if (!record) throw missing();
+    const entries = await this.options.store.listEntries(tenantId, project.id);
+    const entry = entries.find((item) => item.documentId === record.id);
+    if (!entry) throw missing();
+    const paper = entry.paper;
+    const identifiers: PaperIdentifiers = { ...paper.identifiers };
+    if (paper.doi && !identifiers.doi) identifiers.doi = paper.doi;
+    return { sha256: record.sha256, identifiers, record };
+  }
+}
+
+/** Identifiers a url carries (arXiv, doi.org, PMC article urls), for the full-text sources. */
+export function identifiersInUrl(url: string): PaperIdentifiers {
+  const identifiers: PaperIdentifiers = {};
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return identifiers;
+  }
+  const host = parsed.hostname.toLowerCase();
+  const path = decodeURIComponent(parsed.pathname);
+  if (host === 'arxiv.org' || host.endsWith('.arxiv.org')) {
+    const arxiv = normalizeArxivId(path.replace(/^\/(abs|pdf)\//, ''));
+    if (arxiv) identifiers.arxiv = arxiv;
+  }
+  if (host === 'doi.org' || host === 'dx.doi.org') {
+    const doi = normalizeDoi(path.slice(1));
+    if (doi) identifiers.doi = doi;
+  }
+  const pmc = /\/(PMC\d+)(\/|$)/i.exec(path);
+  if (pmc?.[1] && (host.endsWith('europepmc.org') || host.endsWith('ncbi.nlm.nih.gov'))) {
+    const pmcid = normalizePmcid(pmc[1]);
+    if (pmcid) identifiers.pmcid = pmcid;
+  }
+  return identifiers;
+}

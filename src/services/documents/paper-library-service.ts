@@ -1,0 +1,185 @@
+import { AppError, notFound } from '../../domain/errors.js';
+import { type IdentifierType, normalizeArxivId, normalizeDoi } from '../../domain/identifiers.js';
+import { emptyPaper, type Paper, type PaperIdentifiers } from '../../domain/paper.js';
+import type { Project } from '../../domain/project.js';
+import { sha256Hex } from '../../platform/ids.js';
+import type { PdfMetadata } from '../../ports/pdf-extractor.js';
+import type { ProjectSelector, ProjectService } from '../project-service.js';
+import type { AddPaperInput, PaperLibrary, PaperLookup } from '../services.js';
+import { type DocumentStorage, looksLikePdf } from './document-storage.js';
+import type { ParseCache } from './parse-cache.js';
+import type { RemoteDocuments } from './remote-documents.js';
+
+/** A paper record as add_to_project returns it: the entry, plus a hint on what happened. */
+export type AddedPaper = Paper & { hint?: string };
+
+export interface PaperLibraryOptions {
+  projects: ProjectService;
+  documents: DocumentStorage;
+  parses: ParseCache;
+  remote: RemoteDocuments;
+  lookup: PaperLookup;
+  /** Largest uploaded PDF in bytes. */
+  uploadMaxBytes: number;
+}
+
+interface PdfOrigin {
+  /** The request parameter the PDF came from (named in 413/415/422 errors). */
+  param: string;
+  filename?: string | undefined;
+  sourceUrl?: string | undefined;
+  /** Metadata already known (from the index), preferred over what the PDF says. */
+  known?: Paper;
+}
+
+/**
+ * `add_to_project`: files a paper in a tenant's project from an upload, a PDF url or a typed
+ * identifier. The PDF is parsed before anything is written (a broken one stores nothing; the parse
+ * is cached for the first read), then the blob, then the document row, then the entry; every step is
+ * idempotent, so adding the same bytes or identifier again returns the same entry.
+ */
+export class PaperLibraryService implements PaperLibrary {
+  constructor(private readonly options: PaperLibraryOptions) {}
+
+  async add(
+    tenantId: string,
+    selector: ProjectSelector,
+    input: AddPaperInput,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<AddedPaper[]> {
+    const project = await this.options.projects.resolve(tenantId, selector, { createMissing: true });
+    switch (input.kind) {
+      case 'upload':
+        return [
+          await this.addPdf(tenantId, project, input.bytes, { param: 'file', filename: input.filename }),
+        ];
+      case 'url': {
+        const remote = await this.options.remote.download(input.url, 'pdf_url');
+        return [
+          await this.addPdf(tenantId, project, remote.bytes, {
+            param: 'pdf_url',
+            sourceUrl: input.url,
+          }),
+        ];
+      }
+      case 'identifier':
+        return [await this.addIdentifier(tenantId, project, input.identifier, options.signal)];
+    }
+  }
+
+  private async addIdentifier(
+    tenantId: string,
+    project: Project,
+    identifier: { type: IdentifierType; value: string },
+    signal?: AbortSignal,
+  ): Promise<AddedPaper> {
+    const label = `${identifier.type}:${identifier.value}`;
+    const paper = await this.options.lookup.findByIdentifier(identifier, signal ? { signal } : {});
+    if (!paper) throw notFound(`No paper with ${label} is known to this service's index`, 'paper_id');
+    let reason = 'No open PDF is known for this paper';
+    if (paper.pdf_url) {
+      try {
+        const remote = await this.options.remote.download(paper.pdf_url, 'paper_id');
+        return await this.addPdf(tenantId, project, remote.bytes, {
+          param: 'paper_id',
+          sourceUrl: paper.pdf_url,
+          known: paper,
+        });
+      } catch (error) {
+        if (!(error instanceof AppError) || error.code === 'internal' || signal?.aborted) throw error;
+        reason = `Its open PDF (${paper.pdf_url}) could not be fetched: ${error.message}`;
+      }
+    }
+    const { paper: filed, created } = await this.options.projects.addPaper(tenantId, project, paper, null);
+    const where = `project "${project.name}"`;
+    const hint = filed.pdf_id
+      ? `Already in ${where} with its PDF; read it with pdf_id=${filed.pdf_id}.`
+      : `${created ? 'Filed in' : 'Already in'} ${where} with metadata only. ${reason}; upload the PDF (multipart field "file") to read its full text.`;
+    return { ...filed, hint };
+  }
+
+  private async addPdf(
+    tenantId: string,
+    project: Project,
+    bytes: Uint8Array,
+    origin: PdfOrigin,
+  ): Promise<AddedPaper> {
+    if (bytes.byteLength > this.options.uploadMaxBytes && origin.param === 'file') {
+      throw new AppError('payload_too_large', `file is larger than ${this.options.uploadMaxBytes} bytes`, {
+        param: 'file',
+      });
+    }
+    if (bytes.byteLength === 0)
+      throw new AppError('unsupported_media_type', `${origin.param} is empty`, { param: origin.param });
+    if (!looksLikePdf(bytes)) {
+      throw new AppError('unsupported_media_type', `${origin.param} is not a PDF (no %PDF- header)`, {
+        param: origin.param,
+      });
+    }
+    const sha256 = sha256Hex(bytes);
+    // Parse first: a broken or hostile PDF fails here (422) before anything is stored.
+    const text = await this.options.parses.get(sha256, async () => bytes);
+    const record = await this.options.documents.save(tenantId, bytes, {
+      filename: origin.filename,
+      sourceUrl: origin.sourceUrl,
+      sha256,
+    });
+    const paper = origin.known
+      ? { ...origin.known, pdf_url: origin.sourceUrl ?? origin.known.pdf_url ?? null }
+      : await this.paperFromPdf(text.metadata, origin);
+    const { paper: filed, created } = await this.options.projects.addPaper(
+      tenantId,
+      project,
+      paper,
+      record.id,
+    );
+    const scan = text.hasTextLayer
+      ? ''
+      : ' It is a scan without a text layer, so no text can be read from it.';
+    const hint = `${created ? 'Added to' : 'Already in'} project "${project.name}"; read it with pdf_id=${filed.pdf_id ?? ''}.${scan}`;
+    return { ...filed, hint };
+  }
+
+  /** A record from what the PDF says, completed from the index when it names a known identifier. */
+  private async paperFromPdf(metadata: PdfMetadata, origin: PdfOrigin): Promise<Paper> {
+    const doi = normalizeDoi(metadata.doi);
+    const arxiv = normalizeArxivId(metadata.arxivId);
+    const candidates: Array<{ type: IdentifierType; value: string }> = [];
+    if (doi) candidates.push({ type: 'DOI', value: doi });
+    if (arxiv) candidates.push({ type: 'ARXIV', value: arxiv });
+    for (const identifier of candidates) {
+      const known = await this.options.lookup.findByIdentifier(identifier).catch(() => null);
+      if (known) return { ...known, pdf_url: origin.sourceUrl ?? known.pdf_url ?? null };
+    }
+    const identifiers: PaperIdentifiers = {};
+    if (doi) identifiers.doi = doi;
+    if (arxiv) identifiers.arxiv = arxiv;
+    const paper = emptyPaper(metadata.title?.trim() || titleOfFile(origin) || 'Untitled document');
+    return {
+      ...paper,
+      authors: metadata.authors ?? [],
+      doi,
+      year: metadata.year ?? null,
+      publication_date: metadata.year ? String(metadata.year) : null,
+      url: doi
+        ? `https://doi.org/${doi}`
+        : arxiv
+          ? `https://arxiv.org/abs/${arxiv}`
+          : (origin.sourceUrl ?? null),
+      pdf_url: origin.sourceUrl ?? null,
+      identifiers,
+      source: origin.sourceUrl ? 'url' : 'upload',
+    };
+  }
+}
+
+/** `my-paper_v2.pdf` → `my paper v2`, for PDFs that carry no title. */
+function titleOfFile(origin: PdfOrigin): string | undefined {
+  const name =
+    origin.filename ?? (origin.sourceUrl ? new URL(origin.sourceUrl).pathname.split('/').pop() : undefined);
+  const title = name
+    ?.replace(/\.pdf$/i, '')
+    .replace(/[_-]+/g, ' ')
+    .trim();
+  return title || undefined;
+}

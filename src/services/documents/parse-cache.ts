@@ -1,0 +1,115 @@
+import { LRUCache } from 'lru-cache';
+import { AppError, type ErrorCode } from '../../domain/errors.js';
+import type { BlobStore } from '../../ports/blob-store.js';
+import type { Cache } from '../../ports/cache.js';
+import type { ParsedDocument, PdfExtractor } from '../../ports/pdf-extractor.js';
+import { type DocumentText, figureBlobKey, parsedBlobKey } from './document-text.js';
+
+export interface ParseCacheOptions {
+  blobs: BlobStore;
+  extractor: PdfExtractor;
+  /** Remembers failed parses, so a hostile PDF sent again fails fast instead of parsing again. */
+  cache: Cache;
+  /** Changes whenever the parser's output changes; old parses are then ignored. */
+  parserVersion: string;
+  /** Parsed documents kept in memory (whole documents; a 40-page paper is ~150 kB). */
+  memoryEntries?: number;
+  /** How long a failed parse is remembered, in seconds. */
+  failureTtlSeconds?: number;
+}
+
+/** Failures that are a property of the bytes (not of load), and so worth remembering. */
+const lastingFailures = new Set<ErrorCode>(['unprocessable', 'payload_too_large', 'timeout']);
+
+/**
+ * Parsed PDFs by content hash: memory, then the BlobStore, then the parser. Concurrent first reads
+ * of one document share a single parse (single flight). Figures are written before the JSON, which
+ * acts as the commit marker: a crash mid-write leaves no parse that points at missing figures.
+ */
+export class ParseCache {
+  private readonly memory: LRUCache<string, DocumentText>;
+  private readonly inflight = new Map<string, Promise<DocumentText>>();
+
+  constructor(private readonly options: ParseCacheOptions) {
+    this.memory = new LRUCache({ max: options.memoryEntries ?? 64 });
+  }
+
+  get parserVersion(): string {
+    return this.options.parserVersion;
+  }
+
+  /** The parse of the PDF with hash `sha256`, when stored; never parses. */
+  async lookup(sha256: string): Promise<DocumentText | null> {
+    const remembered = this.memory.get(sha256);
+    if (remembered) return remembered;
+    const stored = await this.options.blobs.get(parsedBlobKey(sha256, this.options.parserVersion));
+    if (!stored) return null;
+    const text = JSON.parse(Buffer.from(stored).toString('utf8')) as DocumentText;
+    this.memory.set(sha256, text);
+    return text;
+  }
+
+  /**
+   * The parse of the PDF with hash `sha256`, parsing `loadBytes()` on a miss. The parse is shared by
+   * every concurrent caller, so one caller's abort does not cancel it (the extractor's own time
+   * limit bounds it).
+   */
+  async get(sha256: string, loadBytes: () => Promise<Uint8Array>): Promise<DocumentText> {
+    const cached = await this.lookup(sha256);
+    if (cached) return cached;
+    const running = this.inflight.get(sha256);
+    if (running) return running;
+    const parse = this.parseAndStore(sha256, loadBytes).finally(() => this.inflight.delete(sha256));
+    this.inflight.set(sha256, parse);
+    return parse;
+  }
+
+  private async parseAndStore(sha256: string, loadBytes: () => Promise<Uint8Array>): Promise<DocumentText> {
+    const failureKey = `parse-failure:${this.options.parserVersion}:${sha256}`;
+    const failure = await this.options.cache.get<{ code: ErrorCode; message: string }>(failureKey);
+    if (failure) throw new AppError(failure.code, failure.message);
+    // Another process may have finished the parse while we waited for our turn.
+    const stored = await this.lookup(sha256);
+    if (stored) return stored;
+
+    let parsed: ParsedDocument;
+    try {
+      parsed = await this.options.extractor.extract(await loadBytes(), { images: true });
+    } catch (error) {
+      if (error instanceof AppError && lastingFailures.has(error.code)) {
+        await this.options.cache.set(
+          failureKey,
+          { code: error.code, message: error.message },
+          this.options.failureTtlSeconds ?? 3600,
+        );
+      }
+      throw error;
+    }
+    const text: DocumentText = {
+      sha256,
+      origin: 'pdf',
+      pageCount: parsed.pageCount,
+      hasTextLayer: parsed.hasTextLayer,
+      metadata: parsed.metadata,
+      chunks: parsed.chunks,
+      figures: parsed.figures.map(({ png: _png, ...figure }) => figure),
+    };
+    for (const figure of parsed.figures) {
+      await this.options.blobs.put(figureBlobKey(sha256, figure.id), figure.png, {
+        contentType: 'image/png',
+      });
+    }
+    await this.options.blobs.put(
+      parsedBlobKey(sha256, this.options.parserVersion),
+      Buffer.from(JSON.stringify(text)),
+      { contentType: 'application/json' },
+    );
+    this.memory.set(sha256, text);
+    return text;
+  }
+
+  /** The PNG of a figure, or null when absent. */
+  figure(sha256: string, figureId: string): Promise<Uint8Array | null> {
+    return this.options.blobs.get(figureBlobKey(sha256, figureId));
+  }
+}
