@@ -1,0 +1,85 @@
+import type { ChatMessage } from '../domain/chat.js';
+import type { TokenUsage } from '../ports/chat-model.js';
+import type { ProjectService } from '../services/project-service.js';
+import type { FullTextReader, PaperLibrary, PaperSearch } from '../services/services.js';
+import type { CitationReport } from './citation-filter.js';
+
+/** One research question, as the chat endpoint passes it. */
+export interface ResearchRequest {
+  tenantId: string;
+  /** The conversation; the last `user` message is the question. */
+  messages: ChatMessage[];
+  /** Aborted when the client goes away: every tool call and model call stops. */
+  signal: AbortSignal;
+}
+
+/** What an agent run emits, in order; the chat endpoint turns each into a stream chunk. */
+export type AgentEvent =
+  /** What the agent is doing (searching, reading): `delta.reasoning_content` on the wire. */
+  | { type: 'progress'; text: string }
+  /** A piece of the answer (already citation-checked): `delta.content`. */
+  | { type: 'content'; text: string }
+  /** The end of the run, always last. */
+  | { type: 'done'; summary: RunSummary };
+
+export interface RunSummary {
+  mode: 'tools' | 'extractive';
+  usage: TokenUsage;
+  /** Model calls made (0 for the extractive pipeline). */
+  steps: number;
+  /** Which budget ended the run early, if one did. */
+  stoppedBy?: 'steps' | 'tokens' | 'time';
+  /** Records retrieved by the run. */
+  sources: number;
+  citations: CitationReport;
+  /** Set when the run fell back to the extractive pipeline, with the reason. */
+  fallback?: string;
+}
+
+/** Limits of one agent run; see docs/decisions for the defaults. */
+export interface AgentBudgets {
+  /** Most model calls in one run (the last one is forced to answer without tools). */
+  maxSteps: number;
+  /** Most tokens (prompt + completion, summed over calls) before the agent must answer. */
+  maxTokens: number;
+  /** Wall-clock limit of a run, in milliseconds. */
+  timeLimitMs: number;
+  /** Limit of one tool call (search, read, ask), in milliseconds. */
+  toolTimeoutMs: number;
+  /** Most tool calls executed per model step (extra calls are answered "skipped"). */
+  maxToolCallsPerStep: number;
+  /** Most tokens the model may write in one call. */
+  maxTokensPerCall: number;
+}
+
+export const defaultBudgets: AgentBudgets = {
+  maxSteps: 8,
+  maxTokens: 60_000,
+  timeLimitMs: 120_000,
+  toolTimeoutMs: 30_000,
+  maxToolCallsPerStep: 4,
+  maxTokensPerCall: 1500,
+};
+
+/** The services an agent uses as tools; any may be missing (its tools are then not offered). */
+export interface ResearchTools {
+  search?: PaperSearch;
+  fullText?: FullTextReader;
+  library?: PaperLibrary;
+  /** The caller's projects: searched as "your library" and used to find stored PDFs. */
+  projects?: ProjectService;
+}
+
+/** A running agent: its events until `done`. */
+export interface ResearchAgent {
+  run(request: ResearchRequest): AsyncIterable<AgentEvent>;
+}
+
+/** The question of a conversation: its last user message. */
+export function questionOf(messages: ChatMessage[]): string {
+  for (let index = messages.length - 1; index >= 0; index -= 1) {
+    const message = messages[index];
+    if (message?.role === 'user' && message.content.trim().length > 0) return message.content.trim();
+  }
+  return '';
+}

@@ -1,0 +1,222 @@
+import type { Paper } from '../domain/paper.js';
+import { estimateTokens } from '../ports/chat-model.js';
+import {
+  type AgentBudgets,
+  type AgentEvent,
+  questionOf,
+  type ResearchAgent,
+  type ResearchRequest,
+  type ResearchTools,
+} from './agent-types.js';
+import { CitationFilter } from './citation-filter.js';
+import { referencesSection, selectSentences, sentenceLine } from './compose.js';
+import { deriveKeywords } from './keywords.js';
+import { plainLine } from './markdown-text.js';
+import { figureUrls, searchLibrary, searchWithRelaxation, withDeadline } from './retrieval.js';
+import { citationMarkdown, type Evidence, type RetrievedSource, SourceLedger } from './source-ledger.js';
+
+export interface ExtractiveAgentOptions {
+  budgets: AgentBudgets;
+  /** Link target for a record known only by a `PROJ:` document reference. */
+  documentUrl?: (pdfRef: string) => string;
+  /** Records whose abstracts are considered. */
+  maxPapers?: number;
+  /** Full texts read (asked the question) per run. */
+  maxDocuments?: number;
+}
+
+/**
+ * The research agent without a language model (the embedded default). It does the steps a model
+ * would, deterministically: keywords from the question → search (and the caller's own projects) →
+ * abstracts → ask the question of the top full texts → an answer made only of retrieved sentences,
+ * quoted verbatim, each with its citation, then the references list. The abstract part streams as
+ * soon as the search returns, before any PDF is read, so the first words arrive fast.
+ * See docs/agent.md.
+ */
+export class ExtractiveAgent implements ResearchAgent {
+  private readonly maxPapers: number;
+  private readonly maxDocuments: number;
+
+  constructor(
+    private readonly tools: ResearchTools,
+    private readonly options: ExtractiveAgentOptions,
+  ) {
+    this.maxPapers = options.maxPapers ?? 6;
+    this.maxDocuments = options.maxDocuments ?? 3;
+  }
+
+  async *run(request: ResearchRequest): AsyncIterable<AgentEvent> {
+    const { budgets } = this.options;
+    const signal = AbortSignal.any([request.signal, AbortSignal.timeout(budgets.timeLimitMs)]);
+    const question = questionOf(request.messages);
+    const ledger = new SourceLedger(this.options.documentUrl);
+    const filter = new CitationFilter(ledger);
+    let answer = '';
+    const emit = (text: string): AgentEvent | undefined => {
+      const checked = filter.push(text);
+      answer += checked;
+      return checked ? { type: 'content', text: checked } : undefined;
+    };
+
+    const keywords = deriveKeywords(question);
+    yield { type: 'progress', text: `Searching for: ${keywords.join(', ') || question}\n` };
+    const papers: Paper[] = [];
+    const notes: string[] = [];
+    const [library, found] = await Promise.all([
+      this.tools.projects
+        ? withDeadline(
+            () =>
+              searchLibrary(
+                this.tools.projects as NonNullable<ResearchTools['projects']>,
+                request.tenantId,
+                question,
+                { limit: 3 },
+              ),
+            budgets.toolTimeoutMs,
+            signal,
+            'Searching your projects',
+          ).catch((error: unknown) => failed(error, notes, request.signal))
+        : undefined,
+      this.tools.search
+        ? withDeadline(
+            (inner) =>
+              searchWithRelaxation(
+                this.tools.search as NonNullable<ResearchTools['search']>,
+                question,
+                keywords,
+                {
+                  signal: inner,
+                  limit: 10,
+                },
+              ),
+            budgets.toolTimeoutMs,
+            signal,
+            'The search',
+          ).catch((error: unknown) => failed(error, notes, request.signal))
+        : undefined,
+    ]);
+    if (library) papers.push(...library);
+    if (found) papers.push(...found.result.papers);
+    for (const note of notes) yield { type: 'progress', text: `${note}\n` };
+    const sources = unique(papers.map((paper) => ledger.add(paper))).slice(0, this.maxPapers);
+    yield {
+      type: 'progress',
+      text:
+        sources.length === 0
+          ? 'No matching records.\n'
+          : `Found ${sources.length} records: ${sources.map((source) => source.label).join('; ')}\n`,
+    };
+
+    for (const source of sources) {
+      if (source.paper.abstract)
+        ledger.addEvidence({ source, text: source.paper.abstract, kind: 'abstract' });
+    }
+    const used = new Set<string>();
+    const fromAbstracts = selectSentences(question, ledger.evidence, { max: 4, perSource: 2, exclude: used });
+    if (fromAbstracts.length > 0) {
+      const event = emit(
+        `Passages of the retrieved papers that bear on the question, quoted verbatim.\n\n**From the abstracts**\n\n${fromAbstracts.map(sentenceLine).join('')}`,
+      );
+      if (event) yield event;
+    }
+
+    const documents = sources.filter((source) => source.paper.pdf_id).slice(0, this.maxDocuments);
+    const fullTextEvidence: Evidence[] = [];
+    if (documents.length > 0 && this.tools.fullText) {
+      const reader = this.tools.fullText;
+      yield {
+        type: 'progress',
+        text: `Reading the full text of: ${documents.map((source) => plainLine(source.paper.title, 80)).join('; ')}\n`,
+      };
+      const outcomes = await Promise.allSettled(
+        documents.map((source) =>
+          withDeadline(
+            (inner) =>
+              reader.ask(request.tenantId, source.paper.pdf_id as string, question, {
+                topK: 2,
+                signal: inner,
+              }),
+            budgets.toolTimeoutMs,
+            signal,
+            `Reading ${source.label}`,
+          ),
+        ),
+      );
+      request.signal.throwIfAborted();
+      for (const [index, outcome] of outcomes.entries()) {
+        const source = documents[index] as RetrievedSource;
+        if (outcome.status === 'rejected') {
+          yield { type: 'progress', text: `Could not read ${source.label}: ${messageOf(outcome.reason)}\n` };
+          continue;
+        }
+        for (const chunk of outcome.value.chunks) {
+          for (const url of figureUrls(chunk.img_mds)) ledger.addFigure(url);
+          const evidence: Evidence = { source, text: chunk.chunk, kind: 'fulltext', chunk: chunk.chunk_num };
+          ledger.addEvidence(evidence);
+          fullTextEvidence.push(evidence);
+        }
+      }
+      const fromFullTexts = selectSentences(question, fullTextEvidence, {
+        max: 4,
+        perSource: 2,
+        exclude: used,
+      });
+      if (fromFullTexts.length > 0) {
+        const lead =
+          fromAbstracts.length > 0
+            ? '\n'
+            : 'Passages of the retrieved papers that bear on the question, quoted verbatim.\n\n';
+        const event = emit(`${lead}**From the full texts**\n\n${fromFullTexts.map(sentenceLine).join('')}`);
+        if (event) yield event;
+      }
+    }
+
+    if (answer.length === 0) {
+      const text =
+        sources.length === 0
+          ? `No paper in the index matches this question${keywords.length ? ` (searched for: ${keywords.join(', ')})` : ''}. Try other keywords, or add papers to a project.\n`
+          : `No sentence of the retrieved papers answers the question closely. The closest records:\n\n${sources
+              .slice(0, 5)
+              .map((source) => `- ${citationMarkdown(source)} — ${plainLine(source.paper.title)}\n`)
+              .join('')}`;
+      const event = emit(text);
+      if (event) yield event;
+    }
+    const rest = filter.end();
+    answer += rest;
+    if (rest) yield { type: 'content', text: rest };
+    const references = referencesSection(filter.report.cited);
+    if (references) {
+      answer += references;
+      yield { type: 'content', text: references };
+    }
+    yield {
+      type: 'done',
+      summary: {
+        mode: 'extractive',
+        usage: {
+          promptTokens: estimateTokens(request.messages.map((message) => message.content).join('\n')),
+          completionTokens: estimateTokens(answer),
+        },
+        steps: 0,
+        sources: ledger.size,
+        citations: filter.report,
+      },
+    };
+  }
+}
+
+function unique<T>(items: T[]): T[] {
+  return [...new Set(items)];
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A failed search step becomes a progress note; a client abort stops the run. */
+function failed(error: unknown, notes: string[], clientSignal: AbortSignal): undefined {
+  clientSignal.throwIfAborted();
+  notes.push(`A step failed: ${messageOf(error)}`);
+  return undefined;
+}

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { contentTerms, deriveKeywords, stem } from './keywords.js';
+import { rankSentences, splitSentences } from './sentences.js';
+
+describe('deriveKeywords', () => {
+  it('keeps the distinctive content words of a LitQA2 question, in question order', () => {
+    expect(
+      deriveKeywords(
+        'Acinetobacter lwoffii has been evolved in the lab to be resistant to which of these antibiotics?',
+      ),
+    ).toEqual(['Acinetobacter', 'lwoffii', 'evolved', 'lab', 'resistant', 'antibiotics']);
+    expect(
+      deriveKeywords(
+        'What is the structural change in the protein conformational ensemble from the A456V mutation in Human Glucokinase that accelerates glucose binding?',
+      ),
+    ).toEqual(['structural', 'conformational', 'A456V', 'Human', 'Glucokinase', 'accelerates']);
+  });
+
+  it('gives nothing for a question of stopwords only', () => {
+    expect(deriveKeywords('What is it?')).toEqual([]);
+  });
+});
+
+describe('stem and contentTerms', () => {
+  it('joins plural and singular but leaves identifiers with digits alone', () => {
+    expect(stem('mutations')).toBe(stem('mutation'));
+    expect(stem('studies')).toBe('study');
+    expect(stem('A456V'.toLowerCase())).toBe('a456v');
+    expect(contentTerms('The Rev1 subunits of the protein')).toEqual(['rev1', 'subunit', 'protein']);
+  });
+});
+
+describe('splitSentences', () => {
+  it('splits at sentence ends but not after abbreviations or initials, and drops headings and figures', () => {
+    const text =
+      '# Results\nRev1 mutants were sensitive (Fig. 5C). Smith et al. showed this before. J. Doe agreed.\n\n![Figure 1](http://x/y.png)\nA second paragraph\ncontinues here.';
+    expect(splitSentences(text)).toEqual([
+      'Rev1 mutants were sensitive (Fig. 5C).',
+      'Smith et al. showed this before.',
+      'J. Doe agreed.',
+      'A second paragraph continues here.',
+    ]);
+  });
+});
+
+describe('rankSentences', () => {
+  it('ranks the sentence with the question terms first and drops unrelated ones', () => {
+    const ranked = rankSentences('Which antibiotics did A. lwoffii evolve resistance to?', [
+      { text: 'The weather was mild during sampling of all the strains we studied.', origin: 1 },
+      {
+        text: 'A. baumannii evolved resistance to meropenem, but A. lwoffii only evolved resistance to ciprofloxacin.',
+        origin: 2,
+      },
+      { text: 'Antibiotics are widely used in hospitals around the world today.', origin: 3 },
+    ]);
+    expect(ranked.map((entry) => entry.origin)).toEqual([2, 3]);
+  });
+});

@@ -1,0 +1,114 @@
+import { AppError } from '../domain/errors.js';
+import type { Paper } from '../domain/paper.js';
+import type { SearchRequest, SearchResult } from '../domain/search.js';
+import type { ProjectService } from '../services/project-service.js';
+import type { PaperSearch } from '../services/services.js';
+import { contentTerms } from './keywords.js';
+import { rankPassages } from './sentences.js';
+
+/**
+ * Runs `task` with its own deadline inside the run's signal. The deadline holds even when the task
+ * ignores its signal: the promise then rejects with a `timeout` AppError and the task is left to
+ * finish in the background.
+ */
+export async function withDeadline<T>(
+  task: (signal: AbortSignal) => Promise<T>,
+  timeoutMs: number,
+  parent: AbortSignal,
+  what: string,
+): Promise<T> {
+  parent.throwIfAborted();
+  const controller = new AbortController();
+  const signal = AbortSignal.any([parent, controller.signal]);
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = new AppError('timeout', `${what} took longer than ${timeoutMs} ms`);
+      controller.abort(error);
+      reject(error);
+    }, timeoutMs);
+  });
+  const aborted = new Promise<never>((_, reject) => {
+    parent.addEventListener('abort', () => reject(parent.reason), { once: true });
+  });
+  try {
+    return await Promise.race([task(signal), expired, aborted]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A search as the agent makes it: relevance order, preprints included, first page. */
+export function agentSearchRequest(fields: Partial<SearchRequest>): SearchRequest {
+  return { sort: 'relevance', peerReviewedOnly: false, offset: 0, limit: 10, ...fields };
+}
+
+/**
+ * Searches with the question and its keywords, then relaxes (question only, then the three most
+ * distinctive keywords) while nothing matches. Returns the first non-empty result.
+ */
+export async function searchWithRelaxation(
+  search: PaperSearch,
+  question: string,
+  keywords: string[],
+  options: { signal: AbortSignal; limit?: number; patents?: boolean },
+): Promise<{ result: SearchResult; request: SearchRequest }> {
+  const limit = options.limit ?? 10;
+  const attempts: SearchRequest[] = [
+    agentSearchRequest({ keywords: keywords.join(' ') || undefined, query: question, limit }),
+    agentSearchRequest({ query: question, limit }),
+  ];
+  if (keywords.length > 2)
+    attempts.push(agentSearchRequest({ keywords: keywords.slice(0, 3).join(' '), limit }));
+  let last: { result: SearchResult; request: SearchRequest } | undefined;
+  for (const request of attempts) {
+    const result = options.patents
+      ? await search.searchPatents(request, { signal: options.signal })
+      : await search.searchPapers(request, { signal: options.signal });
+    last = { result, request };
+    if (result.papers.length > 0) return last;
+  }
+  return last as { result: SearchResult; request: SearchRequest };
+}
+
+/**
+ * The caller's own papers (every project) that best match the question, by BM25 over title and
+ * abstract. A paper must share at least two terms with the question (or all of them, when the
+ * question has fewer) to count.
+ */
+export async function searchLibrary(
+  projects: ProjectService,
+  tenantId: string,
+  question: string,
+  options: { limit: number; maxProjects?: number },
+): Promise<Paper[]> {
+  const summaries = (await projects.list(tenantId)).filter((project) => project.paper_count > 0);
+  const papers: Paper[] = [];
+  const seen = new Set<string>();
+  for (const summary of summaries.slice(0, options.maxProjects ?? 50)) {
+    const project = await projects.get(tenantId, summary.id);
+    for (const paper of project.papers) {
+      const key = paper.pdf_id ?? paper.entry_id ?? paper.title;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      papers.push(paper);
+    }
+  }
+  const ranked = rankPassages(
+    question,
+    papers.map((paper) => ({ text: `${paper.title}. ${paper.abstract ?? ''}`, origin: paper })),
+  );
+  const needed = Math.min(2, new Set(contentTerms(question)).size);
+  return ranked
+    .filter((entry) => entry.matched >= needed)
+    .slice(0, options.limit)
+    .map((entry) => entry.origin);
+}
+
+/** Urls of the figures a chunk's markdown image references point at. */
+export function figureUrls(imageMarkdown: string[]): string[] {
+  return imageMarkdown.flatMap((markdown) => {
+    const match = /\]\(([^)\s]+)/.exec(markdown);
+    return match?.[1] ? [match[1]] : [];
+  });
+}
