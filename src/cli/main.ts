@@ -4,6 +4,7 @@ import { AppError } from '../domain/errors.js';
 import { packageVersion } from '../platform/version.js';
 import { registerConfig } from './commands/config.js';
 import { registerKeys } from './commands/keys.js';
+import { registerMcp } from './commands/mcp.js';
 import { registerServe } from './commands/serve.js';
 import { output } from './output.js';
 
@@ -15,6 +16,7 @@ export function createProgram(): Command {
   registerServe(program);
   registerKeys(program);
   registerConfig(program);
+  registerMcp(program);
   return program;
 }
 

@@ -1,7 +1,9 @@
 import { authSection } from './auth.js';
 import { documentsSection } from './documents.js';
+import { mcpSection } from './mcp.js';
 import { serverSection } from './server.js';
 import { storageSection } from './storage.js';
+import { zoteroSection } from './zotero.js';
 
 /**
  * Every configuration section. A capability adds its own section file and one line here; the loader,
@@ -12,4 +14,6 @@ export const sections = {
   auth: authSection,
   storage: storageSection,
   documents: documentsSection,
+  mcp: mcpSection,
+  zotero: zoteroSection,
 };

@@ -1,7 +1,8 @@
 import { citationRoutes } from './citation-routes.js';
+import { mcpRoutes } from './mcp-routes.js';
 import { projectRoutes } from './project-routes.js';
 import type { RouteModule } from './route-context.js';
 import { systemRoutes } from './system-routes.js';
 
 /** Every route module, in registration order. A capability adds its module here. */
-export const routeModules: RouteModule[] = [systemRoutes, projectRoutes, citationRoutes];
+export const routeModules: RouteModule[] = [systemRoutes, projectRoutes, citationRoutes, mcpRoutes];

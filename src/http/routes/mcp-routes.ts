@@ -1,0 +1,64 @@
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { createMcpServer } from '../../mcp/mcp-server.js';
+import { principalOf } from '../auth.js';
+import type { RouteModule } from './route-context.js';
+
+const notAllowed = {
+  jsonrpc: '2.0',
+  error: {
+    code: -32000,
+    message: 'Method not allowed: this MCP endpoint is stateless; send JSON-RPC messages with POST',
+  },
+  id: null,
+};
+
+/**
+ * The MCP endpoint (Streamable HTTP, stateless): each POST gets a new server and transport bound to
+ * the caller's tenant, so any replica can answer any request. The API-key hook has already
+ * authenticated the request. GET (server-initiated streams) and DELETE (sessions) do not exist
+ * without sessions: 405.
+ */
+export const mcpRoutes: RouteModule = (app, { services, publicUrl }) => {
+  app.post('/mcp', { schema: { hide: true } }, async (request, reply) => {
+    const { tenantId } = principalOf(request);
+    const server = createMcpServer({ tenantId, services, publicUrl, logger: request.log });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    reply.hijack();
+    // Headers set by hooks (request id, CORS, rate limit) are not written after hijack unless copied.
+    for (const [name, value] of Object.entries(reply.getHeaders())) {
+      if (value !== undefined) reply.raw.setHeader(name, value);
+    }
+    reply.raw.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(request.raw, reply.raw, request.body);
+    } catch (error) {
+      request.log.error({ err: error }, 'MCP request failed');
+      if (!reply.raw.headersSent) {
+        reply.raw.writeHead(500, { 'content-type': 'application/json' });
+        reply.raw.end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            error: { code: -32603, message: 'Internal server error' },
+            id: null,
+          }),
+        );
+      }
+    }
+  });
+
+  for (const method of ['GET', 'DELETE'] as const) {
+    app.route({
+      method,
+      url: '/mcp',
+      schema: { hide: true },
+      handler: async (_request, reply) => reply.code(405).header('allow', 'POST').send(notAllowed),
+    });
+  }
+};

@@ -1,0 +1,177 @@
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tsxLoaderUrl } from '../../src/platform/worker-file.js';
+import { createTestApp, type TestApp, withKey } from '../helpers/test-app.js';
+
+let t: TestApp;
+let baseUrl: string;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  t = await createTestApp();
+  baseUrl = await t.app.listen({ host: '127.0.0.1', port: 0 });
+});
+afterAll(async () => {
+  for (const client of clients) await client.close().catch(() => undefined);
+  await t.close();
+});
+
+async function httpClient(key: string): Promise<Client> {
+  const client = new Client({ name: 'alexandria-test', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL('/mcp', baseUrl), {
+      requestInit: { headers: withKey(key) },
+    }),
+  );
+  clients.push(client);
+  return client;
+}
+
+function textOf(result: unknown): string {
+  const content = (result as CallToolResult).content[0];
+  if (content?.type !== 'text') throw new Error('expected a text result');
+  return content.text;
+}
+
+describe('MCP over streamable HTTP (stateless, at /mcp)', () => {
+  it('lists the tools with descriptions and JSON schemas', async () => {
+    const client = await httpClient(t.key);
+    const { tools } = await client.listTools();
+    const names = tools.map((tool) => tool.name);
+    expect(names).toEqual(
+      expect.arrayContaining(['create_project', 'list_projects', 'get_project', 'export_project']),
+    );
+    const create = tools.find((tool) => tool.name === 'create_project');
+    expect(create?.description).toContain('collection of papers');
+    expect(create?.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { project_name: { type: 'string', minLength: 1 } },
+      required: ['project_name'],
+    });
+    expect(client.getInstructions()).toContain('read_full_text');
+  });
+
+  it('creates and lists projects for the key’s tenant only', async () => {
+    const client = await httpClient(t.key);
+    const created = await client.callTool({
+      name: 'create_project',
+      arguments: { project_name: 'MCP reading' },
+    });
+    expect(created.isError).toBeFalsy();
+    const body = JSON.parse(textOf(created));
+    expect(body.hint).toContain('add_to_project');
+    expect(body.result).toMatchObject({ name: 'MCP reading', paper_count: 0 });
+
+    const listed = JSON.parse(textOf(await client.callTool({ name: 'list_projects', arguments: {} })));
+    expect(listed.result.map((project: { name: string }) => project.name)).toEqual(
+      expect.arrayContaining(['gpt', 'MCP reading']),
+    );
+
+    const stranger = await httpClient(await t.newKey('tenant-mcp-other'));
+    const theirs = JSON.parse(textOf(await stranger.callTool({ name: 'list_projects', arguments: {} })));
+    expect(theirs.result.map((project: { name: string }) => project.name)).toEqual(['gpt']);
+  });
+
+  it('reports failures as tool errors with the REST error messages', async () => {
+    const client = await httpClient(t.key);
+    const conflict = await client.callTool({ name: 'create_project', arguments: { project_name: 'gpt' } });
+    const rest = await t.app.inject({
+      method: 'POST',
+      url: '/api/create_project?project_name=gpt',
+      headers: withKey(t.key),
+    });
+    expect(conflict.isError).toBe(true);
+    expect(textOf(conflict)).toBe(rest.json().error.message);
+    expect(conflict._meta).toMatchObject({ code: 'conflict', status: 409, param: 'project_name' });
+
+    const missing = await client.callTool({ name: 'get_project', arguments: { project: 'no such project' } });
+    const restMissing = await t.app.inject({
+      method: 'GET',
+      url: `/api/projects/${encodeURIComponent('no such project')}`,
+      headers: withKey(t.key),
+    });
+    expect(missing.isError).toBe(true);
+    expect(textOf(missing)).toBe(restMissing.json().error.message);
+
+    const badFormat = await client.callTool({
+      name: 'export_project',
+      arguments: { project: 'gpt', format: 'docx' },
+    });
+    expect(badFormat.isError).toBe(true);
+    expect(textOf(badFormat)).toContain('format must be one of bibtex, ris, csl');
+  });
+
+  it('exports a project as BibTeX through a tool', async () => {
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/projects/gpt/import',
+      headers: { ...withKey(t.key), 'content-type': 'application/x-bibtex' },
+      payload:
+        '@article{s, title={A Mathematical Theory of Communication}, author={Shannon, Claude E.}, year={1948}}',
+    });
+    const client = await httpClient(t.key);
+    const exported = await client.callTool({ name: 'export_project', arguments: { project: 'gpt' } });
+    expect(textOf(exported)).toContain('@article{Shannon1948Mathematical,');
+  });
+
+  it('needs an API key, and refuses GET and DELETE (no sessions) with 405', async () => {
+    const anonymous = await fetch(new URL('/mcp', baseUrl), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(anonymous.status).toBe(401);
+    for (const method of ['GET', 'DELETE']) {
+      const response = await fetch(new URL('/mcp', baseUrl), { method, headers: withKey(t.key) });
+      expect(response.status).toBe(405);
+      expect(response.headers.get('allow')).toBe('POST');
+      expect((await response.json()).error.code).toBe(-32000);
+    }
+  });
+});
+
+describe('MCP over stdio (`alexandria mcp`)', () => {
+  it('serves the same tools to the tenant of ALEXANDRIA_MCP_API_KEY', async () => {
+    const client = new Client({ name: 'alexandria-stdio-test', version: '1.0.0' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', tsxLoaderUrl(), join(import.meta.dirname, '..', 'helpers', 'cli-entry.ts'), 'mcp'],
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        ALEXANDRIA_DATA_DIR: t.dataDir,
+        ALEXANDRIA_LOG_LEVEL: 'warn',
+        ALEXANDRIA_MCP_API_KEY: t.key,
+      },
+      stderr: 'pipe',
+    });
+    await client.connect(transport);
+    clients.push(client);
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toContain('list_projects');
+    // The project created over HTTP is in the same store, seen by the same tenant.
+    const listed = JSON.parse(textOf(await client.callTool({ name: 'list_projects', arguments: {} })));
+    expect(listed.result.map((project: { name: string }) => project.name)).toContain('MCP reading');
+    const failed = await client.callTool({ name: 'get_project', arguments: { project: 'absent' } });
+    expect(failed.isError).toBe(true);
+    expect(textOf(failed)).toBe('No project "absent"');
+  });
+
+  it('refuses to start without a key', async () => {
+    const { execFile } = await import('node:child_process');
+    const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        ['--import', tsxLoaderUrl(), join(import.meta.dirname, '..', 'helpers', 'cli-entry.ts'), 'mcp'],
+        { env: { PATH: process.env.PATH ?? '', ALEXANDRIA_DATA_DIR: t.dataDir } },
+        (error, _stdout, stderr) => resolve({ code: error ? (error.code as number) : 0, stderr }),
+      );
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('Set ALEXANDRIA_MCP_API_KEY');
+  });
+});
