@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectFormat, extensionOf, findFormat, ingestFormats } from './index.js';
-import { headOf, sharedData } from './test-support.js';
+import { fixtures, headOf, recordedBodies, sharedData } from './test-support.js';
 
 describe('format registry', () => {
   it('has unique names and finds formats by name', () => {
@@ -22,8 +22,26 @@ describe('format registry', () => {
     ['corpus/acl_anthology_sample_500.jsonl', 'jsonl'],
     ['corpus/mlanthology_2024.jsonl.gz', 'jsonl'],
     ['eval/scifact/corpus.jsonl.gz', 'beir'],
+    ['upstream/pubmed_eutils/responses/biopython/pubmed4.xml', 'pubmed'],
+    ['upstream/pubmed_eutils/responses/biopython/pubmed1.xml', 'pubmed'],
+    ['upstream/semantic_scholar/responses/danielnsilva_semanticscholar/Paper.json', 'semantic-scholar'],
   ])('detects %s as %s', async (file, name) => {
     const path = join(sharedData, file);
+    expect(detectFormat(path, await headOf(path))?.name).toBe(name);
+  });
+
+  it('detects recorded API bodies: OpenAlex and Semantic Scholar', () => {
+    const [openAlex] = recordedBodies('openalex', /pnas.1414271111$/);
+    expect(detectFormat('-', openAlex ?? '')?.name).toBe('openalex');
+    const [s2] = recordedBodies('semantic_scholar', /paper\/DOI:10.1038/);
+    expect(detectFormat('paper.json', s2 ?? '')?.name).toBe('semantic-scholar');
+  });
+
+  it.each([
+    ['s2-papers-dataset.jsonl', 'semantic-scholar'],
+    ['s2-abstracts-dataset.jsonl', 'semantic-scholar'],
+  ])('detects the fixture %s as %s', async (file, name) => {
+    const path = join(fixtures, file);
     expect(detectFormat(path, await headOf(path))?.name).toBe(name);
   });
 

@@ -1,6 +1,10 @@
 import type { FormatReader } from '../ingest-item.js';
+import { readAclAnthologyXml } from './acl-anthology-xml.js';
 import { readAlexandriaJsonl } from './alexandria-jsonl.js';
 import { readBeirJsonl } from './beir-jsonl.js';
+import { readOpenAlex } from './openalex.js';
+import { readPubmedXml } from './pubmed-xml.js';
+import { readSemanticScholar } from './semantic-scholar.js';
 
 /** What `detect` sees of an input: its file name (`-` for stdin) and its first few KiB of text. */
 export interface FormatSample {
@@ -41,12 +45,43 @@ export function firstLine(head: string): string {
 const isJsonName = (filename: string) =>
   ['.jsonl', '.json', '.ndjson', '.jsonld'].includes(extensionOf(filename));
 const startsJson = (head: string) => /^\s*[[{]/.test(head);
+/** An element of that name starts somewhere in the head (after the XML declaration and doctype). */
+const hasElement = (head: string, name: string) => new RegExp(`<${name}[\\s>]`).test(head);
 
 /**
  * All formats, most specific first: `detectFormat` returns the first whose detector accepts the
  * sample, so generic detectors (our own JSONL) come last.
  */
 export const ingestFormats: readonly IngestFormat[] = [
+  {
+    name: 'openalex',
+    description: 'OpenAlex works (snapshot JSONL, single-work or list API responses)',
+    detect: ({ head }) =>
+      startsJson(head) && /"abstract_inverted_index"|"https:\/\/openalex\.org\/W\d+"/.test(head),
+    read: readOpenAlex,
+  },
+  {
+    name: 'semantic-scholar',
+    description: 'Semantic Scholar papers/abstracts dataset JSONL and Graph API paper responses',
+    detect: ({ head }) =>
+      startsJson(head) &&
+      (/"corpusid"\s*:/.test(head) ||
+        /"paperId"\s*:\s*"[0-9a-f]{40}"/.test(head) ||
+        /"externalIds"\s*:/.test(head)),
+    read: readSemanticScholar,
+  },
+  {
+    name: 'pubmed',
+    description: 'PubMed/MEDLINE XML (PubmedArticleSet: efetch output, baseline and update files)',
+    detect: ({ head }) => hasElement(head, 'PubmedArticleSet') || hasElement(head, 'PubmedArticle'),
+    read: readPubmedXml,
+  },
+  {
+    name: 'acl-xml',
+    description: 'ACL Anthology XML (data/xml/*.xml: <collection><volume><paper>)',
+    detect: ({ head }) => /<collection\s+id="[^"]+"\s*>/.test(head) && hasElement(head, 'volume'),
+    read: readAclAnthologyXml,
+  },
   {
     name: 'beir',
     description: 'BEIR corpus JSONL ({_id, title, text}), e.g. SciFact',

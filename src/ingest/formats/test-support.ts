@@ -1,4 +1,4 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createGunzip } from 'node:zlib';
 import type { FormatReader, IngestItem } from '../ingest-item.js';
@@ -43,4 +43,15 @@ export async function headOf(path: string, length = 64 * 1024): Promise<string> 
     if (text.length >= length) break;
   }
   return text.slice(0, length);
+}
+
+/** Bodies of the recorded 200 responses of an upstream API whose request uri matches. */
+export function recordedBodies(api: string, uri: RegExp): string[] {
+  const path = join(sharedData, 'upstream', api, 'interactions.jsonl');
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim().length > 0)
+    .map((line) => JSON.parse(line) as { uri: string; status: number; body: string | null })
+    .filter((interaction) => interaction.status === 200 && interaction.body && uri.test(interaction.uri))
+    .map((interaction) => interaction.body as string);
 }
