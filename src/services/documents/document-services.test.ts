@@ -199,7 +199,7 @@ describe('FullTextService', () => {
     const second = await services.fullText.readChunk('t4', ref, 2);
     expect(second.chunks[0]?.img_mds).toEqual([
       expect.stringMatching(
-        /^!\[Figure 1, page 2: Figure 1: A fake plot\]\(https:\/\/alexandria\.example\/files\/figures\/[0-9a-f]{64}\/p2-1\.png\?exp=\d+&sig=[\w-]+\)$/,
+        /^!\[Figure 1, page 2: A fake plot\]\(https:\/\/alexandria\.example\/files\/figures\/[0-9a-f]{64}\/p2-1\.png\?exp=\d+&sig=[\w-]+\)$/,
       ),
     ]);
     expect((await services.fullText.readChunk('t4', ref, 3)).hint).toBe('This is the last chunk (3 of 3).');

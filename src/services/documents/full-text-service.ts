@@ -133,13 +133,14 @@ export class FullTextService implements FullTextReader {
   }
 
   private imageMarkdown(sha256: string, figure: DocumentText['figures'][number]): string {
-    const caption = figure.caption
-      ? `: ${figure.caption
-          .replace(/[[\]\n\r]+/g, ' ')
-          .replace(/\s+/g, ' ')
-          .trim()
-          .slice(0, 100)}`
-      : '';
+    // The caption usually repeats "Figure 3:"; keep only its words, shortened, as alt text.
+    const words = figure.caption
+      ?.replace(/^\s*fig(ure)?\.?\s*\d+[a-z]?\s*[:.|-]?\s*/i, '')
+      .replace(/[[\]\n\r]+/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim()
+      .slice(0, 100);
+    const caption = words ? `: ${words}` : '';
     return `![Figure ${figure.number}, page ${figure.page}${caption}](${this.options.figureLinks.url(sha256, figure.id)})`;
   }
 
