@@ -40,4 +40,9 @@ export interface SearchResult {
   /** What an agent can do next (refine, page on, …). */
   hint: string;
   sources?: SourceReport[];
+  /**
+   * Relevance score of each paper, same order as `papers`, higher is better (the local index's BM25),
+   * when the searcher has one. Federation uses it to weight the local list in rank fusion.
+   */
+  scores?: number[];
 }

@@ -162,9 +162,9 @@ const openAlexTypes: Record<string, PaperType> = {
 
 function paperType(work: OpenAlexWork): PaperType | null {
   if (work.type === 'preprint') return 'preprint';
-  const type =
-    (work.type_crossref && crossrefTypes[work.type_crossref]) ?? (work.type && openAlexTypes[work.type]);
-  return type ?? (work.type ? 'other' : null);
+  const fromCrossref = work.type_crossref ? crossrefTypes[work.type_crossref] : undefined;
+  const fromOpenAlex = work.type ? openAlexTypes[work.type] : undefined;
+  return fromCrossref ?? fromOpenAlex ?? (work.type ? 'other' : null);
 }
 
 function toPaper(work: OpenAlexWork): Paper {

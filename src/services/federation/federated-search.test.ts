@@ -1,0 +1,231 @@
+import { describe, expect, it } from 'vitest';
+import { FakeLocalSearch, ScriptedSource, testPaper } from '../../../test/fakes/fake-paper-sources.js';
+import { recorded, replayFetch } from '../../../test/fakes/recorded-fetch.js';
+import { MemoryCache } from '../../adapters/memory/memory-cache.js';
+import { CrossrefSource } from '../../adapters/sources/crossref/crossref-source.js';
+import { OpenAlexSource } from '../../adapters/sources/openalex/openalex-source.js';
+import { SemanticScholarSource } from '../../adapters/sources/semantic-scholar/semantic-scholar-source.js';
+import { UpstreamClient } from '../../adapters/sources/shared/upstream-client.js';
+import type { SearchRequest } from '../../domain/search.js';
+import { FederatedSearch } from './federated-search.js';
+import { SourceMonitor, sourcesHeader } from './source-monitor.js';
+
+function request(fields: Partial<SearchRequest> = {}): SearchRequest {
+  return {
+    keywords: 'native oxide copper',
+    sort: 'relevance',
+    peerReviewedOnly: false,
+    offset: 0,
+    limit: 10,
+    ...fields,
+  };
+}
+
+function client(source: string, routes: Parameters<typeof replayFetch>[0], options = {}) {
+  return new UpstreamClient({ source, fetch: replayFetch(routes), retry: { retries: 0 }, ...options });
+}
+
+describe('FederatedSearch', () => {
+  it('merges the same paper from OpenAlex, Semantic Scholar and Crossref into one enriched record', async () => {
+    const openalex = new OpenAlexSource({
+      client: client('openalex', [
+        { match: /\/works\?/, respond: recorded('openalex', 'title.search%3AEffect+of+native') },
+      ]),
+    });
+    const s2 = new SemanticScholarSource({
+      client: client('semantic_scholar', [
+        {
+          match: /\/paper\/search/,
+          respond: recorded(
+            'semantic_scholar',
+            'match?query=Effect+of+native+oxide+layers+on+copper+thin-film+tensile+properties%3A+A+reactive',
+          ),
+        },
+      ]),
+    });
+    const crossref = new CrossrefSource({
+      client: client('crossref', [
+        {
+          match: /\/works\?/,
+          respond: recorded(
+            'crossref',
+            'query.title=Effect+of+native+oxide+layers+on+copper+thin-film+tensile+properties:+A+reactive',
+          ),
+        },
+      ]),
+    });
+    const search = new FederatedSearch({
+      local: new FakeLocalSearch(),
+      sources: [openalex, s2, crossref],
+      patentSources: [],
+      cache: new MemoryCache(),
+    });
+    const result = await search.searchPapers(request());
+    const matches = result.papers.filter((paper) => paper.doi === '10.1063/1.4938384');
+    expect(matches).toHaveLength(1);
+    const paper = matches[0];
+    expect(paper).toMatchObject({
+      title:
+        'Effect of native oxide layers on copper thin-film tensile properties: A reactive molecular dynamics study',
+      venue: 'Journal of Applied Physics',
+      identifiers: { openalex: 'W2277923667', mag: '2277923667' },
+    });
+    expect(paper?.ss_id).toMatch(/^[0-9a-f]{40}$/);
+    expect(paper?.identifiers?.corpus_id).toMatch(/^\d+$/);
+    expect(paper?.source).toBe('openalex+semantic_scholar+crossref');
+    // the best citation count of the three (OpenAlex says 9, Crossref 10)
+    expect(paper?.cited_by_count).toBeGreaterThanOrEqual(10);
+    expect(result.sources?.map((report) => `${report.source}=${report.status}`)).toEqual([
+      'local=ok',
+      'openalex=ok',
+      'semantic_scholar=ok',
+      'crossref=ok',
+    ]);
+  });
+
+  it('reports a failing source and bounds a hanging one by the deadline, answering from the rest', async () => {
+    const monitor = new SourceMonitor();
+    const seen: string[] = [];
+    monitor.onReport((operation, report) => seen.push(`${operation}:${report.source}=${report.status}`));
+    const search = new FederatedSearch({
+      local: new FakeLocalSearch([testPaper('Local paper on copper oxide', { year: 2020 })]),
+      sources: [
+        new ScriptedSource('healthy', {
+          papers: [testPaper('Upstream copper paper', { year: 2021 })],
+          delayMs: 20,
+        }),
+        new ScriptedSource('broken', { fail: true }),
+        new ScriptedSource('stuck', { hang: true }),
+      ],
+      patentSources: [],
+      cache: new MemoryCache(),
+      monitor,
+      settings: { deadlineMs: 400, sourceTimeoutMs: 300 },
+    });
+    const started = performance.now();
+    const result = await search.searchPapers(request());
+    const elapsed = performance.now() - started;
+    expect(elapsed).toBeLessThan(1000);
+    expect(elapsed).toBeGreaterThanOrEqual(250);
+    expect(result.papers.map((paper) => paper.title).sort()).toEqual([
+      'Local paper on copper oxide',
+      'Upstream copper paper',
+    ]);
+    expect(sourcesHeader(result.sources ?? [])).toBe('local=ok;healthy=ok;broken=failed;stuck=timeout');
+    expect(result.hint).toContain('Not included this time: broken failed, stuck timeout');
+    expect(seen).toEqual([
+      'search:local=ok',
+      'search:healthy=ok',
+      'search:broken=failed',
+      'search:stuck=timeout',
+    ]);
+  });
+
+  it('answers from the local index quickly once the breakers know the sources are down', async () => {
+    const unreachable = () =>
+      new UpstreamClient({
+        source: 'openalex',
+        retry: { retries: 0 },
+        fetch: async () => {
+          throw new TypeError('fetch failed (ECONNREFUSED)');
+        },
+      });
+    const search = new FederatedSearch({
+      local: new FakeLocalSearch([testPaper('Offline copper paper', { year: 2019 })]),
+      sources: [
+        new OpenAlexSource({ client: unreachable() }),
+        new SemanticScholarSource({ client: unreachable() }),
+      ],
+      patentSources: [],
+      cache: new MemoryCache(),
+    });
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const result = await search.searchPapers(request({ keywords: `warm up ${attempt}` }));
+      expect(result.sources?.[1]?.status).toBe('failed');
+    }
+    const started = performance.now();
+    const result = await search.searchPapers(request({ keywords: 'offline copper' }));
+    expect(performance.now() - started).toBeLessThan(50);
+    expect(result.papers.map((paper) => paper.title)).toEqual(['Offline copper paper']);
+    expect(result.sources?.map((report) => report.status)).toEqual(['ok', 'skipped', 'skipped']);
+    expect(result.hint).toContain('skipped (recent failures or rate limit)');
+  });
+
+  it('fails only when the index and every source failed', async () => {
+    const search = new FederatedSearch({
+      local: new FakeLocalSearch([], { fail: true }),
+      sources: [new ScriptedSource('broken', { fail: true })],
+      patentSources: [],
+      cache: new MemoryCache(),
+    });
+    await expect(search.searchPapers(request())).rejects.toMatchObject({ code: 'upstream_unavailable' });
+  });
+
+  it('pages consistently from the cached merged list, then continues in the local index', async () => {
+    const local = new FakeLocalSearch(
+      Array.from({ length: 8 }, (_, index) => testPaper(`Local result number ${index + 1}`, { year: 2020 })),
+    );
+    const upstream = new ScriptedSource('upstream', {
+      papers: Array.from({ length: 3 }, (_, index) =>
+        testPaper(`Upstream result number ${index + 1}`, { year: 2021 }),
+      ),
+    });
+    const search = new FederatedSearch({
+      local,
+      sources: [upstream],
+      patentSources: [],
+      cache: new MemoryCache(),
+      settings: { depth: 4 },
+    });
+    const first = await search.searchPapers(request({ limit: 4 }));
+    const second = await search.searchPapers(request({ limit: 4, offset: 4 }));
+    const third = await search.searchPapers(request({ limit: 4, offset: 8 }));
+    expect(upstream.queries).toHaveLength(1);
+    expect(first.total).toBe(11);
+    expect(first.nextOffset).toBe(4);
+    const titles = [...first.papers, ...second.papers, ...third.papers].map((paper) => paper.title);
+    expect(new Set(titles).size).toBe(11);
+    expect(third.papers.map((paper) => paper.title)).toEqual([
+      'Local result number 6',
+      'Local result number 7',
+      'Local result number 8',
+    ]);
+    expect(third.nextOffset).toBeNull();
+    expect(second.hint).toContain('merged list reused');
+  });
+
+  it('applies filters and sort to the merged list and weights strong local BM25 matches up', async () => {
+    const local = new FakeLocalSearch(
+      [
+        testPaper('Weak local match', { year: 2020, type: 'journal-article', cited_by_count: 1 }),
+        testPaper('Strong local match', { year: 2020, type: 'journal-article', cited_by_count: 5 }),
+      ],
+      { scores: [0.5, 12] },
+    );
+    const upstream = new ScriptedSource('openalex', {
+      papers: [
+        testPaper('A preprint', { year: 2021, type: 'preprint', cited_by_count: 100 }),
+        testPaper('Old journal paper', { year: 1990, type: 'journal-article', cited_by_count: 50 }),
+        testPaper('Recent journal paper', { year: 2022, type: 'journal-article', cited_by_count: 30 }),
+      ],
+    });
+    const search = new FederatedSearch({
+      local,
+      sources: [upstream],
+      patentSources: [],
+      cache: new MemoryCache(),
+    });
+    const relevance = await search.searchPapers(request({ peerReviewedOnly: true, startYear: 2000 }));
+    // the local list ranked the weak match first, but its BM25 score is far below the strong one's;
+    // the preprint and the 1990 paper are filtered out of the merged list
+    expect(relevance.papers.map((paper) => paper.title)).toEqual([
+      'Strong local match',
+      'Recent journal paper',
+      'Weak local match',
+    ]);
+    const byCitations = await search.searchPapers(
+      request({ peerReviewedOnly: true, startYear: 2000, sort: 'cited_by_count' }),
+    );
+    expect(byCitations.papers.map((paper) => paper.cited_by_count)).toEqual([30, 5, 1]);
+  });
+});

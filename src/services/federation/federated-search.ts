@@ -1,0 +1,279 @@
+import { UpstreamError } from '../../domain/errors.js';
+import type { Paper } from '../../domain/paper.js';
+import type { SearchRequest, SearchResult, SourceReport } from '../../domain/search.js';
+import { sha256Hex } from '../../platform/ids.js';
+import type { Cache } from '../../ports/cache.js';
+import type { PaperSource, SourceQuery } from '../../ports/paper-source.js';
+import type { PatentSource } from '../../ports/patent-source.js';
+import type { PaperSearch } from '../services.js';
+import type { Candidate } from './paper-merge.js';
+import { defaultFusionWeights, fuse } from './rank-fusion.js';
+import { applyFilters, applySort } from './result-filters.js';
+import { type FederatedOperation, reportCall, type SourceMonitor, sourcesHint } from './source-monitor.js';
+
+export interface FederationSettings {
+  /** Overall time budget of one federated call; unfinished sources are reported as `timeout` (default 6 s). */
+  deadlineMs: number;
+  /** Time budget of one source within it (default 4 s). */
+  sourceTimeoutMs: number;
+  /** Records asked from each list (local index and every source) per query (default 40, max 100). */
+  depth: number;
+  /** How long a merged list is kept for paging (default 600 s), and when a source failed (60 s). */
+  listTtlSeconds: number;
+  degradedListTtlSeconds: number;
+  weights: Record<string, number>;
+}
+
+export const defaultFederationSettings: FederationSettings = {
+  deadlineMs: 6_000,
+  sourceTimeoutMs: 4_000,
+  depth: 40,
+  listTtlSeconds: 600,
+  degradedListTtlSeconds: 60,
+  weights: defaultFusionWeights,
+};
+
+export interface FederatedSearchOptions {
+  local: PaperSearch;
+  sources: readonly PaperSource[];
+  patentSources: readonly PatentSource[];
+  cache: Cache;
+  monitor?: SourceMonitor;
+  settings?: Partial<FederationSettings>;
+}
+
+interface ListPage {
+  papers: Paper[];
+  total: number | null;
+  scores?: number[];
+}
+
+interface Provider {
+  name: string;
+  local: boolean;
+  run(signal: AbortSignal): Promise<ListPage>;
+}
+
+/** The merged, filtered, sorted list of one query, cached so that every page comes from it. */
+interface MergedList {
+  papers: Paper[];
+  reports: SourceReport[];
+  /** How many local results went into the list, and how many the index has in all. */
+  localFetched: number;
+  localTotal: number;
+}
+
+/**
+ * Paper and patent search across the local index and the enabled upstream sources: all asked in
+ * parallel (per-source timeout, overall deadline), records de-duplicated and merged, ranked in one
+ * list by weighted reciprocal-rank fusion, filtered and sorted, then paged from a cached copy of
+ * that list so that page 2 follows page 1. Past the merged list, paging continues in the local
+ * index. A source that fails, times out or is skipped is reported in `sources` and the hint; the
+ * request fails only when nothing at all answered.
+ */
+export class FederatedSearch implements PaperSearch {
+  private readonly settings: FederationSettings;
+
+  constructor(private readonly options: FederatedSearchOptions) {
+    this.settings = { ...defaultFederationSettings, ...options.settings };
+  }
+
+  searchPapers(request: SearchRequest, options: { signal?: AbortSignal } = {}): Promise<SearchResult> {
+    const query = this.sourceQuery(request);
+    const providers: Provider[] = [
+      {
+        name: 'local',
+        local: true,
+        run: (signal) =>
+          this.options.local.searchPapers({ ...request, offset: 0, limit: this.depth() }, { signal }),
+      },
+      ...this.options.sources.flatMap((source) =>
+        source.search
+          ? [
+              {
+                name: source.name,
+                local: false,
+                run: (signal: AbortSignal) => source.search?.(query, { signal }) as Promise<ListPage>,
+              },
+            ]
+          : [],
+      ),
+    ];
+    return this.search('search', request, providers, options.signal, (offset, limit, signal) =>
+      this.options.local.searchPapers({ ...request, offset, limit }, { signal }),
+    );
+  }
+
+  searchPatents(request: SearchRequest, options: { signal?: AbortSignal } = {}): Promise<SearchResult> {
+    const query = this.sourceQuery(request);
+    const providers: Provider[] = [
+      {
+        name: 'local',
+        local: true,
+        run: (signal) =>
+          this.options.local.searchPatents({ ...request, offset: 0, limit: this.depth() }, { signal }),
+      },
+      ...this.options.patentSources.map((source) => ({
+        name: source.name,
+        local: false,
+        run: (signal: AbortSignal) => source.searchPatents(query, { signal }),
+      })),
+    ];
+    return this.search('patents', request, providers, options.signal, (offset, limit, signal) =>
+      this.options.local.searchPatents({ ...request, offset, limit }, { signal }),
+    );
+  }
+
+  private depth(): number {
+    return Math.min(100, Math.max(1, this.settings.depth));
+  }
+
+  private sourceQuery(request: SearchRequest): SourceQuery {
+    return {
+      text: (request.keywords ?? request.query ?? '').trim(),
+      sort: request.sort,
+      peerReviewedOnly: request.peerReviewedOnly,
+      limit: this.depth(),
+      ...(request.startYear === undefined ? {} : { startYear: request.startYear }),
+      ...(request.endYear === undefined ? {} : { endYear: request.endYear }),
+    };
+  }
+
+  private async search(
+    operation: FederatedOperation,
+    request: SearchRequest,
+    providers: Provider[],
+    signal: AbortSignal | undefined,
+    localPage: (offset: number, limit: number, signal?: AbortSignal) => Promise<SearchResult>,
+  ): Promise<SearchResult> {
+    const key = `federated:v1:${operation}:${sha256Hex(
+      JSON.stringify([
+        request.keywords ?? null,
+        request.query ?? null,
+        request.sort,
+        request.peerReviewedOnly,
+        request.startYear ?? null,
+        request.endYear ?? null,
+        providers.map((provider) => provider.name),
+      ]),
+    )}`;
+    let merged = await this.options.cache.get<MergedList>(key);
+    const fromCache = merged !== undefined;
+    if (!merged) {
+      merged = await this.merge(request, providers, signal);
+      this.options.monitor?.record(operation, merged.reports);
+      const degraded = merged.reports.some((report) => report.status !== 'ok');
+      await this.options.cache.set(
+        key,
+        merged,
+        degraded ? this.settings.degradedListTtlSeconds : this.settings.listTtlSeconds,
+      );
+    }
+    const extraLocal = Math.max(0, merged.localTotal - merged.localFetched);
+    const total = merged.papers.length + extraLocal;
+    let papers = merged.papers.slice(request.offset, request.offset + request.limit);
+    if (papers.length < request.limit && extraLocal > 0 && request.offset + papers.length < total) {
+      // Beyond the merged window the local index goes on where its share of the window ended.
+      const localOffset = merged.localFetched + Math.max(0, request.offset - merged.papers.length);
+      const more = await localPage(localOffset, request.limit - papers.length, signal);
+      papers = [...papers, ...more.papers];
+    }
+    const nextOffset =
+      request.offset + papers.length < total && papers.length > 0 ? request.offset + papers.length : null;
+    return {
+      papers,
+      total,
+      nextOffset,
+      hint: this.hint(request, papers.length, total, nextOffset, merged.reports, fromCache),
+      sources: merged.reports,
+    };
+  }
+
+  private async merge(
+    request: SearchRequest,
+    providers: Provider[],
+    signal: AbortSignal | undefined,
+  ): Promise<MergedList> {
+    const outcomes = await this.gather(providers, signal);
+    const local = outcomes.find((outcome) => outcome.provider.local);
+    if (signal?.aborted) throw signal.reason;
+    if (outcomes.every((outcome) => outcome.value === null)) {
+      const reason = local?.report.message ?? 'no source answered';
+      throw new UpstreamError('federation', `Search failed: the index and every source failed (${reason})`);
+    }
+    const candidates: Candidate[] = outcomes.flatMap(({ provider, value }) =>
+      (value?.papers ?? []).map((paper, index) => {
+        const score = provider.local ? value?.scores?.[index] : undefined;
+        return { paper, list: provider.name, rank: index + 1, ...(score === undefined ? {} : { score }) };
+      }),
+    );
+    const fused = fuse(candidates, this.settings.weights).map((entry) => entry.paper);
+    const localValue = local?.value;
+    return {
+      papers: applySort(applyFilters(fused, request), request.sort),
+      reports: outcomes.map((outcome) => outcome.report),
+      localFetched: localValue?.papers.length ?? 0,
+      localTotal: localValue?.total ?? localValue?.papers.length ?? 0,
+    };
+  }
+
+  /** Asks every provider at once; each is bounded by its timeout and all by the deadline. */
+  private async gather(providers: Provider[], signal: AbortSignal | undefined) {
+    const deadline = AbortSignal.timeout(this.settings.deadlineMs);
+    const overall = signal ? AbortSignal.any([signal, deadline]) : deadline;
+    return Promise.all(
+      providers.map(async (provider) => {
+        const bounded = provider.local
+          ? overall
+          : AbortSignal.any([overall, AbortSignal.timeout(this.settings.sourceTimeoutMs)]);
+        const { value, report } = await reportCall(
+          provider.name,
+          // The race bounds the wait even for a provider that ignores its signal.
+          () => Promise.race([provider.run(bounded), rejectOnAbort(provider.name, bounded)]),
+          (page) => page.papers.length,
+        );
+        return { provider, value, report };
+      }),
+    );
+  }
+
+  private hint(
+    request: SearchRequest,
+    shown: number,
+    total: number,
+    nextOffset: number | null,
+    reports: SourceReport[],
+    fromCache: boolean,
+  ): string {
+    const sources = sourcesHint(reports);
+    if (shown === 0) {
+      return `No results${request.offset > 0 ? ' at this offset' : ''}. Try fewer or broader keywords, or widen the year range. ${sources}`.trim();
+    }
+    const paging =
+      nextOffset === null
+        ? 'This is the last page.'
+        : `More results: repeat the search with offset=${nextOffset}.`;
+    const cached = fromCache ? ' (merged list reused for consistent paging)' : '';
+    return `Results ${request.offset + 1}–${request.offset + shown} of ${total}${cached}. ${paging} ${sources}`.trim();
+  }
+}
+
+function rejectOnAbort(source: string, signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    const fail = () => {
+      const reason = signal.reason as { name?: string } | undefined;
+      reject(
+        new UpstreamError(
+          source,
+          `${source} ${reason?.name === 'TimeoutError' ? 'did not answer in time' : 'was cancelled'}`,
+          {
+            code: 'timeout',
+            retryable: false,
+          },
+        ),
+      );
+    };
+    if (signal.aborted) fail();
+    else signal.addEventListener('abort', fail, { once: true });
+  });
+}
