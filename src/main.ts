@@ -10,8 +10,10 @@ import { RedisCache } from './adapters/redis/redis-cache.js';
 import { RedisRateLimiter } from './adapters/redis/redis-rate-limiter.js';
 import { S3BlobStore } from './adapters/s3/s3-blob-store.js';
 import { createSqliteProjectStore } from './adapters/sqlite/sqlite-project-store.js';
+import { ZoteroWebApi } from './adapters/zotero/zotero-web-api.js';
 import type { Config } from './config/load-config.js';
 import type { Logger } from './platform/logger.js';
+import { packageVersion } from './platform/version.js';
 import type { BlobStore } from './ports/blob-store.js';
 import type { Cache } from './ports/cache.js';
 import { type Clock, systemClock } from './ports/clock.js';
@@ -19,6 +21,7 @@ import type { ProjectStore } from './ports/project-store.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
 import { AuthService } from './services/auth-service.js';
 import { CitationService } from './services/citation-service.js';
+import { ZoteroService } from './services/zotero-service.js';
 import { ProjectService } from './services/project-service.js';
 import type { AppServices, ReadinessProbe } from './services/services.js';
 
@@ -85,11 +88,18 @@ export async function createContainer(
     : new MemoryRateLimiter(rateLimitPolicy, clock);
   closers.push(() => rateLimiter.close());
 
+  const signingSecret = config.auth.signingSecret ?? (await loadOrCreateSecret(join(dataDir, 'secret')));
   const projectService = new ProjectService(projects);
+  const zoteroLibrary = new ZoteroWebApi({
+    baseUrl: config.zotero.apiUrl,
+    timeoutMs: config.zotero.timeoutMs,
+    userAgent: `Alexandria/${packageVersion()}`,
+  });
   const services: AppServices = {
     auth: new AuthService(projects),
     projects: projectService,
     citations: new CitationService(projectService),
+    zotero: new ZoteroService({ library: zoteroLibrary, blobs, secret: signingSecret }),
   };
 
   const probes: ReadinessProbe[] = [
@@ -103,7 +113,7 @@ export async function createContainer(
     logger,
     clock,
     dataDir,
-    signingSecret: config.auth.signingSecret ?? (await loadOrCreateSecret(join(dataDir, 'secret'))),
+    signingSecret,
     stores: { projects, blobs, cache },
     rateLimiter,
     services,

@@ -5,6 +5,7 @@ import type { SearchRequest, SearchResult } from '../domain/search.js';
 import type { AuthService } from './auth-service.js';
 import type { CitationService } from './citation-service.js';
 import type { ProjectSelector, ProjectService } from './project-service.js';
+import type { ZoteroService } from './zotero-service.js';
 
 /**
  * The contracts between capabilities. Each is implemented by one service class and consumed by the
@@ -66,6 +67,8 @@ export interface AppServices {
   projects: ProjectService;
   /** BibTeX/RIS/CSL-JSON export and import of projects. */
   citations: CitationService;
+  /** Saving citations into users' Zotero libraries (save-citation). */
+  zotero: ZoteroService;
 }
 
 /** A named readiness check (storage, index, …) for /readyz. */

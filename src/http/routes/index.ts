@@ -3,6 +3,7 @@ import { mcpRoutes } from './mcp-routes.js';
 import { projectRoutes } from './project-routes.js';
 import type { RouteModule } from './route-context.js';
 import { systemRoutes } from './system-routes.js';
+import { zoteroRoutes } from './zotero-routes.js';
 
 /** Every route module, in registration order. A capability adds its module here. */
-export const routeModules: RouteModule[] = [systemRoutes, projectRoutes, citationRoutes, mcpRoutes];
+export const routeModules: RouteModule[] = [systemRoutes, projectRoutes, citationRoutes, zoteroRoutes, mcpRoutes];

@@ -1,0 +1,142 @@
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { invalid } from '../../domain/errors.js';
+import { principalOf } from '../auth.js';
+import { errorResponses } from '../schemas.js';
+import type { RouteModule } from './route-context.js';
+
+const savedCitationSchema = z
+  .object({
+    saved: z.literal(true),
+    doi: z.string(),
+    item_key: z.string().describe('Key of the new item in the Zotero library.'),
+    library: z.string().describe('users/<id>'),
+    title: z.string(),
+    item_type: z.string(),
+    metadata: z.enum(['lookup', 'doi_only']).describe('Whether our metadata for the DOI was found.'),
+    hint: z.string(),
+  })
+  .meta({ id: 'SavedCitation' });
+
+const credentialsStatusSchema = z
+  .object({
+    configured: z.boolean(),
+    user_id: z.string().nullable(),
+    api_key_hint: z
+      .string()
+      .nullable()
+      .describe('Last characters of the stored key; the key is never returned.'),
+  })
+  .meta({ id: 'ZoteroCredentialsStatus' });
+
+export const saveCitationQuerySchema = z.object({
+  doi: z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(300)
+    .describe('DOI to save (10.x/y, doi:…, or a doi.org URL).'),
+  zotero_user_id: z.string().trim().max(20).optional().describe('Zotero user id (not secret).'),
+  zotero_api_key: z
+    .string()
+    .optional()
+    .describe(
+      'Refused unless ALEXANDRIA_ZOTERO_ACCEPT_QUERY_KEY=true: a key in a URL leaks into logs. Use the x-zotero-api-key header.',
+    ),
+});
+
+function header(request: FastifyRequest, ...names: string[]): string | undefined {
+  for (const name of names) {
+    const value = request.headers[name];
+    if (typeof value === 'string' && value.trim().length > 0) return value.trim();
+  }
+  return undefined;
+}
+
+/** Saving citations into Zotero (ScholarAI's save-citation), and the caller's stored Zotero credentials. */
+export const zoteroRoutes: RouteModule = (app, { services, config }) => {
+  app.get(
+    '/api/save-citation',
+    {
+      schema: {
+        summary: "Save a DOI into the user's Zotero library",
+        description:
+          "Creates an item for the DOI (with our metadata when the DOI is known) in the caller's Zotero library through Zotero's web API. Zotero credentials come from the x-zotero-user-id and x-zotero-api-key headers, or from those stored with PUT /api/zotero/credentials. A key in the query string (zotero_api_key) is refused by default: URLs are written to logs and proxies.",
+        tags: ['citations'],
+        querystring: saveCitationQuerySchema,
+        response: { 200: savedCitationSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { doi, zotero_user_id, zotero_api_key } = request.query;
+      if (zotero_api_key !== undefined && !config.zotero.acceptQueryKey) {
+        throw invalid(
+          'zotero_api_key',
+          'A Zotero API key in the URL is refused: URLs are kept in server, proxy and browser logs. Send it in the x-zotero-api-key header, or store it once with PUT /api/zotero/credentials — and consider this key exposed: rotate it at zotero.org/settings/keys',
+        );
+      }
+      const apiKey = header(request, 'x-zotero-api-key', 'zotero-api-key') ?? zotero_api_key;
+      const userId = header(request, 'x-zotero-user-id') ?? zotero_user_id;
+      const controller = new AbortController();
+      request.raw.once('close', () => {
+        if (!request.raw.complete) controller.abort();
+      });
+      return services.zotero.saveDoi(
+        principalOf(request).tenantId,
+        doi,
+        { apiKey, userId },
+        { signal: controller.signal },
+      );
+    },
+  );
+
+  app.put(
+    '/api/zotero/credentials',
+    {
+      schema: {
+        summary: 'Store Zotero credentials for save-citation',
+        description:
+          'Keeps the Zotero user id and API key for the caller’s tenant, encrypted at rest, so save-citation needs no Zotero headers. The key is never returned or logged.',
+        tags: ['citations'],
+        body: z.object({
+          user_id: z.string().trim().min(1, 'must not be empty').max(20),
+          api_key: z.string().trim().min(1, 'must not be empty').max(64),
+        }),
+        response: { 200: credentialsStatusSchema, ...errorResponses },
+      },
+    },
+    async (request) =>
+      services.zotero.storeCredentials(principalOf(request).tenantId, {
+        userId: request.body.user_id,
+        apiKey: request.body.api_key,
+      }),
+  );
+
+  app.get(
+    '/api/zotero/credentials',
+    {
+      schema: {
+        summary: 'Whether Zotero credentials are stored',
+        tags: ['citations'],
+        response: { 200: credentialsStatusSchema, ...errorResponses },
+      },
+    },
+    async (request) => services.zotero.credentialsStatus(principalOf(request).tenantId),
+  );
+
+  app.delete(
+    '/api/zotero/credentials',
+    {
+      schema: {
+        summary: 'Forget the stored Zotero credentials',
+        tags: ['citations'],
+        response: { 200: credentialsStatusSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { tenantId } = principalOf(request);
+      await services.zotero.deleteCredentials(tenantId);
+      return services.zotero.credentialsStatus(tenantId);
+    },
+  );
+};
