@@ -6,10 +6,11 @@ import type { Cache } from '../../ports/cache.js';
 import type { PaperSource, SourceQuery } from '../../ports/paper-source.js';
 import type { PatentSource } from '../../ports/patent-source.js';
 import type { PaperSearch } from '../services.js';
+import { fanOut } from './fan-out.js';
 import type { Candidate } from './paper-merge.js';
 import { defaultFusionWeights, fuse } from './rank-fusion.js';
 import { applyFilters, applySort } from './result-filters.js';
-import { type FederatedOperation, reportCall, type SourceMonitor, sourcesHint } from './source-monitor.js';
+import { type FederatedOperation, type SourceMonitor, sourcesHint } from './source-monitor.js';
 
 export interface FederationSettings {
   /** Overall time budget of one federated call; unfinished sources are reported as `timeout` (default 6 s). */
@@ -194,7 +195,9 @@ export class FederatedSearch implements PaperSearch {
     providers: Provider[],
     signal: AbortSignal | undefined,
   ): Promise<MergedList> {
-    const outcomes = await this.gather(providers, signal);
+    const outcomes = (
+      await fanOut(providers, this.settings, signal, (page: ListPage) => page.papers.length)
+    ).map(({ call, value, report }) => ({ provider: call as Provider, value, report }));
     const local = outcomes.find((outcome) => outcome.provider.local);
     if (signal?.aborted) throw signal.reason;
     if (outcomes.every((outcome) => outcome.value === null)) {
@@ -217,26 +220,6 @@ export class FederatedSearch implements PaperSearch {
     };
   }
 
-  /** Asks every provider at once; each is bounded by its timeout and all by the deadline. */
-  private async gather(providers: Provider[], signal: AbortSignal | undefined) {
-    const deadline = AbortSignal.timeout(this.settings.deadlineMs);
-    const overall = signal ? AbortSignal.any([signal, deadline]) : deadline;
-    return Promise.all(
-      providers.map(async (provider) => {
-        const bounded = provider.local
-          ? overall
-          : AbortSignal.any([overall, AbortSignal.timeout(this.settings.sourceTimeoutMs)]);
-        const { value, report } = await reportCall(
-          provider.name,
-          // The race bounds the wait even for a provider that ignores its signal.
-          () => Promise.race([provider.run(bounded), rejectOnAbort(provider.name, bounded)]),
-          (page) => page.papers.length,
-        );
-        return { provider, value, report };
-      }),
-    );
-  }
-
   private hint(
     request: SearchRequest,
     shown: number,
@@ -256,24 +239,4 @@ export class FederatedSearch implements PaperSearch {
     const cached = fromCache ? ' (merged list reused for consistent paging)' : '';
     return `Results ${request.offset + 1}–${request.offset + shown} of ${total}${cached}. ${paging} ${sources}`.trim();
   }
-}
-
-function rejectOnAbort(source: string, signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    const fail = () => {
-      const reason = signal.reason as { name?: string } | undefined;
-      reject(
-        new UpstreamError(
-          source,
-          `${source} ${reason?.name === 'TimeoutError' ? 'did not answer in time' : 'was cancelled'}`,
-          {
-            code: 'timeout',
-            retryable: false,
-          },
-        ),
-      );
-    };
-    if (signal.aborted) fail();
-    else signal.addEventListener('abort', fail, { once: true });
-  });
 }

@@ -20,7 +20,8 @@ export interface ArxivSourceOptions {
  */
 export class ArxivSource implements PaperSource {
   readonly name = 'arxiv';
-  readonly lookupTypes: readonly IdentifierType[] = ['ARXIV', 'DOI'];
+  /** arXiv ids only; `lookup` also takes an arXiv DataCite DOI (10.48550/arxiv.…), which OpenAlex and S2 resolve too. */
+  readonly lookupTypes: readonly IdentifierType[] = ['ARXIV'];
   private readonly baseUrl: string;
 
   constructor(private readonly options: ArxivSourceOptions) {

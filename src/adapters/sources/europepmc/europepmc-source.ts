@@ -54,7 +54,14 @@ export class EuropePmcSource implements PaperSource, FullTextSource {
             ? `DOI:"${identifier.value}"`
             : null;
     if (!clause) return null;
-    return (await this.query(clause, 1, null, options.signal)).papers[0] ?? null;
+    const { papers } = await this.query(clause, 1, null, options.signal);
+    const matches = (paper: Paper) =>
+      identifier.type === 'PMID'
+        ? paper.identifiers?.pmid === identifier.value
+        : identifier.type === 'PMCID'
+          ? paper.identifiers?.pmcid === identifier.value
+          : paper.doi === identifier.value;
+    return papers.find(matches) ?? papers[0] ?? null;
   }
 
   keyFor(query: FullTextQuery): string | null {

@@ -1,0 +1,176 @@
+import { notFound } from '../../domain/errors.js';
+import type { IdentifierType, PaperIdentifier } from '../../domain/identifiers.js';
+import { normalizeIdentifier } from '../../domain/identifiers.js';
+import type { Paper } from '../../domain/paper.js';
+import type { SourceReport } from '../../domain/search.js';
+import type { Cache } from '../../ports/cache.js';
+import type { PaperSource } from '../../ports/paper-source.js';
+import type { PaperSearch } from '../services.js';
+import { fanOut } from './fan-out.js';
+import type { Candidate } from './paper-merge.js';
+import { sameTitle } from './paper-merge.js';
+import type { PaperResolver } from './paper-resolver.js';
+import { fuse } from './rank-fusion.js';
+import { type SourceMonitor, sourcesHint } from './source-monitor.js';
+
+/** A paper with the papers around it (ScholarAI's "literature map"). */
+export interface LiteratureMap {
+  paper: Paper;
+  /** Papers it cites. */
+  references: Paper[];
+  /** Papers citing it. */
+  citations: Paper[];
+  /** Papers the sources (or, offline, the local index) consider related. */
+  related: Paper[];
+  hint: string;
+  sources: SourceReport[];
+}
+
+type Relation = 'references' | 'citations' | 'related';
+const relations: Relation[] = ['references', 'citations', 'related'];
+
+export interface LiteratureMapOptions {
+  resolver: PaperResolver;
+  sources: readonly PaperSource[];
+  local: PaperSearch;
+  cache: Cache;
+  monitor?: SourceMonitor;
+  deadlineMs?: number;
+  sourceTimeoutMs?: number;
+  ttlSeconds?: number;
+}
+
+/**
+ * References, citations and related papers of one paper, gathered from every source that offers
+ * them (Semantic Scholar, OpenAlex) in parallel, de-duplicated across sources; related papers also
+ * come from the local index (a title search), which is all there is offline.
+ */
+export class LiteratureMapService {
+  constructor(private readonly options: LiteratureMapOptions) {}
+
+  async map(
+    identifier: PaperIdentifier,
+    options: { limit?: number; signal?: AbortSignal } = {},
+  ): Promise<LiteratureMap> {
+    const limit = options.limit ?? 10;
+    const key = `literature-map:v1:${identifier.type}:${identifier.value}:${limit}`;
+    const cached = await this.options.cache.get<LiteratureMap>(key);
+    if (cached) return cached;
+    const resolution = await this.options.resolver.resolve(identifier, options);
+    const paper = resolution.paper;
+    if (!paper) {
+      throw notFound(`No index or source knows ${identifier.type}:${identifier.value}`, 'paper_id');
+    }
+    const calls = this.options.sources.flatMap((source) => {
+      const sourceIdentifier = identifierFor(paper, identifier, source.lookupTypes);
+      if (!sourceIdentifier) return [];
+      return relations.flatMap((relation) => {
+        const method = source[relation]?.bind(source);
+        if (!method) return [];
+        return [
+          {
+            name: `${source.name}.${relation}`,
+            run: (signal: AbortSignal) => method(sourceIdentifier, { limit, signal }),
+          },
+        ];
+      });
+    });
+    const related = paper.title
+      ? [
+          {
+            name: 'local.related',
+            local: true,
+            run: async (signal: AbortSignal) =>
+              (
+                await this.options.local.searchPapers(
+                  {
+                    keywords: paper.title,
+                    sort: 'relevance',
+                    peerReviewedOnly: false,
+                    offset: 0,
+                    limit: limit + 1,
+                  },
+                  { signal },
+                )
+              ).papers,
+          },
+        ]
+      : [];
+    const outcomes = await fanOut(
+      [...calls, ...related],
+      {
+        deadlineMs: this.options.deadlineMs ?? 8_000,
+        sourceTimeoutMs: this.options.sourceTimeoutMs ?? 5_000,
+      },
+      options.signal,
+      (papers) => papers.length,
+    );
+    const reports = outcomes.map((outcome) => outcome.report);
+    this.options.monitor?.record(
+      'graph',
+      reports.filter((report) => !report.source.startsWith('local')),
+    );
+    const lists = Object.fromEntries(
+      relations.map((relation) => {
+        const candidates: Candidate[] = outcomes.flatMap(({ call, value }) =>
+          call.name.endsWith(`.${relation}`)
+            ? (value ?? []).map((found, index) => ({
+                paper: found,
+                list: call.name.split('.')[0] as string,
+                rank: index + 1,
+              }))
+            : [],
+        );
+        const fused = fuse(candidates)
+          .map((entry) => entry.paper)
+          .filter((found) => !sameTitle(found, paper));
+        return [relation, fused.slice(0, limit)];
+      }),
+    ) as Record<Relation, Paper[]>;
+    const result: LiteratureMap = {
+      paper,
+      ...lists,
+      hint: mapHint(lists, reports),
+      sources: [...resolution.sources.filter((report) => report.source !== 'local'), ...reports],
+    };
+    const degraded = reports.some((report) => report.status !== 'ok');
+    await this.options.cache.set(key, result, degraded ? 60 : (this.options.ttlSeconds ?? 86_400));
+    return result;
+  }
+}
+
+/** The identifier to ask a source with: the one given when the source understands it, else one the record has. */
+function identifierFor(
+  paper: Paper,
+  given: PaperIdentifier,
+  types: readonly IdentifierType[],
+): PaperIdentifier | null {
+  if (types.includes(given.type)) return given;
+  const ids = paper.identifiers ?? {};
+  const known: Array<[IdentifierType, string | null | undefined]> = [
+    ['DOI', paper.doi ?? ids.doi],
+    ['SS_ID', paper.ss_id ?? ids.ss_id],
+    ['ARXIV', ids.arxiv],
+    ['PMID', ids.pmid],
+    ['PMCID', ids.pmcid],
+    ['MAG', ids.mag],
+    ['ACL', ids.acl],
+  ];
+  for (const [type, raw] of known) {
+    if (!raw || !types.includes(type)) continue;
+    const value = normalizeIdentifier(type, raw);
+    if (value) return { type, value };
+  }
+  return null;
+}
+
+function mapHint(lists: Record<Relation, Paper[]>, reports: SourceReport[]): string {
+  const counts = `${lists.references.length} references, ${lists.citations.length} citing papers, ${lists.related.length} related papers.`;
+  const next =
+    'Open any of them with /api/paper?paper_id=DOI:<doi> (or SS_ID:, ARXIV:, PMID:), or map it in turn with /api/literature_map.';
+  const none =
+    lists.references.length + lists.citations.length === 0
+      ? ' No citation graph was available (no upstream source enabled or answering); related papers come from the local index.'
+      : '';
+  return `${counts}${none} ${next} ${sourcesHint(reports)}`.trim();
+}
