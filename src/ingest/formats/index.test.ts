@@ -25,6 +25,7 @@ describe('format registry', () => {
     ['upstream/pubmed_eutils/responses/biopython/pubmed4.xml', 'pubmed'],
     ['upstream/pubmed_eutils/responses/biopython/pubmed1.xml', 'pubmed'],
     ['upstream/semantic_scholar/responses/danielnsilva_semanticscholar/Paper.json', 'semantic-scholar'],
+    ['upstream/arxiv/responses/arxiv.py_2016/id_list=1111.2011v2.xml', 'arxiv-atom'],
   ])('detects %s as %s', async (file, name) => {
     const path = join(sharedData, file);
     expect(detectFormat(path, await headOf(path))?.name).toBe(name);
@@ -35,11 +36,20 @@ describe('format registry', () => {
     expect(detectFormat('-', openAlex ?? '')?.name).toBe('openalex');
     const [s2] = recordedBodies('semantic_scholar', /paper\/DOI:10.1038/);
     expect(detectFormat('paper.json', s2 ?? '')?.name).toBe('semantic-scholar');
+    for (const body of recordedBodies('crossref', /api\.crossref\.org\/works/).filter(
+      (text) => text.startsWith('{') && !text.includes('"work-agency"'),
+    )) {
+      expect(detectFormat('-', body)?.name).toBe('crossref');
+    }
   });
 
   it.each([
     ['s2-papers-dataset.jsonl', 'semantic-scholar'],
     ['s2-abstracts-dataset.jsonl', 'semantic-scholar'],
+    ['arxiv-metadata-snapshot.jsonl', 'arxiv'],
+    ['references.csl.json', 'csl-json'],
+    ['acl-anthology-2022.acl.xml', 'acl-xml'],
+    ['acl-anthology-P19.xml', 'acl-xml'],
   ])('detects the fixture %s as %s', async (file, name) => {
     const path = join(fixtures, file);
     expect(detectFormat(path, await headOf(path))?.name).toBe(name);

@@ -1,7 +1,11 @@
 import type { FormatReader } from '../ingest-item.js';
 import { readAclAnthologyXml } from './acl-anthology-xml.js';
 import { readAlexandriaJsonl } from './alexandria-jsonl.js';
+import { readArxivAtom } from './arxiv-atom.js';
+import { readArxivSnapshot } from './arxiv-snapshot.js';
 import { readBeirJsonl } from './beir-jsonl.js';
+import { readCrossref } from './crossref.js';
+import { readCslJson } from './csl-json.js';
 import { readOpenAlex } from './openalex.js';
 import { readPubmedXml } from './pubmed-xml.js';
 import { readSemanticScholar } from './semantic-scholar.js';
@@ -69,6 +73,41 @@ export const ingestFormats: readonly IngestFormat[] = [
         /"paperId"\s*:\s*"[0-9a-f]{40}"/.test(head) ||
         /"externalIds"\s*:/.test(head)),
     read: readSemanticScholar,
+  },
+  {
+    name: 'crossref',
+    description: 'Crossref works (REST responses, message objects, JSONL or the public data file)',
+    detect: ({ head }) =>
+      startsJson(head) &&
+      (/"message-type"\s*:\s*"work(-list)?"/.test(head) ||
+        (/"(reference-count|is-referenced-by-count)"\s*:/.test(head) &&
+          /"(indexed|deposited|member|prefix)"\s*:/.test(head))),
+    read: readCrossref,
+  },
+  {
+    name: 'arxiv',
+    description: 'arXiv metadata snapshot JSONL (Kaggle arxiv-metadata-oai-snapshot)',
+    detect: ({ head }) => {
+      const line = firstLine(head);
+      return line.startsWith('{') && /"(authors_parsed|journal-ref|update_date|submitter)"\s*:/.test(line);
+    },
+    read: readArxivSnapshot,
+  },
+  {
+    name: 'csl-json',
+    description: 'CSL-JSON (array or one item a line), as Zotero, citation-js or pandoc export it',
+    detect: ({ filename, head }) =>
+      extensionOf(filename) === '.csl.json' ||
+      (startsJson(head) &&
+        /"type"\s*:\s*"[a-z-]+"/.test(head) &&
+        /"(issued|container-title)"\s*:/.test(head)),
+    read: readCslJson,
+  },
+  {
+    name: 'arxiv-atom',
+    description: 'arXiv API Atom feed (query or id_list responses)',
+    detect: ({ head }) => hasElement(head, 'feed') && /arxiv\.org/i.test(head),
+    read: readArxivAtom,
   },
   {
     name: 'pubmed',

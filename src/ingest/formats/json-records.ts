@@ -110,15 +110,15 @@ async function* scanValues(
           continue;
         }
         if (char !== 0x7b && char !== 0x5b) {
-          // Text between records that is not JSON: report it once, then look for the next record.
+          // A scalar array element, or text between records: report it once, skip to the next record.
           if (!inJunk) {
             count += 1;
-            yield {
-              ok: false,
-              reason: 'unexpected text between JSON records',
-              location: `record ${count} (line ${line})`,
-            };
+            const reason = insideArray
+              ? 'array element is not a JSON object'
+              : 'unexpected text between JSON records';
+            yield { ok: false, reason, location: `record ${count} (line ${line})` };
           }
+          if (char === 0x22) inString = true;
           inJunk = true;
           continue;
         }

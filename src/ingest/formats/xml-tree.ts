@@ -22,6 +22,8 @@ const parser = new XMLParser({
   htmlEntities: true,
   ignoreDeclaration: true,
   ignorePiTags: true,
+  // Atom's `arxiv:doi` becomes `doi`: readers match local names.
+  removeNSPrefix: true,
 });
 
 /**
