@@ -1,4 +1,5 @@
-import { emptyPaper, type Paper } from '../../src/domain/paper.js';
+import { identifierKey, type PaperIdentifier } from '../../src/domain/identifiers.js';
+import { emptyPaper, identityKeys, type Paper } from '../../src/domain/paper.js';
 import type { SearchRequest, SearchResult } from '../../src/domain/search.js';
 import type {
   PaperSource,
@@ -19,7 +20,14 @@ export class FakeLocalSearch implements PaperSearch, PaperLookup {
 
   constructor(
     private readonly papers: Paper[] = [],
-    private readonly options: { scores?: number[]; total?: number; patents?: Paper[]; fail?: boolean } = {},
+    private readonly options: {
+      scores?: number[];
+      total?: number;
+      patents?: Paper[];
+      fail?: boolean;
+      /** Records `findByIdentifier` knows (matched by identity keys). */
+      known?: Paper[];
+    } = {},
   ) {}
 
   async searchPapers(request: SearchRequest): Promise<SearchResult> {
@@ -30,8 +38,9 @@ export class FakeLocalSearch implements PaperSearch, PaperLookup {
     return this.page(this.options.patents ?? [], request);
   }
 
-  async findByIdentifier(): Promise<Paper | null> {
-    return null;
+  async findByIdentifier(identifier: PaperIdentifier): Promise<Paper | null> {
+    const wanted = identifierKey(identifier);
+    return this.options.known?.find((paper) => identityKeys(paper).includes(wanted)) ?? null;
   }
 
   private page(papers: Paper[], request: SearchRequest): SearchResult {

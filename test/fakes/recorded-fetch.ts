@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { sharedData } from '../helpers/test-app.js';
 
 /** One recorded upstream HTTP exchange (a flattened VCR cassette entry, see shared/data/README.md). */
 export interface Interaction {
@@ -22,8 +21,8 @@ export interface CannedResponse {
   headers?: Record<string, string>;
 }
 
-/** Where the recorded upstream responses live. */
-export const upstreamData = join(sharedData, 'upstream');
+/** Where the recorded upstream responses live (../shared/data beside the repo; see test/helpers/test-app.ts). */
+export const upstreamData = join(import.meta.dirname, '..', '..', '..', 'shared', 'data', 'upstream');
 
 const interactionCache = new Map<string, Interaction[]>();
 

@@ -64,11 +64,9 @@ describe('LiteratureMapService', () => {
 
   it('offline, maps a paper of the local index to related local papers and says why the graph is empty', async () => {
     const inIndex = testPaper('Attention is all you need', { doi: '10.5555/attention' });
-    const local = new (class extends FakeLocalSearch {
-      override async findByIdentifier() {
-        return inIndex;
-      }
-    })([inIndex, testPaper('Transformers for long documents')]);
+    const local = new FakeLocalSearch([inIndex, testPaper('Transformers for long documents')], {
+      known: [inIndex],
+    });
     const cache = new MemoryCache();
     const service = new LiteratureMapService({
       resolver: new PaperResolver({ local, sources: [], cache }),

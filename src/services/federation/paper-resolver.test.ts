@@ -124,12 +124,8 @@ describe('PaperResolver', () => {
 
   it('answers from the local index first, caches what sources found, and keeps it in the index', async () => {
     const { sources, fetches } = recordedSources();
-    const inIndex = testPaper('Local copy', { doi: '10.1/local', pdf_id: 'PROJ:papers/local.pdf' });
-    const local = new (class extends FakeLocalSearch {
-      override async findByIdentifier(identifier: { value: string }): Promise<Paper | null> {
-        return identifier.value === '10.1/local' ? inIndex : null;
-      }
-    })();
+    const inIndex = testPaper('Local copy', { doi: '10.1000/local', pdf_id: 'PROJ:papers/local.pdf' });
+    const local = new FakeLocalSearch([], { known: [inIndex] });
     const remembered: Paper[] = [];
     const resolver = new PaperResolver({
       local,
@@ -139,7 +135,7 @@ describe('PaperResolver', () => {
         remembered.push(paper);
       },
     });
-    expect(await resolver.findByIdentifier({ type: 'DOI', value: '10.1/local' })).toBe(inIndex);
+    expect(await resolver.findByIdentifier({ type: 'DOI', value: '10.1000/local' })).toBe(inIndex);
     expect(fetches.openalex.calls).toHaveLength(0);
 
     const first = await resolver.findByIdentifier({ type: 'DOI', value: '10.1073/pnas.1414271111' });
