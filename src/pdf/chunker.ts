@@ -1,0 +1,121 @@
+import type { ParsedChunk } from '../ports/pdf-extractor.js';
+import type { TextBlock } from './layout-types.js';
+
+export interface ChunkSizes {
+  /** A chunk is closed at the first block boundary after it reaches this many characters. */
+  targetChars: number;
+  /** No chunk is longer than this; longer paragraphs are cut between sentences. */
+  maxChars: number;
+}
+
+export const defaultChunkSizes: ChunkSizes = { targetChars: 3000, maxChars: 6000 };
+
+interface Piece {
+  text: string;
+  block: number;
+  heading: boolean;
+}
+
+/**
+ * Cuts the blocks of a document into chunks of a few thousand characters, at heading and
+ * paragraph bounds (a heading never ends a chunk; a new section starts a new chunk once the current
+ * one is half full). A paragraph longer than the target is cut between sentences, and a sentence
+ * longer than the maximum between words, so no chunk ever ends inside a word. The result depends
+ * only on the blocks, so the same PDF always gives the same chunks.
+ */
+export function buildChunks(
+  blocks: TextBlock[],
+  figureBlocks: Array<{ id: string; block: number }>,
+  sizes: ChunkSizes = defaultChunkSizes,
+): ParsedChunk[] {
+  const pieces = blocks.flatMap((block, index) => toPieces(block, index, sizes));
+  const groups: Piece[][] = [];
+  let current: Piece[] = [];
+  let length = 0;
+  const flush = () => {
+    // Keep trailing headings with the text they introduce.
+    const carried: Piece[] = [];
+    while (current.length > 1 && current[current.length - 1]?.heading)
+      carried.unshift(current.pop() as Piece);
+    groups.push(current);
+    current = carried;
+    length = lengthOf(carried);
+  };
+  for (const piece of pieces) {
+    const added = piece.text.length + (current.length > 0 ? 2 : 0);
+    if (
+      current.length > 0 &&
+      (length + added > sizes.maxChars ||
+        length >= sizes.targetChars ||
+        (piece.heading && length >= sizes.targetChars / 2))
+    ) {
+      flush();
+    }
+    current.push(piece);
+    length += piece.text.length + (current.length > 1 ? 2 : 0);
+  }
+  if (current.length > 0) {
+    const last = groups[groups.length - 1];
+    // A short tail joins the previous chunk when both fit.
+    if (last && length < sizes.targetChars / 4 && lengthOf(last) + 2 + length <= sizes.maxChars) {
+      last.push(...current);
+    } else groups.push(current);
+  }
+
+  return groups.map((group) => {
+    const blockIndexes = new Set(group.map((piece) => piece.block));
+    const pages = new Set<number>();
+    for (const index of blockIndexes) for (const page of blocks[index]?.pages ?? []) pages.add(page);
+    return {
+      text: group.map((piece) => piece.text).join('\n\n'),
+      pages: [...pages].sort((a, b) => a - b),
+      figureIds: figureBlocks.filter((figure) => blockIndexes.has(figure.block)).map((figure) => figure.id),
+    };
+  });
+}
+
+function lengthOf(pieces: Piece[]): number {
+  return pieces.reduce((sum, piece, index) => sum + piece.text.length + (index > 0 ? 2 : 0), 0);
+}
+
+function toPieces(block: TextBlock, index: number, sizes: ChunkSizes): Piece[] {
+  if (block.kind === 'heading') {
+    const text = `${'#'.repeat(block.level ?? 2)} ${block.text}`.slice(0, sizes.maxChars);
+    return [{ text, block: index, heading: true }];
+  }
+  if (block.text.length <= sizes.targetChars) return [{ text: block.text, block: index, heading: false }];
+  return splitLongText(block.text, sizes).map((text) => ({ text, block: index, heading: false }));
+}
+
+/** Packs sentences into pieces of at most `targetChars` (a sentence over `maxChars` is cut at spaces). */
+export function splitLongText(text: string, sizes: ChunkSizes): string[] {
+  const sentences = text
+    .split(/(?<=[.!?;])\s+(?=[\p{Lu}\p{N}([“"'])/u)
+    .flatMap((sentence) =>
+      sentence.length <= sizes.maxChars ? [sentence] : splitAtSpaces(sentence, sizes.targetChars),
+    );
+  const pieces: string[] = [];
+  let current = '';
+  for (const sentence of sentences) {
+    if (current.length > 0 && current.length + 1 + sentence.length > sizes.targetChars) {
+      pieces.push(current);
+      current = sentence;
+    } else current = current.length > 0 ? `${current} ${sentence}` : sentence;
+  }
+  if (current.length > 0) pieces.push(current);
+  return pieces;
+}
+
+function splitAtSpaces(text: string, limit: number): string[] {
+  const pieces: string[] = [];
+  let rest = text;
+  while (rest.length > limit) {
+    const space = rest.lastIndexOf(' ', limit);
+    // A "word" longer than a whole chunk (a base64 blob, a URL list) is cut hard.
+    const cut = space > 0 ? space : limit;
+    pieces.push(rest.slice(0, cut));
+    rest = rest.slice(space > 0 ? cut + 1 : cut);
+  }
+  if (rest.length > 0) pieces.push(rest);
+  return pieces;
+}

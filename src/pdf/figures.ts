@@ -1,0 +1,228 @@
+import { createHash } from 'node:crypto';
+import { encode } from 'fast-png';
+import type { ImagePlacement, TextBlock } from './layout-types.js';
+import type { DecodedImage } from './page-content.js';
+
+export interface FigureLimits {
+  /** Smallest painted side, in points; smaller images are icons, bullets or rules. */
+  minSidePoints: number;
+  /** Smallest side in pixels. */
+  minSidePixels: number;
+  /** Images are scaled down to at most this many pixels on their longer side. */
+  maxSidePixels: number;
+  /** Pixels (after scaling) encoded per document; later images are skipped. */
+  maxTotalPixels: number;
+  /** Figures kept per document. */
+  maxFigures: number;
+}
+
+export const defaultFigureLimits: FigureLimits = {
+  minSidePoints: 36,
+  minSidePixels: 32,
+  maxSidePixels: 2000,
+  maxTotalPixels: 40_000_000,
+  maxFigures: 200,
+};
+
+export interface CollectedFigure {
+  id: string;
+  page: number;
+  number: number;
+  width: number;
+  height: number;
+  png: Uint8Array;
+  box: ImagePlacement;
+}
+
+interface Sighting {
+  hash: string;
+  page: number;
+  box: ImagePlacement;
+}
+
+/**
+ * Gathers a document's figures page by page: decides which painted images are figures (not
+ * icons, rules or whole-page scans), encodes each distinct image once as PNG within a pixel budget,
+ * and at the end drops images painted on several pages (logos, banners).
+ */
+export class FigureCollector {
+  readonly #limits: FigureLimits;
+  readonly #encoded = new Map<string, { png: Uint8Array; width: number; height: number }>();
+  readonly #hashByObject = new Map<string, string | null>();
+  readonly #sightings: Sighting[] = [];
+  #pixelsLeft: number;
+
+  constructor(limits: FigureLimits = defaultFigureLimits) {
+    this.#limits = limits;
+    this.#pixelsLeft = limits.maxTotalPixels;
+  }
+
+  /** True once the pixel budget or the figure count is used up: further pages need no image work. */
+  get exhausted(): boolean {
+    return this.#pixelsLeft <= 0 || this.#encoded.size >= this.#limits.maxFigures;
+  }
+
+  async addPage(
+    page: number,
+    size: { width: number; height: number },
+    placements: ImagePlacement[],
+    readPixels: (objectId: string) => Promise<DecodedImage | null>,
+  ): Promise<void> {
+    for (const box of placements) {
+      if (this.exhausted) return;
+      if (!this.#isFigureShaped(box, size)) continue;
+      let hash = this.#hashByObject.get(box.objectId);
+      if (hash === undefined) {
+        const image = await readPixels(box.objectId);
+        hash = image ? this.#encodeOnce(image) : null;
+        this.#hashByObject.set(box.objectId, hash);
+      }
+      if (hash) this.#sightings.push({ hash, page, box });
+    }
+  }
+
+  /** The figures in document order, numbered from 1, with ids `p<page>-<n>`. */
+  finish(): CollectedFigure[] {
+    const pagesByHash = new Map<string, Set<number>>();
+    for (const { hash, page } of this.#sightings) {
+      const pages = pagesByHash.get(hash) ?? new Set<number>();
+      pages.add(page);
+      pagesByHash.set(hash, pages);
+    }
+    const seen = new Set<string>();
+    const perPage = new Map<number, number>();
+    const figures: CollectedFigure[] = [];
+    for (const { hash, page, box } of this.#sightings) {
+      if ((pagesByHash.get(hash)?.size ?? 0) > 1 || seen.has(hash)) continue;
+      seen.add(hash);
+      const image = this.#encoded.get(hash);
+      if (!image) continue;
+      const index = (perPage.get(page) ?? 0) + 1;
+      perPage.set(page, index);
+      figures.push({ id: `p${page}-${index}`, page, number: figures.length + 1, ...image, box });
+    }
+    return figures;
+  }
+
+  #isFigureShaped(box: ImagePlacement, page: { width: number; height: number }): boolean {
+    const width = box.x1 - box.x0;
+    const height = box.bottom - box.top;
+    if (Math.min(width, height) < this.#limits.minSidePoints) return false;
+    if (Math.max(width, height) / Math.min(width, height) > 12) return false;
+    // A picture of the whole page is a scan, not a figure.
+    return !(width >= 0.85 * page.width && height >= 0.85 * page.height);
+  }
+
+  #encodeOnce(image: DecodedImage): string | null {
+    if (Math.min(image.width, image.height) < this.#limits.minSidePixels) return null;
+    const hash = createHash('sha1')
+      .update(`${image.width}x${image.height}:${image.kind}:`)
+      .update(image.data)
+      .digest('hex');
+    if (this.#encoded.has(hash)) return hash;
+    const pixels = toPixels(image, this.#limits.maxSidePixels);
+    if (!pixels) return null;
+    this.#pixelsLeft -= pixels.width * pixels.height;
+    if (this.#pixelsLeft < 0) return null;
+    this.#encoded.set(hash, {
+      png: encode({ ...pixels, depth: 8 }),
+      width: pixels.width,
+      height: pixels.height,
+    });
+    return hash;
+  }
+}
+
+interface Pixels {
+  width: number;
+  height: number;
+  channels: number;
+  data: Uint8Array;
+}
+
+/** pdf.js image data as 8-bit gray/RGB/RGBA, box-filtered down to `maxSide` pixels. */
+export function toPixels(image: DecodedImage, maxSide: number): Pixels | undefined {
+  const { width, height } = image;
+  let channels: number;
+  let data: Uint8Array;
+  if (image.kind === 1) {
+    channels = 1;
+    data = new Uint8Array(width * height);
+    const rowBytes = Math.ceil(width / 8);
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        const bit = ((image.data[y * rowBytes + (x >> 3)] ?? 0) >> (7 - (x & 7))) & 1;
+        data[y * width + x] = bit ? 255 : 0;
+      }
+    }
+  } else if (image.kind === 2 || image.kind === 3) {
+    channels = image.kind === 2 ? 3 : 4;
+    if (image.data.length < width * height * channels) return undefined;
+    data = new Uint8Array(image.data.buffer, image.data.byteOffset, width * height * channels);
+  } else return undefined;
+  const factor = Math.ceil(Math.max(width, height) / maxSide);
+  return factor <= 1
+    ? { width, height, channels, data }
+    : downscale({ width, height, channels, data }, factor);
+}
+
+function downscale(source: Pixels, factor: number): Pixels {
+  const width = Math.floor(source.width / factor);
+  const height = Math.floor(source.height / factor);
+  const { channels } = source;
+  const data = new Uint8Array(width * height * channels);
+  const area = factor * factor;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      for (let channel = 0; channel < channels; channel++) {
+        let sum = 0;
+        for (let dy = 0; dy < factor; dy++) {
+          const row = (y * factor + dy) * source.width;
+          for (let dx = 0; dx < factor; dx++) {
+            sum += source.data[(row + x * factor + dx) * channels + channel] ?? 0;
+          }
+        }
+        data[(y * width + x) * channels + channel] = Math.round(sum / area);
+      }
+    }
+  }
+  return { width, height, channels, data };
+}
+
+const figureCaption = /^(?:fig(?:ure)?\.?)\s*[A-Z]?\d{1,3}/i;
+
+/**
+ * Links figures to the text: a figure takes the nearest "Figure N" caption on its page (below it
+ * preferred, then above) and belongs to that caption's block; without a caption it belongs to the
+ * first block painted below its top on the same page, else to the last block before it.
+ */
+export function placeFigures(
+  figures: CollectedFigure[],
+  blocks: TextBlock[],
+): Array<{ id: string; block: number; caption?: string }> {
+  return figures.map((figure) => {
+    const { box, page } = figure;
+    let best: { index: number; score: number } | undefined;
+    blocks.forEach((block, index) => {
+      if (block.page !== page || block.kind !== 'caption' || !figureCaption.test(block.text)) return;
+      const below = block.top - box.bottom;
+      const above = box.top - block.bottom;
+      const overlaps = Math.min(block.x1, box.x1) - Math.max(block.x0, box.x0) > 0;
+      const distance = below >= -10 ? below : above >= -10 ? above + 40 : Number.POSITIVE_INFINITY;
+      const score = distance + (overlaps ? 0 : 200);
+      if (score < 400 && (!best || score < best.score)) best = { index, score };
+    });
+    if (best) {
+      const caption = blocks[best.index]?.text;
+      return { id: figure.id, block: best.index, ...(caption ? { caption } : {}) };
+    }
+    let block = blocks.findIndex((candidate) => candidate.page === page && candidate.top >= box.top);
+    if (block < 0) block = findLastIndex(blocks, (candidate) => candidate.page <= page);
+    return { id: figure.id, block: Math.max(0, block) };
+  });
+}
+
+function findLastIndex<T>(items: T[], predicate: (item: T) => boolean): number {
+  for (let index = items.length - 1; index >= 0; index--) if (predicate(items[index] as T)) return index;
+  return -1;
+}

@@ -1,0 +1,161 @@
+import type { PdfMetadata } from '../ports/pdf-extractor.js';
+import type { BodyStyle } from './headings.js';
+import type { TextLine } from './layout-types.js';
+import { normalizeText } from './text-cleaning.js';
+
+/** What metadata sniffing looks at: the info dictionary and the first page, margins included. */
+export interface MetadataSources {
+  info: Record<string, unknown>;
+  /** Every line of page 1 in reading order, running headers and footers included. */
+  firstPage: TextLine[];
+  /** Text drawn at an angle on page 1 (the arXiv stamp lives there). */
+  firstPageRotated: string[];
+  /** The title lines found on page 1 (largest type in its upper half). */
+  titleLines: TextLine[];
+  body: BodyStyle;
+}
+
+/**
+ * The title lines of page 1: the largest type in the upper half of the page, when it is clearly
+ * larger than the body text.
+ */
+export function findTitleLines(firstPage: TextLine[], pageHeight: number, body: BodyStyle): TextLine[] {
+  const upper = firstPage.filter(
+    (line) => line.bottom < pageHeight * 0.5 && (line.text.match(/\p{L}/gu)?.length ?? 0) >= 2,
+  );
+  const largest = Math.max(0, ...upper.map((line) => line.size));
+  if (largest < body.size * 1.25) return [];
+  const title = upper.filter((line) => line.size >= largest * 0.95);
+  // The title is one run of lines; stop at the first gap wider than two lines.
+  const sorted = [...title].sort((a, b) => a.bottom - b.bottom);
+  const first = sorted[0];
+  if (!first) return [];
+  const kept = [first];
+  for (const line of sorted.slice(1)) {
+    const last = kept[kept.length - 1] as TextLine;
+    if (line.bottom - last.bottom > 2.5 * largest) break;
+    kept.push(line);
+  }
+  return kept.length <= 6 ? kept : [];
+}
+
+const doiPattern = /\b(10\.\d{4,9}\/[^\s"<>{}]+)/;
+const arxivPattern = /arXiv:\s*(\d{4}\.\d{4,5}(?:v\d+)?|[a-z-]+(?:\.[A-Z]{2})?\/\d{7}(?:v\d+)?)/i;
+const months = 'Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec';
+
+export function sniffMetadata(sources: MetadataSources): PdfMetadata {
+  const info = sources.info;
+  const infoText = (key: string) => {
+    const value = info[key];
+    return typeof value === 'string' ? normalizeText(value) : undefined;
+  };
+  const custom = (info.Custom ?? {}) as Record<string, unknown>;
+  const pageText = sources.firstPage.map((line) => line.text);
+  const metadata: PdfMetadata = {};
+
+  const infoTitle = infoText('Title');
+  const pageTitle = normalizeText(sources.titleLines.map((line) => line.text).join(' '));
+  const title = infoTitle && isPlausibleTitle(infoTitle) ? infoTitle : pageTitle;
+  if (title && isPlausibleTitle(title)) metadata.title = title;
+
+  const authors = authorsFromInfo(infoText('Author')) ?? authorsFromPage(sources);
+  if (authors && authors.length > 0) metadata.authors = authors;
+
+  const doiSources = [
+    typeof custom.doi === 'string' ? custom.doi : undefined,
+    infoText('Subject'),
+    infoText('Keywords'),
+    ...sources.firstPageRotated,
+    ...pageText,
+  ];
+  for (const source of doiSources) {
+    const match = source ? doiPattern.exec(source) : null;
+    if (match?.[1]) {
+      metadata.doi = match[1].replace(/[.,;:)\]]+$/, '');
+      break;
+    }
+  }
+
+  for (const source of [...sources.firstPageRotated, ...pageText.slice(0, 40)]) {
+    const match = arxivPattern.exec(source);
+    if (match?.[1]) {
+      metadata.arxivId = match[1];
+      break;
+    }
+  }
+
+  const year = yearOf(sources.firstPageRotated, pageText, infoText('CreationDate'));
+  if (year !== undefined) metadata.year = year;
+  const producer = infoText('Producer');
+  if (producer) metadata.producer = producer;
+  return metadata;
+}
+
+function isPlausibleTitle(title: string): boolean {
+  if (title.length < 8 || title.length > 300 || !/\s/.test(title)) return false;
+  return !/^(untitled|microsoft (word|powerpoint)|title|document\d*|slide \d)\b|\.(pdf|docx?|tex|dvi|ps|indd)$/i.test(
+    title,
+  );
+}
+
+function authorsFromInfo(author: string | undefined): string[] | undefined {
+  if (!author || author.length < 3 || /^(admin|user|owner|unknown|author)\b/i.test(author)) return undefined;
+  const names = splitNames(author);
+  return names.length > 0 ? names : undefined;
+}
+
+/** The lines right under the title, before affiliations, emails and the abstract. */
+function authorsFromPage(sources: MetadataSources): string[] | undefined {
+  const lastTitle = sources.titleLines[sources.titleLines.length - 1];
+  if (!lastTitle) return undefined;
+  const index = sources.firstPage.indexOf(lastTitle);
+  const names: string[] = [];
+  for (const line of sources.firstPage.slice(index + 1, index + 6)) {
+    if (
+      /@|\b(universit|institut|department|laborator|college|school|centre|center|abstract|inc\.|ltd)/i.test(
+        line.text,
+      ) ||
+      line.size > lastTitle.size * 0.95 ||
+      line.bottom - lastTitle.bottom > 8 * lastTitle.size
+    ) {
+      break;
+    }
+    names.push(...splitNames(line.text));
+  }
+  return names.length > 0 ? names : undefined;
+}
+
+/** "A. Smith1, B. Jones*, and C. Wu†" → ["A. Smith", "B. Jones", "C. Wu"]. */
+function splitNames(text: string): string[] {
+  return normalizeText(text)
+    .replace(/[\d*†‡§¶⋄□∗♯♮♣♠♥♦✉]+/gu, ' ')
+    .split(/\s*(?:;|,|\band\b|&)\s*/)
+    .map((name) => name.replace(/\s+/g, ' ').trim())
+    .filter((name) => {
+      const words = name.split(' ');
+      return words.length >= 2 && words.length <= 5 && words.every((word) => /^\p{Lu}/u.test(word));
+    });
+}
+
+function yearOf(rotated: string[], pageText: string[], creationDate: string | undefined): number | undefined {
+  const plausible = (year: number) => year >= 1900 && year <= new Date().getFullYear() + 1;
+  const stamp = new RegExp(`\\b\\d{1,2}\\s+(?:${months})\\w*\\s+((?:19|20)\\d{2})\\b`);
+  for (const text of rotated.filter((each) => /arxiv/i.test(each))) {
+    const match = stamp.exec(text);
+    if (match?.[1] && plausible(Number(match[1]))) return Number(match[1]);
+  }
+  const patterns = [
+    /(?:©|\(c\)|copyright|published)[^.;]{0,40}?\b((?:19|20)\d{2})\b/i,
+    /(?:accepted|received)[^.;]{0,40}?\b((?:19|20)\d{2})\b/i,
+    new RegExp(`\\b(?:${months})\\w*\\.?,?\\s+(?:\\d{1,2},?\\s+)?((?:19|20)\\d{2})\\b`),
+    /\b(?:vol\.?|volume)\s*\d+[^.]{0,60}?\b((?:19|20)\d{2})\b/i,
+  ];
+  for (const pattern of patterns) {
+    for (const text of pageText) {
+      const match = pattern.exec(text);
+      if (match?.[1] && plausible(Number(match[1]))) return Number(match[1]);
+    }
+  }
+  const created = /^D:((?:19|20)\d{2})/.exec(creationDate ?? '');
+  return created?.[1] ? Number(created[1]) : undefined;
+}

@@ -1,0 +1,167 @@
+import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { AppError } from '../domain/errors.js';
+import type { ParsedDocument } from '../ports/pdf-extractor.js';
+import { buildBlocks } from './blocks.js';
+import { buildChunks, type ChunkSizes, defaultChunkSizes } from './chunker.js';
+import { defaultFigureLimits, FigureCollector, type FigureLimits, placeFigures } from './figures.js';
+import { bodyStyleOf } from './headings.js';
+import { surveyImages } from './image-survey.js';
+import type { TextLine } from './layout-types.js';
+import { findTitleLines, sniffMetadata } from './metadata.js';
+import { readImagePixels, readImagePlacements, readPageText } from './page-content.js';
+import { loadPdfJs, pdfJsDataPaths } from './pdfjs-loader.js';
+import { orderLines } from './reading-order.js';
+import { removeRunningLines } from './running-lines.js';
+import { buildLines } from './text-lines.js';
+
+export interface ParseOptions {
+  /** Extract embedded images (default true). */
+  images: boolean;
+  /** Documents with more pages are refused (payload_too_large). */
+  maxPages: number;
+  /** Images with more pixels than this are not decoded at all (pdf.js `maxImageSize`). */
+  maxImagePixels: number;
+  figures: FigureLimits;
+  chunks: ChunkSizes;
+}
+
+export const defaultParseOptions: ParseOptions = {
+  images: true,
+  maxPages: 2000,
+  maxImagePixels: 25_000_000,
+  figures: defaultFigureLimits,
+  chunks: defaultChunkSizes,
+};
+
+interface PageResult {
+  page: number;
+  width: number;
+  height: number;
+  lines: TextLine[];
+  rotatedText: string[];
+}
+
+/**
+ * The whole pipeline for one PDF, run inside a worker thread: pdf.js positioned text and image
+ * placements per page → line segments → running headers/footers removed → column-aware reading
+ * order → headings, paragraphs and captions (de-hyphenated, NFKC) → chunks; figures decoded to
+ * PNG and attached to the chunk holding their caption. Throws AppError (`unprocessable`,
+ * `payload_too_large`) for documents it cannot or will not read.
+ */
+export async function parseDocument(
+  bytes: Uint8Array,
+  options: ParseOptions = defaultParseOptions,
+): Promise<ParsedDocument> {
+  const pdfjs = await loadPdfJs();
+  // Surveyed before pdf.js takes (and detaches) the buffer.
+  const survey = options.images ? surveyImages(bytes, options.figures.minSidePixels) : undefined;
+  const task = pdfjs.getDocument({
+    ...pdfJsDataPaths(),
+    data: bytes,
+    cMapPacked: true,
+    isEvalSupported: false,
+    disableFontFace: true,
+    useSystemFonts: false,
+    maxImageSize: options.maxImagePixels,
+    verbosity: 0,
+  });
+  let document: PDFDocumentProxy;
+  try {
+    document = await task.promise;
+  } catch (error) {
+    await task.destroy().catch(() => undefined);
+    throw openingError(error);
+  }
+  try {
+    if (document.numPages > options.maxPages) {
+      throw new AppError(
+        'payload_too_large',
+        `The PDF has ${document.numPages} pages; at most ${options.maxPages} are read (ALEXANDRIA_PDF_MAX_PAGES).`,
+        { param: 'file' },
+      );
+    }
+    const figures = new FigureCollector(options.figures);
+    const wantImages = (survey?.figureCandidates ?? 0) > 0;
+    const pages: PageResult[] = [];
+    for (let number = 1; number <= document.numPages; number++) {
+      const page = await document.getPage(number);
+      try {
+        const text = await readPageText(pdfjs, page);
+        pages.push({
+          page: number,
+          width: text.width,
+          height: text.height,
+          lines: buildLines(text.runs, number),
+          rotatedText: text.rotatedText,
+        });
+        if (wantImages && !figures.exhausted) {
+          const placements = await readImagePlacements(pdfjs, page);
+          await figures.addPage(number, text, placements, (id) => readImagePixels(page, id));
+        }
+      } finally {
+        page.cleanup();
+      }
+    }
+    const info = ((await document.getMetadata().catch(() => undefined))?.info ?? {}) as Record<
+      string,
+      unknown
+    >;
+    return assemble(pages, info, figures, options);
+  } finally {
+    await document.destroy().catch(() => undefined);
+  }
+}
+
+function assemble(
+  pages: PageResult[],
+  info: Record<string, unknown>,
+  figureCollector: FigureCollector,
+  options: ParseOptions,
+): ParsedDocument {
+  const { kept, removed } = removeRunningLines(pages);
+  const ordered = kept.map((lines) => orderLines(lines));
+  const allLines = ordered.flat();
+  const body = bodyStyleOf(allLines);
+  const first = pages[0];
+  const firstPage = first ? orderLines([...(ordered[0] ?? []), ...(removed[0] ?? [])]) : [];
+  const titleLines = first ? findTitleLines(ordered[0] ?? [], first.height, body) : [];
+  const metadata = sniffMetadata({
+    info,
+    firstPage,
+    firstPageRotated: first?.rotatedText ?? [],
+    titleLines,
+    body,
+  });
+
+  const hasTextLayer = allLines.some((line) => /[\p{L}\p{N}]/u.test(line.text));
+  const blocks = hasTextLayer ? buildBlocks(allLines, body, titleLines) : [];
+  const collected = figureCollector.finish();
+  const placed = placeFigures(collected, blocks);
+  const captionById = new Map(placed.map((figure) => [figure.id, figure.caption]));
+  const chunks = blocks.length > 0 ? buildChunks(blocks, placed, options.chunks) : [];
+  return {
+    pageCount: pages.length,
+    hasTextLayer: hasTextLayer && chunks.length > 0,
+    metadata,
+    chunks,
+    figures: collected.map(({ id, page, number, width, height, png }) => {
+      const caption = captionById.get(id);
+      return { id, page, number, width, height, png, ...(caption ? { caption } : {}) };
+    }),
+  };
+}
+
+function openingError(error: unknown): AppError {
+  const name = (error as { name?: string } | null)?.name;
+  if (name === 'PasswordException') {
+    return new AppError('unprocessable', 'The PDF is encrypted with a password and cannot be read.', {
+      param: 'file',
+      cause: error,
+    });
+  }
+  const detail = error instanceof Error ? error.message : String(error);
+  return new AppError('unprocessable', `The file is not a readable PDF (${detail}).`, {
+    param: 'file',
+    cause: error,
+  });
+}

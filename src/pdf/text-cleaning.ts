@@ -1,0 +1,85 @@
+/**
+ * Text normalisation and de-hyphenation. pdf.js already applies NFKC to what it extracts (so the
+ * fi/fl/ffi ligature glyphs come out as letters); this is applied again to the joined text so that
+ * every producer's output ends up in the same form.
+ */
+
+/** NFKC, single spaces, no control or invisible formatting characters (soft hyphens included). */
+export function normalizeText(text: string): string {
+  return text
+    .normalize('NFKC')
+    .replace(/\s+/g, ' ')
+    .replace(/\p{Cc}|[\u00ad\u200b\u200c\u200e\u200f\u2060\ufeff]/gu, '')
+    .trim();
+}
+
+const wordPattern = /[\p{L}\p{M}]+(?:[-\u2010\u2011][\p{L}\p{M}]+)*/gu;
+
+/**
+ * Lower-cased words of the document, hyphenated compounds both whole and by part. Used to decide
+ * whether a word broken at a line end is one word ("multilin- gual") or a compound ("data- driven").
+ * The two fragments around each line-end hyphen are left out: they are what is being decided.
+ */
+export function collectVocabulary(paragraphs: Iterable<string[]>): Set<string> {
+  const vocabulary = new Set<string>();
+  const add = (text: string) => {
+    for (const match of text.matchAll(wordPattern)) {
+      const word = match[0].toLowerCase().replace(/[\u2010\u2011]/g, '-');
+      vocabulary.add(word);
+      if (word.includes('-')) for (const part of word.split('-')) vocabulary.add(part);
+    }
+  };
+  for (const lines of paragraphs) {
+    let cutStart = false;
+    for (const line of lines) {
+      let text = cutStart ? line.replace(lineStartWord, '') : line;
+      cutStart = lineEndHyphen.test(text);
+      if (cutStart) text = text.replace(lineEndHyphen, '');
+      add(text);
+    }
+  }
+  return vocabulary;
+}
+
+const lineEndHyphen = /([\p{L}\p{M}]+(?:-[\p{L}\p{M}]+)*)[-\u2010\u2011\u00ad]$/u;
+const lineStartWord = /^([\p{Ll}\p{M}]+)/u;
+
+/**
+ * Joins the lines of one paragraph. A word hyphenated at a line end is joined without the hyphen
+ * when the joined word occurs elsewhere in the document, kept as a compound when the hyphenated
+ * form occurs (or both halves are words of their own), and joined otherwise (TeX's syllable
+ * breaks outnumber compounds broken at their hyphen). A line ending in a dash joins tight.
+ */
+export function joinLines(lines: string[], vocabulary: Set<string>): string {
+  let text = '';
+  for (const line of lines) {
+    if (text.length === 0) {
+      text = line;
+      continue;
+    }
+    const hyphenated = lineEndHyphen.exec(text);
+    const next = lineStartWord.exec(line);
+    if (hyphenated && text.endsWith('\u00ad') && next) {
+      text = text.slice(0, -1) + line;
+    } else if (hyphenated) {
+      const left = (hyphenated[1] ?? '').toLowerCase();
+      const right = next?.[1]?.toLowerCase();
+      if (right === undefined || keepsHyphen(left, right, vocabulary))
+        text = text.replace(/[\u2010\u2011]$/, '-') + line;
+      else text = text.slice(0, -1) + line;
+    } else if (/[—–]$/.test(text)) {
+      text += line;
+    } else {
+      text += ` ${line}`;
+    }
+  }
+  return text;
+}
+
+function keepsHyphen(left: string, right: string, vocabulary: Set<string>): boolean {
+  const lastPart = left.split('-').pop() ?? left;
+  if (vocabulary.has(`${lastPart}${right}`)) return false;
+  if (vocabulary.has(`${lastPart}-${right}`)) return true;
+  if (left.includes('-') || lastPart.length === 1) return true;
+  return lastPart.length >= 3 && right.length >= 3 && vocabulary.has(lastPart) && vocabulary.has(right);
+}

@@ -1,0 +1,142 @@
+import type { TextLine, TextRun } from './layout-types.js';
+
+/**
+ * Groups positioned runs into line segments: runs whose em boxes overlap vertically by half and
+ * that are horizontally close (gap at most `columnGapEm` ems) belong together. Because closeness is
+ * horizontal too, the two columns of a page never share a line even when their baselines are a
+ * little offset, and a subscript joins the line it belongs to rather than the neighbouring column.
+ */
+export function buildLines(runs: TextRun[], page: number, columnGapEm = 1): TextLine[] {
+  const sorted = runs
+    .filter((run) => run.text.trim().length > 0 && run.size > 0)
+    .sort((a, b) => a.y - b.y || a.x - b.x);
+  const segments: Segment[] = [];
+  for (const run of sorted) {
+    let best: Segment | undefined;
+    let bestOverlap = 0;
+    for (let index = segments.length - 1; index >= 0; index--) {
+      const segment = segments[index] as Segment;
+      if (segment.reference.y < run.y - 3 * Math.max(run.size, segment.reference.size)) break;
+      const overlap = verticalOverlap(segment.reference, run);
+      if (overlap < 0.5 * Math.min(segment.reference.size, run.size)) continue;
+      if (horizontalGap(segment, run) > columnGapEm * Math.max(segment.reference.size, run.size)) continue;
+      if (overlap > bestOverlap) {
+        best = segment;
+        bestOverlap = overlap;
+      }
+    }
+    if (best) add(best, run);
+    else segments.push({ runs: [run], reference: run, x0: run.x, x1: run.x + run.width });
+  }
+  const merged = mergeSegments(segments, columnGapEm);
+  return merged.map((segment) => toLine(segment.runs.sort((a, b) => a.x - b.x).filter(notDuplicate), page));
+}
+
+interface Segment {
+  runs: TextRun[];
+  /** The largest run: its em box stands for the line's. */
+  reference: TextRun;
+  x0: number;
+  x1: number;
+}
+
+function add(segment: Segment, run: TextRun): void {
+  segment.runs.push(run);
+  if (run.size > segment.reference.size) segment.reference = run;
+  segment.x0 = Math.min(segment.x0, run.x);
+  segment.x1 = Math.max(segment.x1, run.x + run.width);
+}
+
+function horizontalGap(segment: Segment, run: TextRun): number {
+  return Math.max(run.x - segment.x1, segment.x0 - (run.x + run.width));
+}
+
+/** Segments that ended up side by side on one line (a run bridged them later) become one. */
+function mergeSegments(segments: Segment[], columnGapEm: number): Segment[] {
+  const alive = [...segments];
+  let changed = true;
+  while (changed) {
+    changed = false;
+    for (let i = 0; i < alive.length && !changed; i++) {
+      const a = alive[i] as Segment;
+      for (let j = i + 1; j < alive.length; j++) {
+        const b = alive[j] as Segment;
+        if (b.reference.y > a.reference.y + 2 * a.reference.size) break;
+        const size = Math.max(a.reference.size, b.reference.size);
+        const gap = Math.max(b.x0 - a.x1, a.x0 - b.x1);
+        if (
+          verticalOverlap(a.reference, b.reference) >= 0.5 * Math.min(a.reference.size, b.reference.size) &&
+          gap <= columnGapEm * size
+        ) {
+          for (const run of b.runs) add(a, run);
+          alive.splice(j, 1);
+          changed = true;
+          break;
+        }
+      }
+    }
+  }
+  return alive;
+}
+
+function verticalOverlap(a: TextRun, b: TextRun): number {
+  return Math.min(a.y, b.y) - Math.max(a.y - a.size, b.y - b.size);
+}
+
+/** Some producers draw text twice with a tiny offset to fake bold; keep one copy. */
+function notDuplicate(run: TextRun, index: number, runs: TextRun[]): boolean {
+  const previous = runs[index - 1];
+  return !(
+    previous &&
+    previous.text === run.text &&
+    Math.abs(previous.x - run.x) < 0.2 * run.size &&
+    Math.abs(previous.y - run.y) < 0.2 * run.size
+  );
+}
+
+function toLine(runs: TextRun[], page: number): TextLine {
+  let text = '';
+  let previous: TextRun | undefined;
+  const weightBySize = new Map<number, number>();
+  const weightByFont = new Map<string, number>();
+  for (const run of runs) {
+    if (previous) {
+      const gap = run.x - (previous.x + previous.width);
+      const spaced = /\s$/.test(previous.text) || /^\s/.test(run.text);
+      if (!spaced && gap > 0.15 * Math.min(previous.size, run.size)) text += ' ';
+    }
+    text += run.text;
+    const weight = run.text.trim().length;
+    const size = Math.round(run.size * 10) / 10;
+    weightBySize.set(size, (weightBySize.get(size) ?? 0) + weight);
+    weightByFont.set(run.font, (weightByFont.get(run.font) ?? 0) + weight);
+    previous = run;
+  }
+  const first = runs[0] as TextRun;
+  const last = runs[runs.length - 1] as TextRun;
+  const size = heaviest(weightBySize) ?? first.size;
+  const bottom = Math.max(...runs.filter((run) => run.size >= size * 0.9).map((run) => run.y));
+  return {
+    text: text.replace(/\s+/g, ' ').trim(),
+    x0: first.x,
+    x1: Math.max(last.x + last.width, ...runs.map((run) => run.x + run.width)),
+    top: bottom - size,
+    bottom,
+    size,
+    font: heaviest(weightByFont) ?? first.font,
+    uniformFont: [...weightByFont].filter(([, weight]) => weight > 0).length <= 1,
+    page,
+  };
+}
+
+function heaviest<K>(weights: Map<K, number>): K | undefined {
+  let best: K | undefined;
+  let bestWeight = -1;
+  for (const [key, weight] of weights) {
+    if (weight > bestWeight) {
+      best = key;
+      bestWeight = weight;
+    }
+  }
+  return best;
+}
