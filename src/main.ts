@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
+import { OpenAiChatModel } from './adapters/chat/openai-chat-model.js';
 import { FsBlobStore } from './adapters/fs/fs-blob-store.js';
 import { MemoryCache } from './adapters/memory/memory-cache.js';
 import { MemoryRateLimiter } from './adapters/memory/memory-rate-limiter.js';
@@ -11,7 +12,10 @@ import { RedisRateLimiter } from './adapters/redis/redis-rate-limiter.js';
 import { S3BlobStore } from './adapters/s3/s3-blob-store.js';
 import { createSqliteProjectStore } from './adapters/sqlite/sqlite-project-store.js';
 import { ZoteroWebApi } from './adapters/zotero/zotero-web-api.js';
-import type { Config } from './config/load-config.js';
+import type { ResearchTools } from './agent/agent-types.js';
+import { GenerativeAnswers } from './agent/generative-answers.js';
+import { ResearchService } from './agent/research-service.js';
+import { type Config, ConfigError } from './config/load-config.js';
 import type { Logger } from './platform/logger.js';
 import { packageVersion } from './platform/version.js';
 import type { BlobStore } from './ports/blob-store.js';
@@ -100,6 +104,7 @@ export async function createContainer(
     projects: projectService,
     citations: new CitationService(projectService),
     zotero: new ZoteroService({ library: zoteroLibrary, blobs, secret: signingSecret }),
+    ...createAnswering(config, logger, { projects: projectService }),
   };
 
   const probes: ReadinessProbe[] = [
@@ -157,4 +162,52 @@ async function loadOrCreateSecret(path: string): Promise<string> {
     },
   );
   return (await readFile(path, 'utf8')).trim();
+}
+
+/**
+ * The research agent (chat endpoint) and generative-mode answers, on the chat model when
+ * `ALEXANDRIA_CHAT_URL` is set and extractive otherwise. `tools` are the services the agent calls.
+ */
+function createAnswering(config: Config, logger: Logger, tools: ResearchTools) {
+  const { chat } = config;
+  if (chat.url && !chat.model) {
+    throw new ConfigError([
+      'ALEXANDRIA_CHAT_MODEL: required when ALEXANDRIA_CHAT_URL is set (the model name at that API)',
+    ]);
+  }
+  const model =
+    chat.url && chat.model
+      ? new OpenAiChatModel({
+          baseUrl: chat.url,
+          apiKey: chat.apiKey,
+          model: chat.model,
+          timeoutMs: chat.timeoutMs,
+          maxRetries: chat.maxRetries,
+        })
+      : undefined;
+  const publicUrl = (config.server.publicUrl ?? `http://localhost:${config.server.port}`).replace(/\/+$/, '');
+  const documentUrl = (pdfRef: string) => `${publicUrl}/api/fulltext?pdf_id=${encodeURIComponent(pdfRef)}`;
+  return {
+    research: new ResearchService({
+      modelName: chat.modelName,
+      model,
+      tools,
+      documentUrl,
+      budgets: {
+        maxSteps: chat.maxSteps,
+        maxTokens: chat.maxTokens,
+        timeLimitMs: chat.timeLimitMs,
+        toolTimeoutMs: chat.toolTimeoutMs,
+        maxToolCallsPerStep: 4,
+        maxTokensPerCall: 1500,
+      },
+    }),
+    answers: new GenerativeAnswers({
+      model,
+      concurrency: chat.generativeConcurrency,
+      timeoutMs: chat.generativeTimeoutMs,
+      documentUrl,
+      onFallback: (error) => logger.warn({ err: error }, 'generative answer fell back to extractive'),
+    }),
+  };
 }

@@ -3,6 +3,7 @@ import type { TokenUsage } from '../ports/chat-model.js';
 import type { ProjectService } from '../services/project-service.js';
 import type { FullTextReader, PaperLibrary, PaperSearch } from '../services/services.js';
 import type { CitationReport } from './citation-filter.js';
+import type { SourceLedger } from './source-ledger.js';
 
 /** One research question, as the chat endpoint passes it. */
 export interface ResearchRequest {
@@ -32,6 +33,8 @@ export interface RunSummary {
   /** Records retrieved by the run. */
   sources: number;
   citations: CitationReport;
+  /** Every record the run retrieved (what the answer may cite), for audits and evaluation. */
+  ledger: SourceLedger;
   /** Set when the run fell back to the extractive pipeline, with the reason. */
   fallback?: string;
 }

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { emptyPaper, type Paper } from '../domain/paper.js';
+import { auditCitations } from './citation-audit.js';
 import { CitationFilter, checkCitations, removedCitationNote } from './citation-filter.js';
 import { SourceLedger } from './source-ledger.js';
 
@@ -125,5 +126,20 @@ describe('CitationFilter', () => {
     );
     expect(filter.push('tps://evil.example done')).toBe(`${removedCitationNote} done`);
     expect(filter.end()).toBe('');
+  });
+});
+
+describe('auditCitations', () => {
+  it('finds every kind of unverified citation in raw text, and none once the filter has run', () => {
+    const raw =
+      'A [Gersing et al., 2023](https://doi.org/10.1186/s13059-023-02935-8) B [Smith, 2020](https://x.org/p) C https://evil.example/x D (Jones et al., 2019) E ![f](https://evil.example/f.png) F \\(Quoted, 2001) G (Hartman, 2024)';
+    expect(auditCitations(raw, ledger())).toEqual([
+      { text: '[Smith, 2020](https://x.org/p)', kind: 'link' },
+      { text: '![f](https://evil.example/f.png)', kind: 'image' },
+      { text: 'https://evil.example/x', kind: 'url' },
+      { text: 'Jones et al., 2019', kind: 'author-year' },
+    ]);
+    const sources = ledger();
+    expect(auditCitations(checkCitations(raw, sources).text, sources)).toEqual([]);
   });
 });

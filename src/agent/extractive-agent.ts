@@ -201,6 +201,7 @@ export class ExtractiveAgent implements ResearchAgent {
         steps: 0,
         sources: ledger.size,
         citations: filter.report,
+        ledger,
       },
     };
   }

@@ -1,3 +1,5 @@
+import type { GenerativeAnswers } from '../agent/generative-answers.js';
+import type { ResearchService } from '../agent/research-service.js';
 import type { FullTextResult } from '../domain/fulltext.js';
 import type { PaperIdentifier } from '../domain/identifiers.js';
 import type { Paper } from '../domain/paper.js';
@@ -69,6 +71,10 @@ export interface AppServices {
   citations: CitationService;
   /** Saving citations into users' Zotero libraries (save-citation). */
   zotero: ZoteroService;
+  /** The research agent behind the chat endpoint. */
+  research: ResearchService;
+  /** The `answer` of each record in generative_mode. */
+  answers: GenerativeAnswers;
 }
 
 /** A named readiness check (storage, index, …) for /readyz. */

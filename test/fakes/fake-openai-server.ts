@@ -36,6 +36,10 @@ export interface FakeOpenAiServer {
   requests: RecordedChatRequest[];
   /** Requests whose client went away before the response ended (aborts reach upstream). */
   abortedRequests: number;
+  /** Most chat requests in flight at once so far. */
+  maxConcurrent: number;
+  /** Milliseconds every turn waits before answering (to observe concurrency). */
+  delayMs: number;
   /** Replaces the script (and restarts it from the first turn). */
   setScript(script: FakeScript): void;
   close(): Promise<void>;
@@ -46,7 +50,7 @@ export async function startFakeOpenAiServer(initial: FakeScript = []): Promise<F
   let turnIndex = 0;
   const requests: RecordedChatRequest[] = [];
   const open = new Set<ServerResponse>();
-  const state = { abortedRequests: 0 };
+  const state = { abortedRequests: 0, active: 0, maxConcurrent: 0, delayMs: 0 };
 
   const server = createServer(async (request, response) => {
     const body = await readBody(request);
@@ -62,10 +66,14 @@ export async function startFakeOpenAiServer(initial: FakeScript = []): Promise<F
     const turn = typeof script === 'function' ? script(recorded, turnIndex) : script[turnIndex];
     turnIndex += 1;
     open.add(response);
+    state.active += 1;
+    state.maxConcurrent = Math.max(state.maxConcurrent, state.active);
     response.on('close', () => {
       open.delete(response);
+      state.active -= 1;
       if (!response.writableFinished) state.abortedRequests += 1;
     });
+    if (state.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, state.delayMs));
     if (!turn) return json(response, 500, { error: { message: 'script exhausted', type: 'server_error' } });
     await play(turn, parsed, response);
   });
@@ -76,6 +84,15 @@ export async function startFakeOpenAiServer(initial: FakeScript = []): Promise<F
     requests,
     get abortedRequests() {
       return state.abortedRequests;
+    },
+    get maxConcurrent() {
+      return state.maxConcurrent;
+    },
+    get delayMs() {
+      return state.delayMs;
+    },
+    set delayMs(value: number) {
+      state.delayMs = value;
     },
     setScript(next) {
       script = next;

@@ -1,4 +1,5 @@
 import { authSection } from './auth.js';
+import { chatSection } from './chat.js';
 import { documentsSection } from './documents.js';
 import { mcpSection } from './mcp.js';
 import { serverSection } from './server.js';
@@ -16,4 +17,5 @@ export const sections = {
   documents: documentsSection,
   mcp: mcpSection,
   zotero: zoteroSection,
+  chat: chatSection,
 };

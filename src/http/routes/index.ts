@@ -1,3 +1,4 @@
+import { chatRoutes } from './chat-routes.js';
 import { citationRoutes } from './citation-routes.js';
 import { mcpRoutes } from './mcp-routes.js';
 import { projectRoutes } from './project-routes.js';
@@ -6,4 +7,11 @@ import { systemRoutes } from './system-routes.js';
 import { zoteroRoutes } from './zotero-routes.js';
 
 /** Every route module, in registration order. A capability adds its module here. */
-export const routeModules: RouteModule[] = [systemRoutes, projectRoutes, citationRoutes, zoteroRoutes, mcpRoutes];
+export const routeModules: RouteModule[] = [
+  systemRoutes,
+  projectRoutes,
+  citationRoutes,
+  zoteroRoutes,
+  mcpRoutes,
+  chatRoutes,
+];

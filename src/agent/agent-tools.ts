@@ -1,0 +1,317 @@
+import { z } from 'zod';
+import { parseDocumentRef } from '../domain/document-ref.js';
+import { AppError } from '../domain/errors.js';
+import type { FullTextResult } from '../domain/fulltext.js';
+import { parsePaperIdentifier } from '../domain/identifiers.js';
+import { emptyPaper, type Paper } from '../domain/paper.js';
+import type { SearchResult } from '../domain/search.js';
+import type { ChatToolCall, ChatToolDefinition } from '../ports/chat-model.js';
+import type { ResearchTools } from './agent-types.js';
+import type { PromptFence } from './fence.js';
+import { agentSearchRequest, figureUrls, searchLibrary, withDeadline } from './retrieval.js';
+import { citationMarkdown, type RetrievedSource, type SourceLedger } from './source-ledger.js';
+
+/** What a tool needs while it runs. */
+export interface ToolContext {
+  tenantId: string;
+  signal: AbortSignal;
+  ledger: SourceLedger;
+  fence: PromptFence;
+  timeoutMs: number;
+}
+
+/** One tool: its definition for the model, and how to run it. */
+export interface AgentTool {
+  definition: ChatToolDefinition;
+  /** One line for the progress stream, from the parsed arguments. */
+  describe(args: never): string;
+  run(args: never, context: ToolContext): Promise<string>;
+}
+
+const abstractLimit = 1500;
+const chunkLimit = 8000;
+
+const searchArguments = z.object({
+  keywords: z.string().min(1).max(300).describe('2-6 specific English keywords.').optional(),
+  query: z.string().min(1).max(1000).describe('The question in natural language.').optional(),
+  start_year: z.number().int().optional().describe('First publication year, inclusive.'),
+  end_year: z.number().int().optional().describe('Last publication year, inclusive.'),
+  sort: z.enum(['relevance', 'cited_by_count', 'publication_date']).optional(),
+});
+const documentArguments = z.object({
+  pdf_id: z.string().min(1).max(2000).describe('The pdf_id of a record (PDF_URL:… or PROJ:…).'),
+});
+
+function tool<S extends z.ZodObject>(
+  name: string,
+  description: string,
+  schema: S,
+  describe: (args: z.output<S>) => string,
+  run: (args: z.output<S>, context: ToolContext) => Promise<string>,
+): { name: string; schema: S; tool: AgentTool } {
+  const { $schema: _ignored, ...parameters } = z.toJSONSchema(schema) as Record<string, unknown>;
+  return {
+    name,
+    schema,
+    tool: {
+      definition: { name, description, parameters },
+      describe: describe as (args: never) => string,
+      run: run as (args: never, context: ToolContext) => Promise<string>,
+    },
+  };
+}
+
+/** The tools offered to the model: one per service that is present. */
+export function createAgentTools(
+  services: ResearchTools,
+): Map<string, { schema: z.ZodObject; tool: AgentTool }> {
+  const tools: Array<{ name: string; schema: z.ZodObject; tool: AgentTool }> = [];
+  const { search, fullText, library, projects } = services;
+  if (search) {
+    tools.push(
+      tool(
+        'search_papers',
+        'Search scholarly papers. Returns records with title, abstract, year, citation to use, and pdf_id when the full text is readable.',
+        searchArguments,
+        (args) => `Searching papers: ${args.keywords ?? args.query ?? ''}`,
+        async (args, context) => {
+          const result = await withDeadline(
+            (signal) => search.searchPapers(toSearchRequest(args), { signal }),
+            context.timeoutMs,
+            context.signal,
+            'search_papers',
+          );
+          return renderSearch(result, context);
+        },
+      ),
+      tool(
+        'search_patents',
+        'Search patents by 2-6 keywords. Returns patent records (title, abstract, inventors, number).',
+        searchArguments,
+        (args) => `Searching patents: ${args.keywords ?? args.query ?? ''}`,
+        async (args, context) => {
+          const result = await withDeadline(
+            (signal) => search.searchPatents(toSearchRequest(args), { signal }),
+            context.timeoutMs,
+            context.signal,
+            'search_patents',
+          );
+          return renderSearch(result, context);
+        },
+      ),
+    );
+  }
+  if (projects) {
+    tools.push(
+      tool(
+        'search_my_library',
+        "Search the papers in the user's own projects (uploaded PDFs and saved papers).",
+        z.object({ query: z.string().min(1).max(1000).describe('What to look for.') }),
+        (args) => `Searching your projects: ${args.query}`,
+        async (args, context) => {
+          const papers = await withDeadline(
+            () => searchLibrary(projects, context.tenantId, args.query, { limit: 5 }),
+            context.timeoutMs,
+            context.signal,
+            'search_my_library',
+          );
+          return renderSearch({ papers, total: papers.length, nextOffset: null, hint: '' }, context);
+        },
+      ),
+    );
+  }
+  if (fullText) {
+    tools.push(
+      tool(
+        'read_full_text',
+        'Read one numbered chunk (from 1) of the full text of a record with a pdf_id.',
+        documentArguments.extend({
+          chunk: z.number().int().min(1).max(10_000).describe('Chunk number, from 1.'),
+        }),
+        (args) => `Reading chunk ${args.chunk} of ${args.pdf_id}`,
+        async (args, context) => {
+          const result = await withDeadline(
+            (signal) => fullText.readChunk(context.tenantId, checkedRef(args.pdf_id), args.chunk, { signal }),
+            context.timeoutMs,
+            context.signal,
+            'read_full_text',
+          );
+          return renderChunks(args.pdf_id, result, context);
+        },
+      ),
+      tool(
+        'ask_pdf',
+        'Ask a question of the full text of a record with a pdf_id: returns the most relevant chunks.',
+        documentArguments.extend({
+          question: z.string().min(1).max(1000).describe('The question, in English.'),
+        }),
+        (args) => `Asking ${args.pdf_id}: ${args.question}`,
+        async (args, context) => {
+          const result = await withDeadline(
+            (signal) =>
+              fullText.ask(context.tenantId, checkedRef(args.pdf_id), args.question, { topK: 2, signal }),
+            context.timeoutMs,
+            context.signal,
+            'ask_pdf',
+          );
+          return renderChunks(args.pdf_id, result, context);
+        },
+      ),
+    );
+  }
+  if (library) {
+    tools.push(
+      tool(
+        'add_to_project',
+        'Add a paper to the user\'s project (default project "gpt"), by identifier (DOI:…, ARXIV:…, PMID:…) or PDF url. Only when the user asks to save papers.',
+        z.object({
+          paper_id: z.string().max(300).optional().describe('<TYPE>:<value>, e.g. DOI:10.1000/xyz'),
+          pdf_url: z.string().max(2000).optional().describe('http(s) url of a PDF'),
+          project_name: z.string().max(200).optional(),
+        }),
+        (args) => `Adding ${args.paper_id ?? args.pdf_url ?? '?'} to project ${args.project_name ?? 'gpt'}`,
+        async (args, context) => {
+          const input = args.paper_id
+            ? { kind: 'identifier' as const, identifier: parsePaperIdentifier(args.paper_id, 'paper_id') }
+            : args.pdf_url
+              ? { kind: 'url' as const, url: args.pdf_url }
+              : undefined;
+          if (!input)
+            throw new AppError('invalid_request', 'Give paper_id or pdf_url', { param: 'paper_id' });
+          const added = await withDeadline(
+            (signal) => library.add(context.tenantId, { projectName: args.project_name }, input, { signal }),
+            context.timeoutMs,
+            context.signal,
+            'add_to_project',
+          );
+          return `Added ${added.length} record(s) to project "${args.project_name ?? 'gpt'}".\n${renderPapers(added, context)}`;
+        },
+      ),
+    );
+  }
+  return new Map(tools.map((entry) => [entry.name, { schema: entry.schema, tool: entry.tool }]));
+}
+
+/** A tool call checked and ready: what to show while it runs, and how to run it. */
+export interface PreparedToolCall {
+  progress: string;
+  /** The tool's result as text for the model; never throws except when the run is aborted. */
+  execute(context: ToolContext): Promise<string>;
+}
+
+/**
+ * Checks one tool call. Bad arguments, unknown tools and failing services become a text result the
+ * model can act on (the run goes on); only an abort of the run propagates.
+ */
+export function prepareToolCall(
+  tools: Map<string, { schema: z.ZodObject; tool: AgentTool }>,
+  call: ChatToolCall,
+): PreparedToolCall {
+  const answer = (progress: string, content: string): PreparedToolCall => ({
+    progress,
+    execute: async () => content,
+  });
+  const entry = tools.get(call.name);
+  if (!entry) {
+    return answer(
+      `Unknown tool ${call.name}`,
+      `Error: there is no tool "${call.name}". Tools: ${[...tools.keys()].join(', ')}.`,
+    );
+  }
+  let parsed: unknown;
+  try {
+    parsed = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
+  } catch {
+    return answer(
+      `Bad arguments for ${call.name}`,
+      'Error: the arguments were not valid JSON. Call the tool again with a JSON object.',
+    );
+  }
+  const valid = entry.schema.safeParse(parsed);
+  if (!valid.success) {
+    const problems = valid.error.issues.map(
+      (issue) => `${issue.path.join('.') || 'arguments'}: ${issue.message}`,
+    );
+    return answer(`Bad arguments for ${call.name}`, `Error: invalid arguments (${problems.join('; ')}).`);
+  }
+  return {
+    progress: entry.tool.describe(valid.data as never),
+    async execute(context) {
+      try {
+        return await entry.tool.run(valid.data as never, context);
+      } catch (error) {
+        context.signal.throwIfAborted();
+        const message = error instanceof Error ? error.message : String(error);
+        return `Error: ${call.name} failed: ${message}`;
+      }
+    },
+  };
+}
+
+function toSearchRequest(args: z.output<typeof searchArguments>) {
+  if (!args.keywords && !args.query)
+    throw new AppError('invalid_request', 'Give keywords or query', { param: 'keywords' });
+  return agentSearchRequest({
+    ...(args.keywords ? { keywords: args.keywords } : {}),
+    ...(args.query ? { query: args.query } : {}),
+    ...(args.start_year ? { startYear: args.start_year } : {}),
+    ...(args.end_year ? { endYear: args.end_year } : {}),
+    ...(args.sort ? { sort: args.sort } : {}),
+    limit: 8,
+  });
+}
+
+function checkedRef(pdfRef: string): string {
+  parseDocumentRef(pdfRef, 'pdf_id');
+  return pdfRef.trim();
+}
+
+function renderSearch(result: SearchResult, context: ToolContext): string {
+  if (result.papers.length === 0) return `No records found. ${result.hint}`.trim();
+  return `${result.total} match(es); ${result.papers.length} shown. Cite a record with its "cite as" link exactly.\n\n${renderPapers(result.papers, context)}`;
+}
+
+function renderPapers(papers: Paper[], context: ToolContext): string {
+  return papers
+    .map((paper) => {
+      const source = context.ledger.add(paper);
+      if (paper.abstract) context.ledger.addEvidence({ source, text: paper.abstract, kind: 'abstract' });
+      const facts = [
+        `[${source.id}] cite as ${citationMarkdown(source)}`,
+        paper.cited_by_count !== null && paper.cited_by_count !== undefined
+          ? `cited by ${paper.cited_by_count}`
+          : '',
+        paper.pdf_id ? `pdf_id: ${paper.pdf_id}` : 'no full text',
+      ].filter(Boolean);
+      const abstract = (paper.abstract ?? '(no abstract)').slice(0, abstractLimit);
+      return `${facts.join(' · ')}\n${context.fence.wrap(`Title: ${paper.title}\nVenue: ${paper.venue ?? ''}\nAbstract: ${abstract}`)}`;
+    })
+    .join('\n\n');
+}
+
+function renderChunks(pdfRef: string, result: FullTextResult, context: ToolContext): string {
+  const source = sourceOfDocument(pdfRef, result, context.ledger);
+  const parts = result.chunks.map((chunk) => {
+    for (const url of figureUrls(chunk.img_mds)) context.ledger.addFigure(url);
+    context.ledger.addEvidence({ source, text: chunk.chunk, kind: 'fulltext', chunk: chunk.chunk_num });
+    const figures = chunk.img_mds.length ? `\nFigures:\n${chunk.img_mds.join('\n')}` : '';
+    return `Chunk ${chunk.chunk_num} of ${result.total_chunk_num}:\n${context.fence.wrap(chunk.chunk.slice(0, chunkLimit) + figures)}`;
+  });
+  return `From [${source.id}], cite as ${citationMarkdown(source)}. ${result.hint}\n\n${parts.join('\n\n')}`;
+}
+
+/** The ledger source a document belongs to; a document never seen in a search becomes its own record. */
+function sourceOfDocument(pdfRef: string, result: FullTextResult, ledger: SourceLedger): RetrievedSource {
+  const known = ledger.findByDocument(pdfRef.trim());
+  if (known) return known;
+  const ref = parseDocumentRef(pdfRef, 'pdf_id');
+  const firstLine = result.chunks[0]?.chunk.split('\n').find((line) => line.trim().length > 0) ?? '';
+  const title =
+    firstLine.replace(/^#+\s*/, '').slice(0, 200) ||
+    (ref.kind === 'url' ? decodeURIComponent(ref.url.split('/').pop() ?? ref.url) : ref.documentId);
+  return ledger.add({
+    ...emptyPaper(title),
+    pdf_id: pdfRef.trim(),
+    ...(ref.kind === 'url' ? { pdf_url: ref.url } : {}),
+  });
+}

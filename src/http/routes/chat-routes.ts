@@ -1,0 +1,188 @@
+import type { OutgoingHttpHeaders } from 'node:http';
+import { z } from 'zod';
+import type { RunSummary } from '../../agent/agent-types.js';
+import { AppError } from '../../domain/errors.js';
+import { newId } from '../../platform/ids.js';
+import { principalOf } from '../auth.js';
+import { envelope, toAppError } from '../error-handler.js';
+import { errorResponses } from '../schemas.js';
+import {
+  type CompletionIdentity,
+  chatCompletionRequestSchema,
+  chatCompletionSchema,
+  chunkOf,
+  modelSchema,
+  SseWriter,
+  usageOf,
+} from './chat-wire.js';
+import type { RouteModule } from './route-context.js';
+
+const modelCreated = 1_764_000_000;
+
+/**
+ * The OpenAI-compatible surface of the research agent: `POST /api/chat/completions` (streamed as
+ * server-sent events when `stream` is true, one JSON object otherwise) and `GET /api/models`. A
+ * client that disconnects aborts the run and every call it has in flight.
+ */
+export const chatRoutes: RouteModule = (app, { services, config }) => {
+  const research = services.research;
+  const model = () => ({
+    id: research.modelName,
+    object: 'model' as const,
+    created: modelCreated,
+    owned_by: 'alexandria',
+  });
+
+  app.get(
+    '/api/models',
+    {
+      schema: {
+        summary: 'List models',
+        description: 'The one model the chat endpoint serves (OpenAI clients list models before chatting).',
+        tags: ['chat'],
+        response: {
+          200: z.object({ object: z.literal('list'), data: z.array(modelSchema) }),
+          ...errorResponses,
+        },
+      },
+    },
+    async () => ({ object: 'list' as const, data: [model()] }),
+  );
+
+  app.get(
+    '/api/models/:model',
+    {
+      schema: {
+        summary: 'Get a model',
+        tags: ['chat'],
+        params: z.object({ model: z.string().min(1).max(200) }),
+        response: { 200: modelSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      if (request.params.model !== research.modelName) {
+        throw new AppError(
+          'not_found',
+          `No model "${request.params.model}"; the model is ${research.modelName}`,
+          {
+            param: 'model',
+          },
+        );
+      }
+      return model();
+    },
+  );
+
+  app.post(
+    '/api/chat/completions',
+    {
+      schema: {
+        summary: 'Ask the research agent (OpenAI Chat Completions)',
+        description:
+          'A research question in the OpenAI Chat Completions format. The agent searches, reads full texts and answers in markdown with citations to the records it retrieved, then a references list. `stream: true` gives `text/event-stream` chunks (`delta.content` for the answer, `delta.reasoning_content` for progress) ending with `data: [DONE]`. `model` is ignored. Roles: user (the last one is the question), system and assistant (context).',
+        tags: ['chat'],
+        body: chatCompletionRequestSchema,
+        response: { 200: chatCompletionSchema, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { tenantId } = principalOf(request);
+      const body = request.body;
+      research.checkRequest(body.messages);
+      const identity: CompletionIdentity = {
+        id: `chatcmpl-${newId('c', 24).slice(2)}`,
+        created: Math.floor(Date.now() / 1000),
+        model: research.modelName,
+      };
+      const controller = new AbortController();
+      reply.raw.on('close', () => {
+        if (!reply.raw.writableFinished) controller.abort(new Error('The client closed the connection'));
+      });
+      const events = research.run({ tenantId, messages: body.messages, signal: controller.signal });
+
+      if (!body.stream) {
+        let content = '';
+        let reasoning = '';
+        let summary: RunSummary | undefined;
+        for await (const event of events) {
+          if (event.type === 'content') content += event.text;
+          else if (event.type === 'progress') reasoning += event.text;
+          else summary = event.summary;
+        }
+        return {
+          ...identity,
+          object: 'chat.completion' as const,
+          choices: [
+            {
+              index: 0,
+              message: {
+                role: 'assistant' as const,
+                content,
+                ...(reasoning ? { reasoning_content: reasoning } : {}),
+              },
+              finish_reason: 'stop' as const,
+              logprobs: null,
+            },
+          ],
+          usage: usageOf(summary?.usage ?? { promptTokens: 0, completionTokens: 0 }),
+        };
+      }
+
+      reply.hijack();
+      // Headers set so far (CORS, x-request-id, rate limit) would be lost after hijack without the spread.
+      reply.raw.writeHead(200, {
+        ...(reply.getHeaders() as OutgoingHttpHeaders),
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+      });
+      const sse = new SseWriter(reply.raw, config.chat.keepAliveMs);
+      try {
+        await sse.data(chunkOf(identity, { role: 'assistant', content: '' }));
+        let summary: RunSummary | undefined;
+        for await (const event of events) {
+          if (event.type === 'content') await sse.data(chunkOf(identity, { content: event.text }));
+          else if (event.type === 'progress')
+            await sse.data(chunkOf(identity, { reasoning_content: event.text }));
+          else summary = event.summary;
+        }
+        await sse.data(chunkOf(identity, {}, 'stop'));
+        if (body.stream_options?.include_usage && summary) {
+          await sse.data({
+            ...identity,
+            object: 'chat.completion.chunk',
+            choices: [],
+            usage: usageOf(summary.usage),
+          });
+        }
+        await sse.data('[DONE]');
+        if (summary) request.log.info({ agent: logSummary(summary) }, 'chat completion streamed');
+      } catch (error) {
+        if (controller.signal.aborted) {
+          request.log.info('chat stream aborted by the client');
+        } else {
+          const appError = toAppError(error);
+          if (appError.code === 'internal') request.log.error({ err: error }, 'chat stream failed');
+          else request.log.warn({ code: appError.code, message: appError.message }, 'chat stream failed');
+          await sse.data(envelope(appError));
+        }
+      } finally {
+        sse.end();
+      }
+    },
+  );
+};
+
+function logSummary(summary: RunSummary) {
+  return {
+    mode: summary.mode,
+    steps: summary.steps,
+    stoppedBy: summary.stoppedBy,
+    sources: summary.sources,
+    cited: summary.citations.cited.length,
+    removedCitations: summary.citations.removed.length,
+    fallback: summary.fallback,
+    usage: summary.usage,
+  };
+}
