@@ -66,7 +66,7 @@ export function createAgentTools(
   services: ResearchTools,
 ): Map<string, { schema: z.ZodObject; tool: AgentTool }> {
   const tools: Array<{ name: string; schema: z.ZodObject; tool: AgentTool }> = [];
-  const { search, fullText, library, projects } = services;
+  const { search, fullText, library, projects, literatureMap } = services;
   if (search) {
     tools.push(
       tool(
@@ -185,6 +185,39 @@ export function createAgentTools(
             'add_to_project',
           );
           return `Added ${added.length} record(s) to project "${args.project_name ?? 'gpt'}".\n${renderPapers(added, context)}`;
+        },
+      ),
+    );
+  }
+  if (literatureMap) {
+    tools.push(
+      tool(
+        'literature_map',
+        'Papers around one paper: the papers it cites (references), papers citing it (citations) and related papers.',
+        z.object({
+          paper_id: z
+            .string()
+            .min(3)
+            .max(300)
+            .describe('<TYPE>:<value>, e.g. DOI:10.1000/xyz or ARXIV:2101.00001'),
+        }),
+        (args) => `Mapping the literature around ${args.paper_id}`,
+        async (args, context) => {
+          const identifier = parsePaperIdentifier(args.paper_id, 'paper_id');
+          const map = await withDeadline(
+            (signal) => literatureMap.map(identifier, { limit: 5, signal }),
+            context.timeoutMs,
+            context.signal,
+            'literature_map',
+          );
+          const section = (name: string, papers: Paper[]) =>
+            `## ${name} (${papers.length})\n${papers.length ? renderPapers(papers, context) : 'none found'}`;
+          return [
+            `The paper:\n${renderPapers([map.paper], context)}`,
+            section('References (papers it cites)', map.references),
+            section('Citations (papers citing it)', map.citations),
+            section('Related papers', map.related),
+          ].join('\n\n');
         },
       ),
     );

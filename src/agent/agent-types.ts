@@ -1,5 +1,6 @@
 import type { ChatMessage } from '../domain/chat.js';
 import type { TokenUsage } from '../ports/chat-model.js';
+import type { LiteratureMapService } from '../services/federation/literature-map.js';
 import type { ProjectService } from '../services/project-service.js';
 import type { FullTextReader, PaperLibrary, PaperSearch } from '../services/services.js';
 import type { CitationReport } from './citation-filter.js';
@@ -71,6 +72,8 @@ export interface ResearchTools {
   library?: PaperLibrary;
   /** The caller's projects: searched as "your library" and used to find stored PDFs. */
   projects?: ProjectService;
+  /** References, citations and related papers of a paper (when the federation is present). */
+  literatureMap?: Pick<LiteratureMapService, 'map'>;
 }
 
 /** A running agent: its events until `done`. */
