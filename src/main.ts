@@ -16,11 +16,13 @@ import type { ResearchTools } from './agent/agent-types.js';
 import { GenerativeAnswers } from './agent/generative-answers.js';
 import { ResearchService } from './agent/research-service.js';
 import { type Config, ConfigError } from './config/load-config.js';
+import { PdfjsExtractor } from './pdf/pdfjs-extractor.js';
 import type { Logger } from './platform/logger.js';
 import { packageVersion } from './platform/version.js';
 import type { BlobStore } from './ports/blob-store.js';
 import type { Cache } from './ports/cache.js';
 import { type Clock, systemClock } from './ports/clock.js';
+import type { PdfExtractor } from './ports/pdf-extractor.js';
 import type { ProjectStore } from './ports/project-store.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
 import { AuthService } from './services/auth-service.js';
@@ -41,6 +43,8 @@ export interface Container {
   signingSecret: string;
   stores: { projects: ProjectStore; blobs: BlobStore; cache: Cache };
   rateLimiter: RateLimiter;
+  /** Parses PDFs off the event loop (worker threads): text in reading order, chunks, figures, metadata. */
+  pdf: PdfExtractor;
   services: AppServices;
   probes: ReadinessProbe[];
   /** Closes every adapter, last opened first. */
@@ -91,6 +95,15 @@ export async function createContainer(
     ? new RedisRateLimiter(redis, rateLimitPolicy, clock)
     : new MemoryRateLimiter(rateLimitPolicy, clock);
   closers.push(() => rateLimiter.close());
+  const pdf = new PdfjsExtractor({
+    threads: config.pdf.workerThreads,
+    timeoutMs: config.pdf.timeoutMs,
+    memoryMb: config.pdf.memoryMb,
+    maxPages: config.pdf.maxPages,
+    maxBytes: config.pdf.maxMb * 1024 * 1024,
+    figurePixels: config.pdf.figureMegapixels * 1_000_000,
+  });
+  closers.push(() => pdf.close());
 
   const signingSecret = config.auth.signingSecret ?? (await loadOrCreateSecret(join(dataDir, 'secret')));
   const projectService = new ProjectService(projects);
@@ -121,6 +134,7 @@ export async function createContainer(
     signingSecret,
     stores: { projects, blobs, cache },
     rateLimiter,
+    pdf,
     services,
     probes,
     async close() {

@@ -2,6 +2,7 @@ import { authSection } from './auth.js';
 import { chatSection } from './chat.js';
 import { documentsSection } from './documents.js';
 import { mcpSection } from './mcp.js';
+import { pdfSection } from './pdf.js';
 import { serverSection } from './server.js';
 import { storageSection } from './storage.js';
 import { zoteroSection } from './zotero.js';
@@ -15,6 +16,7 @@ export const sections = {
   auth: authSection,
   storage: storageSection,
   documents: documentsSection,
+  pdf: pdfSection,
   mcp: mcpSection,
   zotero: zoteroSection,
   chat: chatSection,

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { envVar, positiveInt } from '../env-var.js';
+
+/** PDF parsing: the worker pool and the limits every document is parsed within. */
+export const pdfSection = {
+  workerThreads: envVar('ALEXANDRIA_PDF_WORKER_THREADS', positiveInt, {
+    default: '2',
+    description:
+      'Worker threads that parse PDFs (each parses one document at a time, off the event loop). More threads than CPU cores does not help.',
+  }),
+  timeoutMs: envVar('ALEXANDRIA_PDF_TIMEOUT_MS', positiveInt, {
+    default: '60000',
+    description:
+      'Longest time one PDF may take to parse; the worker is then stopped and replaced, and the request fails with 504.',
+  }),
+  memoryMb: envVar('ALEXANDRIA_PDF_MEMORY_MB', z.coerce.number().int().min(64), {
+    default: '1024',
+    description:
+      'JavaScript heap limit of each PDF worker thread, in MB. A document that needs more fails with 422; the process is unaffected.',
+  }),
+  maxPages: envVar('ALEXANDRIA_PDF_MAX_PAGES', positiveInt, {
+    default: '2000',
+    description: 'Documents with more pages are refused with 413.',
+  }),
+  maxMb: envVar('ALEXANDRIA_PDF_MAX_MB', positiveInt, {
+    default: '100',
+    description: 'Largest PDF the parser accepts, in MB (413 above).',
+  }),
+  figureMegapixels: envVar('ALEXANDRIA_PDF_FIGURE_MEGAPIXELS', z.coerce.number().int().min(0), {
+    default: '40',
+    description:
+      'Pixels of figures extracted per document, in millions (images are scaled to at most 2000 px a side); 0 turns figure extraction off.',
+  }),
+};

@@ -1,0 +1,117 @@
+import { Piscina } from 'piscina';
+import { AppError } from '../domain/errors.js';
+import { workerModule } from '../platform/worker-file.js';
+import type { ParsedDocument, PdfExtractOptions, PdfExtractor } from '../ports/pdf-extractor.js';
+import { defaultChunkSizes } from './chunker.js';
+import { defaultFigureLimits } from './figures.js';
+import { defaultParseOptions, type ParseOptions } from './parse-document.js';
+import type { PdfTask, PdfTaskResult } from './pdf-worker.js';
+
+export interface PdfjsExtractorOptions {
+  /** Worker threads (documents parsed at once). */
+  threads: number;
+  /** Per-document deadline; the worker is stopped (and replaced) when it passes. */
+  timeoutMs: number;
+  /** JavaScript heap limit of each worker, in MB. */
+  memoryMb: number;
+  maxPages: number;
+  maxBytes: number;
+  /** Figure pixels per document; 0 disables figure extraction. */
+  figurePixels: number;
+  /** How long an idle worker stays alive (it keeps pdf.js loaded), in ms. */
+  idleTimeoutMs?: number;
+}
+
+/**
+ * `PdfExtractor` on pdf.js (Apache-2.0) in a piscina pool of worker threads. Each worker parses one
+ * document at a time with a heap limit; a document that overruns its deadline or its memory has its
+ * worker stopped, and the pool starts a fresh one for the next request. pdf.js is loaded only inside
+ * the workers (its legacy build patches globals), never on the event loop's thread.
+ */
+export class PdfjsExtractor implements PdfExtractor {
+  readonly #pool: Piscina<PdfTask, PdfTaskResult>;
+  readonly #options: PdfjsExtractorOptions;
+  readonly #parseOptions: ParseOptions;
+
+  constructor(options: PdfjsExtractorOptions) {
+    this.#options = options;
+    this.#parseOptions = {
+      ...defaultParseOptions,
+      maxPages: options.maxPages,
+      figures: { ...defaultFigureLimits, maxTotalPixels: options.figurePixels },
+      chunks: defaultChunkSizes,
+    };
+    this.#pool = new Piscina({
+      ...workerModule(new URL('./pdf-worker.js', import.meta.url)),
+      minThreads: 0,
+      maxThreads: options.threads,
+      idleTimeout: options.idleTimeoutMs ?? 60_000,
+      atomics: 'disabled',
+      resourceLimits: { maxOldGenerationSizeMb: options.memoryMb, stackSizeMb: 8 },
+    });
+  }
+
+  async extract(bytes: Uint8Array, options: PdfExtractOptions = {}): Promise<ParsedDocument> {
+    if (bytes.byteLength > this.#options.maxBytes) {
+      throw new AppError(
+        'payload_too_large',
+        `The PDF is ${bytes.byteLength} bytes; at most ${this.#options.maxBytes} are parsed (ALEXANDRIA_PDF_MAX_MB).`,
+        { param: 'file' },
+      );
+    }
+    if (!looksLikePdf(bytes)) {
+      throw new AppError('unprocessable', 'The file is not a PDF (no %PDF- header).', { param: 'file' });
+    }
+    options.signal?.throwIfAborted();
+    const deadline = AbortSignal.timeout(this.#options.timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+    // pdf.js detaches the buffer it parses, so the worker gets its own copy, moved rather than cloned.
+    const copy = bytes.slice();
+    const images = (options.images ?? true) && this.#options.figurePixels > 0;
+    const task: PdfTask = { bytes: copy, options: { ...this.#parseOptions, images } };
+    let result: PdfTaskResult;
+    try {
+      result = await this.#pool.run(task, { signal, transferList: [copy.buffer as ArrayBuffer] });
+    } catch (error) {
+      if (options.signal?.aborted) throw options.signal.reason;
+      if (deadline.aborted) {
+        throw new AppError(
+          'timeout',
+          `Parsing the PDF took longer than ${this.#options.timeoutMs} ms (ALEXANDRIA_PDF_TIMEOUT_MS).`,
+          { param: 'file', cause: error },
+        );
+      }
+      throw workerFailure(error, this.#options.memoryMb);
+    }
+    if (!result.ok) throw new AppError(result.code, result.message, { param: 'file' });
+    return result.document;
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.destroy();
+  }
+}
+
+/** The header may follow some junk bytes; readers accept it within the first kilobyte. */
+function looksLikePdf(bytes: Uint8Array): boolean {
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 1024)).toString(
+    'latin1',
+  );
+  return head.includes('%PDF-');
+}
+
+function workerFailure(error: unknown, memoryMb: number): AppError {
+  const code = (error as { code?: string } | null)?.code;
+  if (code === 'ERR_WORKER_OUT_OF_MEMORY') {
+    return new AppError(
+      'unprocessable',
+      `The PDF needs more than ${memoryMb} MB of memory to parse (ALEXANDRIA_PDF_MEMORY_MB).`,
+      { param: 'file', cause: error },
+    );
+  }
+  const detail = error instanceof Error ? error.message : String(error);
+  return new AppError('unprocessable', `The PDF could not be parsed (${detail}).`, {
+    param: 'file',
+    cause: error,
+  });
+}
