@@ -98,8 +98,8 @@ describe('CSL-JSON', () => {
       identifiers: { arxiv: '2501.10120' },
     });
     expect(items.filter((item) => !item.ok)).toEqual([
-      { ok: false, reason: 'array element is not a JSON object', location: 'record 5 (line 50)' },
-      { ok: false, reason: 'record has no title', location: 'record 6 (line 51)' },
+      { ok: false, reason: 'array element is not a JSON object', location: 'record 5 (line 47)' },
+      { ok: false, reason: 'record has no title', location: 'record 6 (line 48)' },
     ]);
   });
 });

@@ -34,8 +34,15 @@ const types: Record<string, PaperType> = {
   patent: 'patent',
 };
 
-/** Maps one CSL-JSON item or Crossref work; `source` names the format in `paper.source`. */
-export function mapCslItem(item: unknown, source: string): ReturnType<typeof buildPaper> {
+/**
+ * Maps one CSL-JSON item or Crossref work; `source` names the format in `paper.source`; `adjust`
+ * lets a reader add what its raw format knows beyond CSL (a BibTeX `eprint`, a RIS `L1` PDF link).
+ */
+export function mapCslItem(
+  item: unknown,
+  source: string,
+  adjust?: (draft: PaperDraft) => void,
+): ReturnType<typeof buildPaper> {
   if (!isObject(item)) return 'item is not a JSON object';
   const doi = firstText(item.DOI);
   const draft: PaperDraft = {
@@ -55,6 +62,7 @@ export function mapCslItem(item: unknown, source: string): ReturnType<typeof bui
       arxiv: arxivOf(item),
     },
   };
+  adjust?.(draft);
   return buildPaper(draft, { source });
 }
 

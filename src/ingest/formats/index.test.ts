@@ -48,11 +48,20 @@ describe('format registry', () => {
     ['s2-abstracts-dataset.jsonl', 'semantic-scholar'],
     ['arxiv-metadata-snapshot.jsonl', 'arxiv'],
     ['references.csl.json', 'csl-json'],
+    ['references.bib', 'bibtex'],
+    ['references.ris', 'ris'],
     ['acl-anthology-2022.acl.xml', 'acl-xml'],
     ['acl-anthology-P19.xml', 'acl-xml'],
   ])('detects the fixture %s as %s', async (file, name) => {
     const path = join(fixtures, file);
     expect(detectFormat(path, await headOf(path))?.name).toBe(name);
+  });
+
+  it('detects BibTeX and RIS by content when the name says nothing', () => {
+    expect(detectFormat('-', ' @article{Frank_1970, title={The Structure of Ordinary Water}}')?.name).toBe(
+      'bibtex',
+    );
+    expect(detectFormat('export.txt', 'TY  - JOUR\nTI  - x\nER  - \n')?.name).toBe('ris');
   });
 
   it('detects nothing in unknown text', () => {

@@ -4,10 +4,12 @@ import { readAlexandriaJsonl } from './alexandria-jsonl.js';
 import { readArxivAtom } from './arxiv-atom.js';
 import { readArxivSnapshot } from './arxiv-snapshot.js';
 import { readBeirJsonl } from './beir-jsonl.js';
+import { readBibtex } from './bibtex.js';
 import { readCrossref } from './crossref.js';
 import { readCslJson } from './csl-json.js';
 import { readOpenAlex } from './openalex.js';
 import { readPubmedXml } from './pubmed-xml.js';
+import { readRis } from './ris.js';
 import { readSemanticScholar } from './semantic-scholar.js';
 
 /** What `detect` sees of an input: its file name (`-` for stdin) and its first few KiB of text. */
@@ -120,6 +122,24 @@ export const ingestFormats: readonly IngestFormat[] = [
     description: 'ACL Anthology XML (data/xml/*.xml: <collection><volume><paper>)',
     detect: ({ head }) => /<collection\s+id="[^"]+"\s*>/.test(head) && hasElement(head, 'volume'),
     read: readAclAnthologyXml,
+  },
+  {
+    name: 'bibtex',
+    description: 'BibTeX / BibLaTeX (.bib), parsed by citation-js in bounded batches',
+    detect: ({ filename, head }) =>
+      ['.bib', '.bibtex'].includes(extensionOf(filename)) ||
+      (!startsJson(head) &&
+        /^\s*@\s*(article|inproceedings|incollection|misc|book|inbook|phdthesis|mastersthesis|techreport|proceedings|unpublished|online|string|preamble|comment)\s*[{(]/im.test(
+          head,
+        )),
+    read: readBibtex,
+  },
+  {
+    name: 'ris',
+    description: 'RIS (EndNote, Zotero, PubMed, Scopus exports), parsed by citation-js',
+    detect: ({ filename, head }) =>
+      extensionOf(filename) === '.ris' || /^\uFEFF?TY {2}- \S/m.test(head.slice(0, 4096)),
+    read: readRis,
   },
   {
     name: 'beir',

@@ -1,0 +1,110 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readBibtex } from './bibtex.js';
+import { textInput } from './lines.js';
+import { readRis } from './ris.js';
+import { fileInput, fixtures, papersOf, readAll, recordedBodies } from './test-support.js';
+
+describe('BibTeX', () => {
+  it('reads an exported bibliography with macros, arXiv eprints and a broken entry', async () => {
+    const items = await readAll(readBibtex, fileInput(join(fixtures, 'references.bib')));
+    expect(
+      items.map((item) =>
+        item.ok ? [item.location, item.paper.type, item.paper.title] : [item.location, item.reason],
+      ),
+    ).toEqual([
+      ['line 7', 'conference-paper', 'DoTAT: A Domain-oriented Text Annotation Tool'],
+      ['line 26', 'preprint', 'Attention Is All You Need'],
+      ['line 35', expect.stringMatching(/^entry could not be parsed/)],
+      ['line 39', 'journal-article', 'TabR: Tabular Deep Learning Meets Nearest Neighbors'],
+      ['line 50', 'thesis', 'Purely Functional Data Structures'],
+      [
+        'line 59',
+        'journal-article',
+        'Calculation of prompt diphoton production cross sections at Tevatron and LHC energies',
+      ],
+    ]);
+    const papers = papersOf(items, false);
+    expect(papers[0]).toMatchObject({
+      authors: ['Yupian Lin', 'Tong Ruan', 'Ming Liang', 'Tingting Cai', 'Wen Du', 'Yi Wang'],
+      doi: '10.18653/v1/2022.acl-demo.1',
+      publication_date: '2022-05',
+      abstract: 'We propose DoTAT, a domain-oriented text annotation tool.',
+      source: 'bibtex',
+    });
+    expect(papers[1]).toMatchObject({
+      identifiers: { arxiv: '1706.03762' },
+      pdf_id: 'PDF_URL:https://arxiv.org/pdf/1706.03762',
+    });
+    expect(papers[2]?.venue).toBe('Journal of Machine Learning Research');
+    expect(papers[4]).toMatchObject({
+      authors: ['C. Balázs', 'E. L. Berger', 'P. M. Nadolsky', 'C.-P. Yuan'],
+      identifiers: { arxiv: '0704.0001' },
+    });
+  });
+
+  it('reads the BibTeX that Crossref and Semantic Scholar really serve', async () => {
+    const [crossref] = recordedBodies('crossref', /transform$/).filter((body) =>
+      body.trimStart().startsWith('@'),
+    );
+    const [frank] = papersOf(await readAll(readBibtex, textInput(crossref ?? '')));
+    expect(frank).toMatchObject({
+      title:
+        'The Structure of Ordinary Water: New data and interpretations are yielding new insights into this fascinating substance.',
+      authors: ['Henry S. Frank'],
+      doi: '10.1126/science.169.3946.635',
+      venue: 'Science',
+      publication_date: '1970-08',
+      type: 'journal-article',
+    });
+    const [s2] = recordedBodies('semantic_scholar', /paper\/DOI:10.1038\/s42256-024-00832-8/);
+    const bibtex = (JSON.parse(s2 ?? '{}') as { citationStyles: { bibtex: string } }).citationStyles.bibtex;
+    const [bran] = papersOf(await readAll(readBibtex, textInput(bibtex)));
+    expect(bran).toMatchObject({
+      title: 'Augmenting large language models with chemistry tools',
+      year: 2023,
+      venue: 'Nature Machine Intelligence',
+    });
+    expect(bran?.authors[0]).toBe('Andrés M Bran');
+  });
+
+  it('keeps a big .bib bounded: entries are parsed in batches, each rejection keeps its line', async () => {
+    const entries = Array.from({ length: 1000 }, (_, index) =>
+      index === 500
+        ? '@article{bad, title = {x'
+        : `@article{k${index}, title = {Paper ${index}}, author = {Doe, Jane}, journal = {J}, year = {2001}}`,
+    );
+    const items = await readAll(readBibtex, textInput(`${entries.join('\n')}\n`));
+    expect(items.filter((item) => item.ok)).toHaveLength(999);
+    expect(items.find((item) => !item.ok)).toMatchObject({ location: 'line 501' });
+  });
+});
+
+describe('RIS', () => {
+  it('reads PubMed, conference and preprint records, with the PDF link and PMID from raw tags', async () => {
+    const items = await readAll(readRis, fileInput(join(fixtures, 'references.ris')));
+    const papers = papersOf(items, false);
+    expect(papers.map((paper) => [paper.type, paper.title])).toEqual([
+      [
+        'journal-article',
+        'Leucocyte telomere length, genetic variants at the TERT gene region and risk of pancreatic cancer',
+      ],
+      ['conference-paper', 'DoTAT: A Domain-oriented Text Annotation Tool'],
+      ['preprint', 'PaSa: An LLM Agent for Comprehensive Academic Paper Search'],
+    ]);
+    expect(papers[0]).toMatchObject({
+      authors: ['Ying Bao', 'Jennifer Prescott', 'Chen Yuan'],
+      identifiers: { pmid: '27797938' },
+      venue: 'Gut',
+      source: 'ris',
+    });
+    expect(papers[1]).toMatchObject({
+      pdf_id: 'PDF_URL:https://aclanthology.org/2022.acl-demo.1.pdf',
+      publication_date: '2022-05',
+    });
+    // A local file attachment is not an open PDF url.
+    expect(papers[2]?.pdf_id).toBeUndefined();
+    expect(papers[2]?.identifiers?.arxiv).toBe('2501.10120');
+    expect(items[3]).toEqual({ ok: false, reason: 'record has no title', location: 'line 43' });
+  });
+});
