@@ -1,17 +1,41 @@
 /**
  * A sentence encoder. Implementations: local ONNX Runtime in-process (default all-MiniLM-L6-v2) and
  * any OpenAI-compatible `/embeddings` endpoint. Vectors are L2-normalised, so cosine = dot product.
+ * Every adapter passes `test/contract/embedding-model.contract.ts`.
  */
 export interface EmbeddingModel {
   /** Stable id of the model (part of every cache key of stored vectors). */
   readonly id: string;
-  /** Length of every vector. */
+  /**
+   * Length of every vector. A remote model may report 0 until its first `embed()` answered (the
+   * API decides); stored vectors carry their own length, so callers rarely need this up front.
+   */
   readonly dimensions: number;
-  /** Longest input in model tokens (word pieces); longer inputs are truncated. */
+  /**
+   * Longest input, in tokens as `countTokens` counts them (without special tokens), that is embedded
+   * whole; longer inputs are truncated, never rejected. 254 for MiniLM (max_seq_length 256 minus
+   * [CLS] and [SEP]).
+   */
   readonly maxTokens: number;
-  /** Embeds texts in order; throws AppError `upstream_unavailable`/`timeout` for remote failures. */
-  embed(texts: string[], options?: { signal?: AbortSignal }): Promise<Float32Array[]>;
-  /** Number of model tokens of `text` (without special tokens), for sizing passages. */
+  /**
+   * Embeds texts in order, one vector per text (an empty list gives an empty list). `inputType`
+   * lets models trained with instructions prefix questions and passages differently (default
+   * `document`). Throws AppError `upstream_unavailable`/`timeout` for remote failures and
+   * `internal` when a local model is missing; rejects with the signal's reason when aborted.
+   */
+  embed(texts: string[], options?: EmbedOptions): Promise<Float32Array[]>;
+  /**
+   * Number of model tokens of `text` (without special tokens), for sizing passages. Exact for a
+   * local model; a conservative estimate (never below the real count for English text) for a
+   * remote one whose tokenizer is unknown.
+   */
   countTokens(text: string): number;
+  /** Releases the model (worker threads, sessions, connections); `embed` fails afterwards. */
   close(): Promise<void>;
+}
+
+export interface EmbedOptions {
+  signal?: AbortSignal;
+  /** `query` for a question, `document` (default) for the passages it is matched against. */
+  inputType?: 'query' | 'document';
 }

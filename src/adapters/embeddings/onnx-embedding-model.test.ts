@@ -1,0 +1,83 @@
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { defaultModelDir } from '../../config/sections/embedding.js';
+import { OnnxEmbeddingModel } from './onnx-embedding-model.js';
+import { readOnnxModelFolder } from './onnx-model-folder.js';
+import { TokenEncoder } from './token-encoder.js';
+
+interface ReferenceItem {
+  text: string;
+  ids: number[];
+  embedding: number[];
+}
+// Made by scripts/reference-embeddings.py: numpy BERT forward over the fp32 safetensors of the
+// reference model, HF's Rust tokenizer, mean pooling — no ONNX Runtime, no tokenizers.js.
+const reference = JSON.parse(
+  readFileSync(new URL('./__fixtures__/minilm-reference.json', import.meta.url), 'utf8'),
+) as { items: ReferenceItem[] };
+
+const cosine = (a: ArrayLike<number>, b: ArrayLike<number>) => {
+  let ab = 0;
+  let aa = 0;
+  let bb = 0;
+  for (let index = 0; index < a.length; index += 1) {
+    ab += (a[index] as number) * (b[index] as number);
+    aa += (a[index] as number) ** 2;
+    bb += (b[index] as number) ** 2;
+  }
+  return ab / Math.sqrt(aa * bb);
+};
+
+describe('OnnxEmbeddingModel on the installed all-MiniLM-L6-v2', () => {
+  const model = new OnnxEmbeddingModel({ modelDir: defaultModelDir(), name: 'all-MiniLM-L6-v2' });
+  afterAll(() => model.close());
+
+  it('tokenizes exactly as the reference tokenizer, truncating at 256 ids', () => {
+    const folder = readOnnxModelFolder(defaultModelDir());
+    const encoder = new TokenEncoder(folder.tokenizerJson, folder.tokenizerConfig, folder.maxSequence);
+    expect(folder.maxSequence).toBe(256);
+    expect(folder.pooling).toBe('mean');
+    for (const item of reference.items) expect(encoder.encode(item.text)).toEqual(item.ids);
+    expect(reference.items.some((item) => item.ids.length === 256)).toBe(true);
+  });
+
+  it('matches the fp32 reference model: cosine ≥ 0.99 on every sentence', async () => {
+    const vectors = await model.embed(reference.items.map((item) => item.text));
+    const cosines = reference.items.map((item, index) =>
+      cosine(item.embedding, vectors[index] as Float32Array),
+    );
+    for (const value of cosines) expect(value).toBeGreaterThanOrEqual(0.99);
+    expect(model.dimensions).toBe(384);
+    expect(model.maxTokens).toBe(254);
+  });
+
+  it('keeps the reference model’s similarities: paraphrase close, unrelated far', async () => {
+    const [food, bread, baby] = await model.embed(reference.items.slice(0, 3).map((item) => item.text));
+    expect(cosine(food as Float32Array, bread as Float32Array)).toBeCloseTo(
+      cosine(reference.items[0]?.embedding ?? [], reference.items[1]?.embedding ?? []),
+      1,
+    );
+    expect(cosine(food as Float32Array, baby as Float32Array)).toBeLessThan(0.1);
+  });
+});
+
+describe('OnnxEmbeddingModel without a model', () => {
+  it('names the setup command when the folder is empty', async () => {
+    const empty = await mkdtemp(join(tmpdir(), 'alexandria-no-model-'));
+    const model = new OnnxEmbeddingModel({ modelDir: empty, name: 'missing' });
+    try {
+      expect(model.id).toBe('onnx:missing');
+      await expect(model.embed(['text'])).rejects.toMatchObject({
+        code: 'internal',
+        message: expect.stringContaining('node scripts/setup-model.mjs'),
+      });
+      expect(() => model.countTokens('text')).toThrow(/ALEXANDRIA_EMBEDDING_MODEL_DIR/);
+    } finally {
+      await model.close();
+      await rm(empty, { recursive: true, force: true });
+    }
+  });
+});
