@@ -1,0 +1,396 @@
+import { createHash } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import { normalizeTitle } from '../../domain/identifiers.js';
+import { identityKeys, type Paper } from '../../domain/paper.js';
+import { identifiersConflict, unitePapers } from '../../domain/paper-union.js';
+import { isPatent, isPeerReviewed } from '../../domain/peer-review.js';
+import type { IndexKind, IndexPage, IndexQuery, PaperIndex, UpsertSummary } from '../../ports/paper-index.js';
+import {
+  clauseProbe,
+  facetText,
+  filterExpression,
+  matchExpression,
+  quoteClause,
+  userExpression,
+} from './fts-expression.js';
+import { openSqlite } from './open-sqlite.js';
+import { defaultTokenizer, migratePaperIndex } from './paper-index-migrations.js';
+import { decodeRecord, encodeRecord, recordJson } from './paper-record-codec.js';
+
+/** BM25 weight of each text column (the `facets` column always weighs 0). */
+export interface FieldWeights {
+  title: number;
+  abstract: number;
+  authors: number;
+  venue: number;
+  extra: number;
+}
+
+/** Chosen on SciFact and known-title search (docs/decisions, search ranking). */
+export const defaultFieldWeights: FieldWeights = {
+  title: 3,
+  abstract: 1,
+  authors: 0.5,
+  venue: 0.5,
+  extra: 0.5,
+};
+
+export interface SqlitePaperIndexOptions {
+  /** FTS5 tokenizer, used only when the file is created (default porter + unicode61). */
+  tokenizer?: string;
+  weights?: FieldWeights;
+  /**
+   * Broad queries without required clauses draw candidates only from their rarest clauses while
+   * the rarer ones' document counts stay within this budget (default 25 000 rows).
+   */
+  candidateBudget?: number;
+  /** Matches are counted up to this number; beyond, the total is a lower bound (default 10 000). */
+  countCap?: number;
+  /** Bytes of the file SQLite may memory-map for reads (default 2 GiB; 0 turns it off). */
+  mmapBytes?: number;
+}
+
+/** Opens (creating and migrating when needed) the index file at `path`. */
+export async function createSqlitePaperIndex(
+  path: string,
+  options: SqlitePaperIndexOptions = {},
+): Promise<SqlitePaperIndex> {
+  const db = openSqlite(path);
+  try {
+    const mmap = options.mmapBytes ?? 2 ** 31;
+    db.pragma(`mmap_size = ${Math.max(0, Math.floor(mmap))}`);
+    db.pragma('cache_size = -65536');
+    migratePaperIndex(db, { tokenizer: options.tokenizer ?? defaultTokenizer });
+    return new SqlitePaperIndex(db, options);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+const kindCodes: Record<IndexKind, number> = { paper: 0, patent: 1 };
+
+interface PageRow {
+  id: number;
+  score: number;
+}
+
+/**
+ * The embedded index: SQLite FTS5 (contentless, BM25 with field weights) over one file of its own.
+ * Writes are synchronous and transactional per `upsert` call; reads use the same connection (WAL
+ * lets another process write meanwhile; `PRAGMA data_version` tells when it did).
+ */
+export class SqlitePaperIndex implements PaperIndex {
+  private readonly weights: FieldWeights;
+  private readonly candidateBudget: number;
+  private readonly countCap: number;
+  private readonly statements;
+  /** Document frequency (capped at the budget + 1) of each probed clause; cleared when the data changes. */
+  private readonly frequencies = new Map<string, number>();
+  private knownYears: number[] | null = null;
+  private dataVersion = -1;
+
+  constructor(
+    private readonly db: Database.Database,
+    options: SqlitePaperIndexOptions = {},
+  ) {
+    this.weights = options.weights ?? defaultFieldWeights;
+    this.candidateBudget = options.candidateBudget ?? 25_000;
+    this.countCap = options.countCap ?? 10_000;
+    const w = this.weights;
+    const bm25 = `bm25(papers_fts, ${[w.title, w.abstract, w.authors, w.venue, w.extra, 0].map(Number).join(', ')})`;
+    this.statements = {
+      insertPaper: db.prepare(
+        'INSERT INTO papers (kind, year, published, cited_by_count, reviewed) VALUES (?, ?, ?, ?, ?)',
+      ),
+      updatePaper: db.prepare(
+        'UPDATE papers SET kind = ?, year = ?, published = ?, cited_by_count = ?, reviewed = ? WHERE id = ?',
+      ),
+      deletePaper: db.prepare('DELETE FROM papers WHERE id = ?'),
+      putRecord: db.prepare('INSERT OR REPLACE INTO paper_records (id, record) VALUES (?, ?)'),
+      deleteRecord: db.prepare('DELETE FROM paper_records WHERE id = ?'),
+      record: db.prepare('SELECT record FROM paper_records WHERE id = ?').pluck(),
+      insertFts: db.prepare(
+        'INSERT INTO papers_fts (rowid, title, abstract, authors, venue, extra, facets) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ),
+      deleteFts: db.prepare('DELETE FROM papers_fts WHERE rowid = ?'),
+      insertKey: db.prepare('INSERT OR IGNORE INTO paper_keys (hash, paper_id) VALUES (?, ?)'),
+      deleteKey: db.prepare('DELETE FROM paper_keys WHERE hash = ? AND paper_id = ?'),
+      idsOfKey: db.prepare('SELECT paper_id FROM paper_keys WHERE hash = ?').pluck(),
+      addYear: db.prepare(
+        'INSERT INTO paper_years (year, records) VALUES (?, ?) ON CONFLICT (year) DO UPDATE SET records = records + excluded.records',
+      ),
+      years: db.prepare('SELECT year FROM paper_years WHERE records > 0 ORDER BY year').pluck(),
+      counts: db.prepare('SELECT kind, count(*) AS n FROM papers GROUP BY kind'),
+      probe: db
+        .prepare('SELECT count(*) FROM (SELECT 1 FROM papers_fts WHERE papers_fts MATCH ? LIMIT ?)')
+        .pluck(),
+      count: db
+        .prepare('SELECT count(*) FROM (SELECT 1 FROM papers_fts WHERE papers_fts MATCH ? LIMIT ?)')
+        .pluck(),
+      byRelevance: db.prepare(
+        `SELECT rowid AS id, ${bm25} AS score FROM papers_fts WHERE papers_fts MATCH ? ORDER BY score LIMIT ? OFFSET ?`,
+      ),
+      byCitations: db.prepare(
+        `SELECT papers_fts.rowid AS id, ${bm25} AS score FROM papers_fts CROSS JOIN papers ON papers.id = papers_fts.rowid
+         WHERE papers_fts MATCH ? ORDER BY papers.cited_by_count IS NULL, papers.cited_by_count DESC, score LIMIT ? OFFSET ?`,
+      ),
+      byDate: db.prepare(
+        `SELECT papers_fts.rowid AS id, ${bm25} AS score FROM papers_fts CROSS JOIN papers ON papers.id = papers_fts.rowid
+         WHERE papers_fts MATCH ? ORDER BY papers.published IS NULL, papers.published DESC, score LIMIT ? OFFSET ?`,
+      ),
+    };
+  }
+
+  async upsert(papers: readonly Paper[]): Promise<UpsertSummary> {
+    const summary: UpsertSummary = { inserted: 0, merged: 0, unchanged: 0 };
+    this.db.transaction(() => {
+      for (const paper of papers) this.upsertOne(paper, summary);
+    })();
+    if (summary.inserted + summary.merged > 0) this.forgetCaches();
+    return summary;
+  }
+
+  async search(query: IndexQuery): Promise<IndexPage> {
+    this.checkDataVersion();
+    const empty: IndexPage = { papers: [], scores: [], total: 0, totalIsExact: true };
+    const must = unique(query.must.map(quoteClause));
+    const should = unique(query.should.map(quoteClause)).filter((clause) => !must.includes(clause));
+    if (must.length === 0 && should.length === 0) return empty;
+    const filters = filterExpression({
+      kind: query.kind,
+      peerReviewedOnly: query.peerReviewedOnly,
+      startYear: query.startYear,
+      endYear: query.endYear,
+      knownYears: this.years(),
+    });
+    if (filters === null) return empty;
+    const candidates = must.length > 0 ? should : this.selectiveClauses(should);
+    const expression = matchExpression(userExpression(must, should, candidates), filters);
+    const statement =
+      query.sort === 'cited_by_count'
+        ? this.statements.byCitations
+        : query.sort === 'publication_date'
+          ? this.statements.byDate
+          : this.statements.byRelevance;
+    const rows = statement.all(expression, query.limit, query.offset) as PageRow[];
+    const counted = this.statements.count.get(expression, this.countCap) as number;
+    const total = Math.max(counted, rows.length > 0 ? query.offset + rows.length : 0);
+    return {
+      papers: rows.map((row) => this.load(row.id)),
+      scores: rows.map((row) => -row.score),
+      total,
+      totalIsExact: counted < this.countCap,
+    };
+  }
+
+  async findByKeys(keys: readonly string[]): Promise<Paper | null> {
+    for (const key of keys) {
+      const [owner] = this.owners(key);
+      if (owner) return owner[1];
+    }
+    return null;
+  }
+
+  async count(): Promise<{ papers: number; patents: number }> {
+    const counts = { papers: 0, patents: 0 };
+    for (const row of this.statements.counts.all() as Array<{ kind: number; n: number }>) {
+      if (row.kind === kindCodes.patent) counts.patents = row.n;
+      else counts.papers += row.n;
+    }
+    return counts;
+  }
+
+  /** Merges the full-text index's segments into one (after a bulk load; faster queries). */
+  async optimize(): Promise<void> {
+    this.db.prepare("INSERT INTO papers_fts (papers_fts) VALUES ('optimize')").run();
+  }
+
+  async ping(): Promise<void> {
+    this.db.prepare('SELECT 1').get();
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  private upsertOne(paper: Paper, summary: UpsertSummary): void {
+    if (!paper.title?.trim()) throw new Error('upsert: every record needs a title');
+    const keys = identityKeys(paper);
+    const matches = new Map<number, Paper>();
+    for (const key of keys) {
+      if (key.startsWith('title:')) continue;
+      for (const [id, stored] of this.owners(key)) matches.set(id, stored);
+    }
+    const titleKey = keys.find((key) => key.startsWith('title:'));
+    if (matches.size === 0 && titleKey && mergeableTitle(paper.title)) {
+      for (const [id, stored] of this.owners(titleKey)) {
+        if (!identifiersConflict(stored, paper)) {
+          matches.set(id, stored);
+          break;
+        }
+      }
+    }
+    if (matches.size === 0) {
+      this.insert(paper, keys);
+      summary.inserted += 1;
+      return;
+    }
+    const [primaryId, ...otherIds] = [...matches.keys()].sort((a, b) => a - b) as [number, ...number[]];
+    const primary = matches.get(primaryId) as Paper;
+    let merged = primary;
+    for (const id of otherIds) merged = unitePapers(merged, matches.get(id) as Paper);
+    merged = unitePapers(merged, paper);
+    if (otherIds.length === 0 && recordJson(merged) === recordJson(primary)) {
+      summary.unchanged += 1;
+      return;
+    }
+    for (const id of otherIds) this.remove(id, matches.get(id) as Paper);
+    this.remove(primaryId, primary, { keepRow: true });
+    this.write(primaryId, merged, identityKeys(merged));
+    summary.merged += 1;
+  }
+
+  /** Stored records owning `key`, by id (hash collisions filtered out). */
+  private owners(key: string): Array<[number, Paper]> {
+    const owners: Array<[number, Paper]> = [];
+    for (const id of this.statements.idsOfKey.all(keyHash(key)) as number[]) {
+      const stored = this.load(id);
+      if (identityKeys(stored).includes(key)) owners.push([id, stored]);
+    }
+    return owners;
+  }
+
+  private insert(paper: Paper, keys: string[]): void {
+    const id = Number(this.statements.insertPaper.run(...paperRow(paper)).lastInsertRowid);
+    this.write(id, paper, keys, { rowWritten: true });
+  }
+
+  private write(id: number, paper: Paper, keys: string[], options: { rowWritten?: boolean } = {}): void {
+    const row = paperRow(paper);
+    if (!options.rowWritten) this.statements.updatePaper.run(...row, id);
+    this.statements.putRecord.run(id, encodeRecord(paper));
+    this.statements.insertFts.run(id, ...ftsRow(paper));
+    for (const key of keys) this.statements.insertKey.run(keyHash(key), id);
+    this.statements.addYear.run(row[1] ?? 0, 1);
+  }
+
+  private remove(id: number, stored: Paper, options: { keepRow?: boolean } = {}): void {
+    this.statements.deleteFts.run(id);
+    for (const key of identityKeys(stored)) this.statements.deleteKey.run(keyHash(key), id);
+    this.statements.addYear.run(paperRow(stored)[1] ?? 0, -1);
+    if (options.keepRow) return;
+    this.statements.deleteRecord.run(id);
+    this.statements.deletePaper.run(id);
+  }
+
+  private load(id: number): Paper {
+    const bytes = this.statements.record.get(id) as Buffer | undefined;
+    if (!bytes) throw new Error(`paper ${id} has no stored record`);
+    return decodeRecord(bytes);
+  }
+
+  /**
+   * The should clauses that produce candidates: rarest first, while their document counts add up to
+   * at most the budget (always at least one). Common words still score, through the OR group.
+   */
+  private selectiveClauses(should: string[]): string[] {
+    if (should.length <= 1) return should;
+    const cap = this.candidateBudget + 1;
+    const frequency = (clause: string) => {
+      let value = this.frequencies.get(clause);
+      if (value === undefined) {
+        value = this.statements.probe.get(clauseProbe(clause), cap) as number;
+        if (this.frequencies.size > 50_000) this.frequencies.clear();
+        this.frequencies.set(clause, value);
+      }
+      return value;
+    };
+    const ranked = should
+      .map((clause) => ({ clause, rows: frequency(clause) }))
+      .sort((a, b) => a.rows - b.rows);
+    const chosen: string[] = [];
+    let rows = 0;
+    for (const entry of ranked) {
+      if (chosen.length > 0 && rows + entry.rows > this.candidateBudget) break;
+      chosen.push(entry.clause);
+      rows += entry.rows;
+    }
+    return chosen.length === should.length ? should : chosen;
+  }
+
+  private years(): number[] {
+    this.knownYears ??= this.statements.years.all() as number[];
+    return this.knownYears;
+  }
+
+  /** Another connection (an ingest) committed: cached years and frequencies are stale. */
+  private checkDataVersion(): void {
+    const version = this.db.pragma('data_version', { simple: true }) as number;
+    if (version !== this.dataVersion) {
+      this.dataVersion = version;
+      this.forgetCaches();
+    }
+  }
+
+  private forgetCaches(): void {
+    this.knownYears = null;
+    this.frequencies.clear();
+  }
+}
+
+/** 48 bits of SHA-1: a compact integer key; collisions are resolved by checking the stored record. */
+function keyHash(key: string): number {
+  return createHash('sha1').update(key).digest().readUIntBE(0, 6);
+}
+
+function unique(values: (string | null)[]): string[] {
+  return [...new Set(values.filter((value): value is string => value !== null))];
+}
+
+/** Titles too generic to identify a paper on their own ("Introduction", "Preface") never merge. */
+function mergeableTitle(title: string): boolean {
+  const normalized = normalizeTitle(title);
+  return normalized.length >= 20 || normalized.split(' ').length >= 4;
+}
+
+const isoPrefix = /^\d{4}(-\d{2}(-\d{2})?)?/;
+
+/** kind, year, published (sortable ISO text), cited_by_count, reviewed. */
+function paperRow(paper: Paper): [number, number | null, string | null, number | null, number] {
+  const date = paper.publication_date ? isoPrefix.exec(paper.publication_date)?.[0] : undefined;
+  const year = paper.year ?? (date ? Number(date.slice(0, 4)) : null);
+  return [
+    isPatent(paper) ? kindCodes.patent : kindCodes.paper,
+    year,
+    date ?? (year !== null ? String(year) : null),
+    paper.cited_by_count ?? null,
+    isPeerReviewed(paper) ? 1 : 0,
+  ];
+}
+
+/** title, abstract, authors, venue, extra (identifiers, assignees), facets. */
+function ftsRow(paper: Paper): string[] {
+  const [kind, year, , , reviewed] = paperRow(paper);
+  const ids = paper.identifiers ?? {};
+  const patentNumber = paper.patent_number ?? ids.patent_number ?? null;
+  const extra = [
+    paper.doi ?? ids.doi,
+    ids.arxiv,
+    ids.pmid,
+    ids.pmcid,
+    ids.acl,
+    ids.openalex,
+    patentNumber,
+    patentNumber?.replace(/\D/g, ''),
+    ...(paper.assignees ?? []),
+  ].filter((value): value is string => typeof value === 'string' && value.length > 0);
+  return [
+    paper.title,
+    paper.abstract ?? '',
+    paper.authors.join('; '),
+    paper.venue ?? '',
+    extra.join(' ; '),
+    facetText(kind === kindCodes.patent ? 'patent' : 'paper', year, reviewed === 1),
+  ];
+}

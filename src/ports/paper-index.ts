@@ -1,0 +1,87 @@
+import type { Paper } from '../domain/paper.js';
+import type { SortOrder } from '../domain/search.js';
+
+/**
+ * One clause of an index query. `term` is one word as the user wrote it (the index applies its own
+ * tokenising and stemming); `phrase` is words that must appear together in this order. Clauses are
+ * plain text: adapters escape them, so no query-language syntax can leak through.
+ */
+export type IndexClause = { kind: 'term'; text: string } | { kind: 'phrase'; text: string };
+
+/** Which records a query searches: scholarly papers or patents (patents and applications). */
+export type IndexKind = 'paper' | 'patent';
+
+/**
+ * A search of the local index, already validated and parsed by the search service. Ranking is
+ * BM25 over the fields title > abstract > authors, venue and identifiers (field weights), in every
+ * adapter (SQLite FTS5 today; PostgreSQL must not fall back to `ts_rank`).
+ */
+export interface IndexQuery {
+  kind: IndexKind;
+  /** Clauses every result contains. */
+  must: IndexClause[];
+  /**
+   * Clauses that only rank. When `must` is empty a result contains at least one of them; an adapter
+   * may then, for very broad queries, draw candidates from the most selective clauses only (rare
+   * words decide BM25 top ranks) while still scoring with all of them.
+   */
+  should: IndexClause[];
+  /** Inclusive publication-year bounds; records without a year are excluded when either is set. */
+  startYear?: number;
+  endYear?: number;
+  /** Keep only peer-reviewed types (`isPeerReviewed` in src/domain/peer-review.ts). */
+  peerReviewedOnly: boolean;
+  /** `relevance` (BM25), `cited_by_count` (most cited first) or `publication_date` (newest first); ties by BM25. */
+  sort: SortOrder;
+  /** Results to skip (≥ 0) and to return (1–100). */
+  offset: number;
+  limit: number;
+}
+
+/** One page of results. */
+export interface IndexPage {
+  papers: Paper[];
+  /** BM25 score of each paper (higher is better), parallel to `papers`. */
+  scores: number[];
+  /** How many records match; a lower bound when `totalIsExact` is false (counting is capped). */
+  total: number;
+  totalIsExact: boolean;
+}
+
+/** What one `upsert` call did. */
+export interface UpsertSummary {
+  /** New records. */
+  inserted: number;
+  /** Records merged into a stored record of the same paper (and stored records folded together). */
+  merged: number;
+  /** Records identical to what was stored already (a re-run). */
+  unchanged: number;
+}
+
+/**
+ * The local index of papers and patents: idempotent upserts keyed by identifiers, BM25 search with
+ * filters and sorts, lookup by identity key. Adapters: SQLite FTS5 (embedded; its own file, WAL, so
+ * an ingest can write while the server reads). All adapters pass `test/contract/paper-index.contract.ts`.
+ */
+export interface PaperIndex {
+  /**
+   * Adds or merges records in ONE transaction (all or nothing). A record is the same paper as a
+   * stored one when they share a strong identity key (DOI, arXiv, PMID, PMCID, S2, corpus id, ACL,
+   * MAG, OpenAlex, patent number — see `identityKeys`), or else the same normalised title and year
+   * with no conflicting identifier. Merged fields follow `unitePapers` (src/domain/paper-union.ts).
+   * Records must have a title; `answer` and `entry_id` are not stored.
+   */
+  upsert(papers: readonly Paper[]): Promise<UpsertSummary>;
+  /** One page of matches for a parsed query. Never throws for odd text: clauses are escaped. */
+  search(query: IndexQuery): Promise<IndexPage>;
+  /**
+   * The stored record that owns any of these identity keys (strings as `identityKeys` and
+   * `identifierKey` write them, e.g. `doi:10.1000/x`, `acl:P19-1001`), or null.
+   */
+  findByKeys(keys: readonly string[]): Promise<Paper | null>;
+  /** How many papers and patents are stored. */
+  count(): Promise<{ papers: number; patents: number }>;
+  /** Throws when the index cannot answer (readiness probe). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,341 @@
+import { describe, expect, it } from 'vitest';
+import { emptyPaper, type Paper } from '../../src/domain/paper.js';
+import type { IndexClause, IndexQuery, PaperIndex } from '../../src/ports/paper-index.js';
+
+const term = (text: string): IndexClause => ({ kind: 'term', text });
+const phrase = (text: string): IndexClause => ({ kind: 'phrase', text });
+
+function paper(title: string, fields: Partial<Paper> = {}): Paper {
+  const year = fields.year === undefined ? 2020 : fields.year;
+  const date = year === null ? null : String(year);
+  return { ...emptyPaper(title), type: 'conference-paper', year, publication_date: date, ...fields };
+}
+
+function query(fields: Partial<IndexQuery>): IndexQuery {
+  return {
+    kind: 'paper',
+    must: [],
+    should: [],
+    peerReviewedOnly: false,
+    sort: 'relevance',
+    offset: 0,
+    limit: 10,
+    ...fields,
+  };
+}
+
+const titles = (page: { papers: Paper[] }) => page.papers.map((record) => record.title);
+
+/**
+ * The behaviour every PaperIndex adapter must have. Each adapter's test file calls this with a
+ * factory that returns a fresh, empty index.
+ */
+export function runPaperIndexContract(name: string, create: () => Promise<PaperIndex>): void {
+  describe(`PaperIndex contract: ${name}`, () => {
+    it('stores records and finds them by a title word, fields intact', async () => {
+      const index = await create();
+      const record = paper('Neural Machine Translation of Rare Words with Subword Units', {
+        authors: ['Rico Sennrich', 'Barry Haddow', 'Alexandra Birch'],
+        abstract: 'Neural machine translation models typically operate with a fixed vocabulary.',
+        doi: '10.18653/v1/p16-1162',
+        url: 'https://aclanthology.org/P16-1162',
+        pdf_url: 'https://aclanthology.org/P16-1162.pdf',
+        pdf_id: 'PDF_URL:https://aclanthology.org/P16-1162.pdf',
+        venue: 'ACL',
+        year: 2016,
+        publication_date: '2016-08',
+        identifiers: { doi: '10.18653/v1/p16-1162', acl: 'P16-1162' },
+        cited_by_count: 5000,
+      });
+      expect(await index.upsert([record])).toEqual({ inserted: 1, merged: 0, unchanged: 0 });
+      const page = await index.search(query({ should: [term('subword')] }));
+      expect(page.total).toBe(1);
+      expect(page.papers[0]).toMatchObject({
+        title: record.title,
+        authors: record.authors,
+        abstract: record.abstract,
+        doi: '10.18653/v1/p16-1162',
+        pdf_id: 'PDF_URL:https://aclanthology.org/P16-1162.pdf',
+        year: 2016,
+        publication_date: '2016-08',
+        cited_by_count: 5000,
+        identifiers: { acl: 'P16-1162' },
+      });
+      expect(page.scores[0]).toBeGreaterThan(0);
+      expect(await index.count()).toEqual({ papers: 1, patents: 0 });
+      await index.close();
+    });
+
+    it('is idempotent: the same records again change nothing', async () => {
+      const index = await create();
+      const records = [
+        paper('Deep contextualized word representations', { identifiers: { acl: 'N18-1202' } }),
+        paper('Attention is all you need for everything', { identifiers: { arxiv: '1706.03762' } }),
+        paper('A record with no identifier at all here', {}),
+      ];
+      expect(await index.upsert(records)).toEqual({ inserted: 3, merged: 0, unchanged: 0 });
+      expect(await index.upsert(records)).toEqual({ inserted: 0, merged: 0, unchanged: 3 });
+      expect(await index.count()).toEqual({ papers: 3, patents: 0 });
+      const page = await index.search(query({ should: [term('record')] }));
+      expect(page.total).toBe(1);
+      await index.close();
+    });
+
+    it('merges the same paper from two sources: known values win, citations take the maximum', async () => {
+      const index = await create();
+      const fromAnthology = paper('BERT: Pre-training of Deep Bidirectional Transformers', {
+        year: 2019,
+        identifiers: { acl: 'N19-1423' },
+        abstract: 'We introduce a new language representation model called BERT.',
+        pdf_url: 'https://aclanthology.org/N19-1423.pdf',
+        cited_by_count: 10,
+      });
+      const fromCrossref = paper('BERT: Pre-training of Deep Bidirectional Transformers', {
+        year: 2019,
+        publication_date: '2019-06-02',
+        doi: '10.18653/v1/N19-1423',
+        identifiers: { doi: '10.18653/v1/n19-1423' },
+        venue: 'NAACL',
+        cited_by_count: 90000,
+      });
+      const fromS2 = paper('BERT: pre-training of deep bidirectional transformers', {
+        year: 2019,
+        identifiers: { doi: '10.18653/v1/n19-1423', ss_id: 'df2b0e26d0599ce3e70df8a9da02e51594e0e992' },
+        ss_id: 'df2b0e26d0599ce3e70df8a9da02e51594e0e992',
+        cited_by_count: 500,
+      });
+      await index.upsert([fromAnthology]);
+      expect(await index.upsert([fromCrossref])).toEqual({ inserted: 0, merged: 1, unchanged: 0 });
+      expect(await index.upsert([fromS2])).toEqual({ inserted: 0, merged: 1, unchanged: 0 });
+      expect(await index.count()).toEqual({ papers: 1, patents: 0 });
+      const merged = await index.findByKeys(['acl:N19-1423']);
+      expect(merged).toMatchObject({
+        title: 'BERT: Pre-training of Deep Bidirectional Transformers',
+        abstract: 'We introduce a new language representation model called BERT.',
+        doi: '10.18653/v1/N19-1423',
+        venue: 'NAACL',
+        publication_date: '2019-06-02',
+        cited_by_count: 90000,
+        ss_id: 'df2b0e26d0599ce3e70df8a9da02e51594e0e992',
+        pdf_url: 'https://aclanthology.org/N19-1423.pdf',
+        identifiers: { acl: 'N19-1423', doi: '10.18653/v1/n19-1423' },
+      });
+      expect((await index.findByKeys(['s2:df2b0e26d0599ce3e70df8a9da02e51594e0e992']))?.title).toBe(
+        merged?.title,
+      );
+      const page = await index.search(query({ should: [term('bidirectional')] }));
+      expect(page.total).toBe(1);
+      await index.close();
+    });
+
+    it('never merges on title alone when identifiers conflict (patents share titles)', async () => {
+      const index = await create();
+      const first = paper('Semiconductor device and method of manufacturing the same', {
+        type: 'patent',
+        patent_number: 'US6336130',
+        identifiers: { patent_number: 'US6336130' },
+      });
+      const second = paper('Semiconductor device and method of manufacturing the same', {
+        type: 'patent',
+        patent_number: 'US6859910',
+        identifiers: { patent_number: 'US6859910' },
+      });
+      expect(await index.upsert([first, second])).toEqual({ inserted: 2, merged: 0, unchanged: 0 });
+      expect(await index.count()).toEqual({ papers: 0, patents: 2 });
+      await index.close();
+    });
+
+    it('folds two stored records together when a new record proves they are one paper', async () => {
+      const index = await create();
+      await index.upsert([
+        paper('Preprint version title of a paper', {
+          identifiers: { arxiv: '2101.00001' },
+          type: 'preprint',
+        }),
+        paper('Published version title of the paper', {
+          doi: '10.1000/xyz',
+          identifiers: { doi: '10.1000/xyz' },
+        }),
+      ]);
+      const bridge = paper('Published version title of the paper', {
+        doi: '10.1000/xyz',
+        identifiers: { doi: '10.1000/xyz', arxiv: '2101.00001' },
+      });
+      expect(await index.upsert([bridge])).toEqual({ inserted: 0, merged: 1, unchanged: 0 });
+      expect(await index.count()).toEqual({ papers: 1, patents: 0 });
+      const record = await index.findByKeys(['arxiv:2101.00001']);
+      expect(record?.type).toBe('conference-paper');
+      expect(record?.identifiers).toMatchObject({ arxiv: '2101.00001', doi: '10.1000/xyz' });
+      await index.close();
+    });
+
+    it('writes a batch all or nothing', async () => {
+      const index = await create();
+      await expect(index.upsert([paper('A fine record to keep'), paper('')])).rejects.toThrow();
+      expect(await index.count()).toEqual({ papers: 0, patents: 0 });
+      await index.close();
+    });
+
+    it('finds by identity keys and returns null for unknown ones', async () => {
+      const index = await create();
+      await index.upsert([paper('Known paper with a digital object identifier', { doi: '10.5555/abc' })]);
+      expect((await index.findByKeys(['pmid:1', 'doi:10.5555/abc']))?.title).toBe(
+        'Known paper with a digital object identifier',
+      );
+      expect(await index.findByKeys(['doi:10.5555/nothing'])).toBeNull();
+      await index.close();
+    });
+
+    describe('search', () => {
+      const corpus: Paper[] = [
+        paper('Low-resource machine translation with back-translation', {
+          abstract: 'We translate between languages with little parallel data.',
+          year: 2018,
+          publication_date: '2018-07-15',
+          cited_by_count: 40,
+        }),
+        paper('Translation memories for the machine age', {
+          abstract: 'A machine that stores past translation work.',
+          year: 2016,
+          cited_by_count: 400,
+        }),
+        paper('Sentiment analysis of product reviews', {
+          abstract: 'Reviews are classified; machine translation is not used.',
+          year: 2020,
+          publication_date: '2020-01-02',
+          cited_by_count: null,
+        }),
+        paper('Machine translation survey preprint', { type: 'preprint', year: 2021 }),
+        paper('Undated machine translation note', { year: null, publication_date: null }),
+        paper('Abstract mention only', {
+          abstract: 'Here machine translation appears only in the abstract.',
+        }),
+        paper('Wireless charging coil arrangement', {
+          type: 'patent',
+          patent_number: 'US10510317B2',
+          identifiers: { patent_number: 'US10510317B2' },
+          abstract: 'A coil for wireless charging of a mobile device.',
+          assignees: ['Example Corp'],
+          year: 2019,
+        }),
+        paper('Wireless charging pad application', {
+          type: 'patent-application',
+          patent_number: 'US20190000001A1',
+          year: 2019,
+        }),
+      ];
+      const seeded = async () => {
+        const index = await create();
+        await index.upsert(corpus);
+        return index;
+      };
+
+      it('requires every must clause and ranks title matches above abstract matches', async () => {
+        const index = await seeded();
+        const page = await index.search(query({ must: [term('machine'), term('translation')] }));
+        expect(titles(page)).toContain('Abstract mention only');
+        expect(titles(page)).not.toContain('Wireless charging coil arrangement');
+        expect(titles(page).indexOf('Abstract mention only')).toBeGreaterThan(
+          titles(page).indexOf('Low-resource machine translation with back-translation'),
+        );
+        const both = await index.search(query({ must: [term('sentiment'), term('translation')] }));
+        expect(titles(both)).toEqual(['Sentiment analysis of product reviews']);
+        await index.close();
+      });
+
+      it('matches phrases exactly and any should clause when nothing is required', async () => {
+        const index = await seeded();
+        const exact = await index.search(query({ must: [phrase('machine translation')] }));
+        expect(titles(exact)).not.toContain('Translation memories for the machine age');
+        const loose = await index.search(query({ should: [term('memories'), term('sentiment')] }));
+        expect(titles(loose).sort()).toEqual([
+          'Sentiment analysis of product reviews',
+          'Translation memories for the machine age',
+        ]);
+        const stemmed = await index.search(query({ should: [term('translating')] }));
+        expect(stemmed.total).toBeGreaterThan(0);
+        await index.close();
+      });
+
+      it('filters years inclusively, excluding undated records, and keeps reviewed types only on request', async () => {
+        const index = await seeded();
+        const inRange = await index.search(
+          query({ must: [term('translation')], startYear: 2016, endYear: 2018 }),
+        );
+        expect(titles(inRange).sort()).toEqual([
+          'Low-resource machine translation with back-translation',
+          'Translation memories for the machine age',
+        ]);
+        const from = await index.search(query({ must: [term('translation')], startYear: 2021 }));
+        expect(titles(from)).toEqual(['Machine translation survey preprint']);
+        const none = await index.search(
+          query({ must: [term('translation')], startYear: 1990, endYear: 1995 }),
+        );
+        expect(none).toMatchObject({ papers: [], total: 0 });
+        const reviewed = await index.search(query({ must: [term('translation')], peerReviewedOnly: true }));
+        expect(titles(reviewed)).not.toContain('Machine translation survey preprint');
+        expect(titles(reviewed)).toContain('Undated machine translation note');
+        await index.close();
+      });
+
+      it('searches patents separately, by phrase and by number', async () => {
+        const index = await seeded();
+        const granted = await index.search(
+          query({ kind: 'patent', must: [phrase('wireless charging')], peerReviewedOnly: true }),
+        );
+        expect(titles(granted)).toEqual(['Wireless charging coil arrangement']);
+        expect(granted.papers[0]).toMatchObject({
+          patent_number: 'US10510317B2',
+          assignees: ['Example Corp'],
+        });
+        const all = await index.search(query({ kind: 'patent', must: [term('wireless')] }));
+        expect(all.total).toBe(2);
+        const byNumber = await index.search(query({ kind: 'patent', should: [term('US10510317B2')] }));
+        expect(titles(byNumber)).toEqual(['Wireless charging coil arrangement']);
+        const papersOnly = await index.search(query({ must: [term('wireless')] }));
+        expect(papersOnly.total).toBe(0);
+        await index.close();
+      });
+
+      it('sorts by citations and by date, newest first, unknown values last', async () => {
+        const index = await seeded();
+        const base = { must: [term('translation')], startYear: 2016, endYear: 2020 };
+        const cited = await index.search(query({ ...base, sort: 'cited_by_count' }));
+        expect(titles(cited).slice(0, 2)).toEqual([
+          'Translation memories for the machine age',
+          'Low-resource machine translation with back-translation',
+        ]);
+        expect(cited.papers.at(-1)?.cited_by_count ?? null).toBeNull();
+        const recent = await index.search(query({ ...base, sort: 'publication_date' }));
+        expect(titles(recent)[0]).toBe('Sentiment analysis of product reviews');
+        expect(recent.papers.map((record) => record.year)).toEqual([2020, 2020, 2018, 2016]);
+        await index.close();
+      });
+
+      it('pages with offset and limit and reports the total', async () => {
+        const index = await seeded();
+        const all = await index.search(query({ should: [term('translation')], limit: 100 }));
+        const first = await index.search(query({ should: [term('translation')], limit: 2 }));
+        const second = await index.search(query({ should: [term('translation')], limit: 2, offset: 2 }));
+        expect(first.total).toBe(all.papers.length);
+        expect(first.totalIsExact).toBe(true);
+        expect([...titles(first), ...titles(second)]).toEqual(titles(all).slice(0, 4));
+        const past = await index.search(query({ should: [term('translation')], offset: 50 }));
+        expect(past.papers).toEqual([]);
+        await index.close();
+      });
+
+      it('treats query-language syntax as plain text', async () => {
+        const index = await seeded();
+        for (const text of ['"', 'AND', 'title:', 'NEAR(a b)', '(', '*', "'; DROP TABLE papers; --", '   ']) {
+          await expect(index.search(query({ should: [term(text)] }))).resolves.toBeDefined();
+          await expect(index.search(query({ must: [phrase(text)] }))).resolves.toBeDefined();
+        }
+        const quoted = await index.search(query({ should: [term('"sentiment"')] }));
+        expect(titles(quoted)).toEqual(['Sentiment analysis of product reviews']);
+        expect(await index.count()).toEqual({ papers: 6, patents: 2 });
+        await index.close();
+      });
+    });
+  });
+}
