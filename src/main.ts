@@ -25,6 +25,7 @@ import { type Clock, systemClock } from './ports/clock.js';
 import type { PdfExtractor } from './ports/pdf-extractor.js';
 import type { ProjectStore } from './ports/project-store.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
+import { AnalysisService } from './services/analysis-service.js';
 import { AuthService } from './services/auth-service.js';
 import { CitationService } from './services/citation-service.js';
 import { ZoteroService } from './services/zotero-service.js';
@@ -117,6 +118,11 @@ export async function createContainer(
     projects: projectService,
     citations: new CitationService(projectService),
     zotero: new ZoteroService({ library: zoteroLibrary, blobs, secret: signingSecret }),
+    analysis: new AnalysisService({
+      projects: projectService,
+      chunkUrl: (pdfRef, chunk) =>
+        `${publicUrlOf(config)}/api/fulltext?pdf_id=${encodeURIComponent(pdfRef)}&chunk=${chunk}`,
+    }),
     ...createAnswering(config, logger, { projects: projectService }),
   };
 
@@ -224,4 +230,9 @@ function createAnswering(config: Config, logger: Logger, tools: ResearchTools) {
       onFallback: (error) => logger.warn({ err: error }, 'generative answer fell back to extractive'),
     }),
   };
+}
+
+/** The base URL clients reach the service at (links in answers). */
+function publicUrlOf(config: Config): string {
+  return (config.server.publicUrl ?? `http://localhost:${config.server.port}`).replace(/\/+$/, '');
 }

@@ -1,6 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { packageVersion } from '../platform/version.js';
 import type { ToolContext, ToolModule } from './tool-kit.js';
+import { analysisTools } from './tools/analysis-tools.js';
 import { projectTools } from './tools/project-tools.js';
 
 /** What the server tells an MCP host about itself and how to use its tools. */
@@ -11,7 +12,7 @@ const instructions = [
 ].join(' ');
 
 /** Every tool group; a group registers only the tools whose services are configured. */
-const toolModules: ToolModule[] = [projectTools];
+const toolModules: ToolModule[] = [projectTools, analysisTools];
 
 /**
  * A new MCP server for one caller (tenant). The HTTP endpoint builds one per request (stateless);

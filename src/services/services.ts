@@ -4,6 +4,7 @@ import type { FullTextResult } from '../domain/fulltext.js';
 import type { PaperIdentifier } from '../domain/identifiers.js';
 import type { Paper } from '../domain/paper.js';
 import type { SearchRequest, SearchResult } from '../domain/search.js';
+import type { AnalysisService } from './analysis-service.js';
 import type { AuthService } from './auth-service.js';
 import type { CitationService } from './citation-service.js';
 import type { ProjectSelector, ProjectService } from './project-service.js';
@@ -71,6 +72,8 @@ export interface AppServices {
   citations: CitationService;
   /** Saving citations into users' Zotero libraries (save-citation). */
   zotero: ZoteroService;
+  /** analyze_project: every question asked of every paper of a project. */
+  analysis: AnalysisService;
   /** The research agent behind the chat endpoint. */
   research: ResearchService;
   /** The `answer` of each record in generative_mode. */

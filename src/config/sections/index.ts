@@ -6,6 +6,7 @@ import { mcpSection } from './mcp.js';
 import { pdfSection } from './pdf.js';
 import { serverSection } from './server.js';
 import { storageSection } from './storage.js';
+import { webSection } from './web.js';
 import { zoteroSection } from './zotero.js';
 
 /**
@@ -21,5 +22,6 @@ export const sections = {
   embedding: embeddingSection,
   mcp: mcpSection,
   zotero: zoteroSection,
+  web: webSection,
   chat: chatSection,
 };

@@ -1,9 +1,11 @@
+import { analysisRoutes } from './analysis-routes.js';
 import { chatRoutes } from './chat-routes.js';
 import { citationRoutes } from './citation-routes.js';
 import { mcpRoutes } from './mcp-routes.js';
 import { projectRoutes } from './project-routes.js';
 import type { RouteModule } from './route-context.js';
 import { systemRoutes } from './system-routes.js';
+import { webRoutes } from './web-routes.js';
 import { zoteroRoutes } from './zotero-routes.js';
 
 /** Every route module, in registration order. A capability adds its module here. */
@@ -11,7 +13,9 @@ export const routeModules: RouteModule[] = [
   systemRoutes,
   projectRoutes,
   citationRoutes,
+  analysisRoutes,
   zoteroRoutes,
   mcpRoutes,
+  webRoutes,
   chatRoutes,
 ];

@@ -67,7 +67,7 @@ export const zoteroRoutes: RouteModule = (app, { services, config }) => {
         response: { 200: savedCitationSchema, ...errorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { doi, zotero_user_id, zotero_api_key } = request.query;
       if (zotero_api_key !== undefined && !config.zotero.acceptQueryKey) {
         throw invalid(
@@ -78,8 +78,8 @@ export const zoteroRoutes: RouteModule = (app, { services, config }) => {
       const apiKey = header(request, 'x-zotero-api-key', 'zotero-api-key') ?? zotero_api_key;
       const userId = header(request, 'x-zotero-user-id') ?? zotero_user_id;
       const controller = new AbortController();
-      request.raw.once('close', () => {
-        if (!request.raw.complete) controller.abort();
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) controller.abort();
       });
       return services.zotero.saveDoi(
         principalOf(request).tenantId,

@@ -1,0 +1,66 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import type { RouteModule } from './route-context.js';
+
+/** web/dist of this installation: three levels up from src/http/routes or dist/http/routes. */
+const bundledWebDir = fileURLToPath(new URL('../../../web/dist', import.meta.url));
+
+/**
+ * The page's Content-Security-Policy: scripts, styles and API calls from this origin only; images
+ * also from the public URL (figure links are absolute) and data: URLs. No inline script exists.
+ */
+function contentSecurityPolicy(publicUrl: string): string {
+  const publicOrigin = new URL(publicUrl).origin;
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    `img-src 'self' data: blob: ${publicOrigin}`,
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/**
+ * Serves the built web UI at `/`: hashed assets cached for a year, the page itself revalidated on
+ * every load. Without a build, `/` explains how to make one (the API works either way).
+ */
+export const webRoutes: RouteModule = async (app, { config, publicUrl }) => {
+  if (!config.web.enabled) return;
+  const root = config.web.dir ?? bundledWebDir;
+  const csp = contentSecurityPolicy(publicUrl);
+  if (!existsSync(join(root, 'index.html'))) {
+    app.get('/', { schema: { hide: true } }, async (_request, reply) =>
+      reply
+        .type('text/html; charset=utf-8')
+        .send(
+          '<!doctype html><title>Alexandria</title><p>The web UI is not built: run <code>npm run build</code>. The API is documented at <a href="/docs">/docs</a>.</p>',
+        ),
+    );
+    return;
+  }
+  await app.register(fastifyStatic, {
+    root,
+    prefix: '/',
+    wildcard: false,
+    decorateReply: false,
+    index: ['index.html'],
+    schemaHide: true,
+    cacheControl: false,
+    setHeaders(reply, path) {
+      if (path.includes('/assets/')) {
+        reply.header('cache-control', 'public, max-age=31536000, immutable');
+      } else {
+        reply.header('cache-control', 'no-cache');
+        reply.header('content-security-policy', csp);
+        reply.header('x-content-type-options', 'nosniff');
+        reply.header('referrer-policy', 'no-referrer');
+      }
+    },
+  });
+};

@@ -1,0 +1,129 @@
+import { readFile, rm } from 'node:fs/promises';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildWebUi, hasChromium, launchBrowser, screenshot } from '../helpers/browser.js';
+import { createTestApp, type TestApp, withKey } from '../helpers/test-app.js';
+
+const bibtex = `@inproceedings{lin2022dotat,
+  title = {DoTAT: A Domain-oriented Text Annotation Tool},
+  author = {Lin, Yupian and Ruan, Tong and Liang, Ming},
+  booktitle = {Proceedings of ACL 2022: System Demonstrations},
+  year = {2022},
+  doi = {10.18653/v1/2022.acl-demo.1},
+  abstract = {We propose DoTAT, a domain-oriented text annotation tool. The tool supports a multi-person collaborative process with automatic merging and review. Experiments on the ACE2005 dataset show that DoTAT can reduce the event annotation time by 19.7% compared with existing annotation tools.},
+}
+@inproceedings{tsanno2022,
+  title = {TS-ANNO: An Annotation Tool to Build, Annotate and Evaluate Text Simplification Corpora},
+  author = {Stodden, Regina and Kallmeyer, Laura},
+  booktitle = {Proceedings of ACL 2022: System Demonstrations},
+  year = {2022},
+  abstract = {We introduce TS-ANNO, an open-source web application for manual creation and evaluation of parallel corpora for text simplification.},
+}`;
+
+let t: TestApp;
+let webDir: string;
+let baseUrl: string;
+let browser: BrowserContext;
+let page: Page;
+
+describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
+  beforeAll(async () => {
+    webDir = await buildWebUi();
+    t = await createTestApp({ ALEXANDRIA_WEB_DIR: webDir });
+    baseUrl = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    browser = await launchBrowser();
+    page = await browser.newPage();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    if (webDir) await rm(webDir, { recursive: true, force: true });
+  });
+
+  it('serves the page with a strict CSP and cacheable hashed assets', async () => {
+    const response = await fetch(`${baseUrl}/`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(response.headers.get('cache-control')).toBe('no-cache');
+    const html = await response.text();
+    const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(script).toBeDefined();
+    const asset = await fetch(`${baseUrl}${script}`);
+    expect(asset.headers.get('cache-control')).toContain('immutable');
+    expect((await asset.text()).length).toBeLessThan(80_000);
+  });
+
+  it('refuses a wrong key and signs in with the right one (kept in localStorage)', async () => {
+    await page.goto(`${baseUrl}/`);
+    await page.getByLabel('API key').fill('alx_not_a_key');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('Invalid or revoked API key');
+    await screenshot(page, '01-sign-in-refused');
+    await page.getByLabel('API key').fill(t.key);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Search', level: 1 }).waitFor();
+    expect(await page.evaluate(() => localStorage.getItem('alexandria.apiKey'))).toBe(t.key);
+    // Focus lands on the page heading, for keyboard and screen-reader users.
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Search');
+  });
+
+  it('creates a project, imports BibTeX, removes a paper and exports the rest', async () => {
+    await page.getByRole('link', { name: 'Projects' }).click();
+    await page.getByLabel('New project').fill('Annotation tools');
+    await page.getByRole('button', { name: 'Create project' }).click();
+    await expect
+      .poll(() => page.getByRole('status').first().textContent())
+      .toContain('Created project “Annotation tools”');
+    await page.getByLabel('Import BibTeX, RIS or CSL-JSON').setInputFiles({
+      name: 'tools.bib',
+      mimeType: 'text/plain',
+      buffer: Buffer.from(bibtex),
+    });
+    await expect
+      .poll(() => page.getByRole('status').first().textContent())
+      .toContain('Imported 2 entries (2 new)');
+    await page.getByRole('heading', { name: 'DoTAT: A Domain-oriented Text Annotation Tool' }).waitFor();
+    await screenshot(page, '02-project-imported');
+
+    await page
+      .getByRole('button', {
+        name: 'Remove “TS-ANNO: An Annotation Tool to Build, Annotate and Evaluate Text Simplification Corpora” from the project',
+      })
+      .click();
+    await expect.poll(() => page.getByRole('status').first().textContent()).toContain('Removed “TS-ANNO');
+    const listed = await t.app.inject({
+      method: 'GET',
+      url: '/api/projects/Annotation%20tools',
+      headers: withKey(t.key),
+    });
+    expect(listed.json().papers.map((paper: { title: string }) => paper.title)).toEqual([
+      'DoTAT: A Domain-oriented Text Annotation Tool',
+    ]);
+
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'BibTeX', exact: true }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe('Annotation-tools.bib');
+    const file = await readFile((await download.path()) as string, 'utf8');
+    expect(file).toContain('@inproceedings{Lin2022DoTAT,');
+    expect(file).toContain('doi = {10.18653/v1/2022.acl-demo.1}');
+  });
+
+  it('streams a research answer in the chat with its progress and clickable citations', async () => {
+    await page.getByRole('link', { name: 'Chat' }).click();
+    await page
+      .getByLabel('Your research question')
+      .fill('How much does DoTAT reduce the event annotation time?');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const answer = page.locator('.turn.assistant .answer-text');
+    await expect.poll(() => answer.textContent(), { timeout: 30_000 }).toContain('19.7%');
+    await page
+      .locator('.turn.assistant .progress summary', { hasText: 'What the agent did' })
+      .waitFor({ timeout: 30_000 });
+    const citation = answer.locator('a.citation').first();
+    expect(await citation.count()).toBe(1);
+    expect(await citation.getAttribute('href')).toBeTruthy();
+    await screenshot(page, '05-chat');
+  });
+});
