@@ -10,12 +10,15 @@ import { createPostgresProjectStore } from './adapters/postgres/postgres-project
 import { RedisCache } from './adapters/redis/redis-cache.js';
 import { RedisRateLimiter } from './adapters/redis/redis-rate-limiter.js';
 import { S3BlobStore } from './adapters/s3/s3-blob-store.js';
+import { createUpstreamSources } from './adapters/sources/create-upstream-sources.js';
 import { createSqliteProjectStore } from './adapters/sqlite/sqlite-project-store.js';
 import { ZoteroWebApi } from './adapters/zotero/zotero-web-api.js';
 import type { ResearchTools } from './agent/agent-types.js';
 import { GenerativeAnswers } from './agent/generative-answers.js';
 import { ResearchService } from './agent/research-service.js';
 import { type Config, ConfigError } from './config/load-config.js';
+import { sourceNames } from './config/sections/sources.js';
+import type { Paper } from './domain/paper.js';
 import { PdfjsExtractor } from './pdf/pdfjs-extractor.js';
 import type { Logger } from './platform/logger.js';
 import { packageVersion } from './platform/version.js';
@@ -28,9 +31,15 @@ import type { RateLimiter } from './ports/rate-limiter.js';
 import { AnalysisService } from './services/analysis-service.js';
 import { AuthService } from './services/auth-service.js';
 import { CitationService } from './services/citation-service.js';
+import {
+  createFederation,
+  emptyLocalIndex,
+  fullTextSourcesOf,
+} from './services/federation/paper-metadata-service.js';
+import { SourceMonitor } from './services/federation/source-monitor.js';
 import { ZoteroService } from './services/zotero-service.js';
 import { ProjectService } from './services/project-service.js';
-import type { AppServices, ReadinessProbe } from './services/services.js';
+import type { AppServices, PaperLookup, PaperSearch, ReadinessProbe } from './services/services.js';
 
 /**
  * The composition root: the only module that picks adapters from configuration and constructs
@@ -113,11 +122,16 @@ export async function createContainer(
     timeoutMs: config.zotero.timeoutMs,
     userAgent: `Alexandria/${packageVersion()}`,
   });
+  // Upstream sources: none unless ALEXANDRIA_SOURCES names some. `federation.search` wraps the local
+  // search (pass the index's search service as `local`); `fullTextSources` feed the documents capability.
+  const federation = createFederationServices(config, logger, { cache, clock });
   const services: AppServices = {
     auth: new AuthService(projects),
     projects: projectService,
     citations: new CitationService(projectService),
     zotero: new ZoteroService({ library: zoteroLibrary, blobs, secret: signingSecret }),
+    papers: federation.papers,
+    sourceMonitor: federation.monitor,
     analysis: new AnalysisService({
       projects: projectService,
       chunkUrl: (pdfRef, chunk) =>
@@ -166,6 +180,71 @@ export async function bootstrapKeys(container: Container): Promise<{ createdKey?
   if (await container.services.auth.hasActiveKeys()) return {};
   const { key } = await container.services.auth.createKey('default', 'admin');
   return { createdKey: key };
+}
+
+/**
+ * Upstream sources and federation (docs/decisions: federated sources). With ALEXANDRIA_SOURCES empty
+ * (the default) no source is built, nothing leaves the machine, and `search` is the local search
+ * itself. A source named explicitly without what it needs fails fast; with "all" it is left out.
+ */
+function createFederationServices(
+  config: Config,
+  logger: Logger,
+  dependencies: {
+    cache: Cache;
+    clock: Clock;
+    local?: PaperSearch & PaperLookup;
+    remember?: (paper: Paper) => Promise<void>;
+  },
+) {
+  const settings = config.sources;
+  const all = settings.enabled.includes('all');
+  const problems: string[] = [];
+  const enabled = (all ? [...sourceNames] : settings.enabled).filter((name) => {
+    const missing =
+      name === 'unpaywall' && !settings.contactEmail
+        ? 'ALEXANDRIA_CONTACT_EMAIL'
+        : name === 'patentsview' && !settings.patentsViewApiKey
+          ? 'ALEXANDRIA_PATENTSVIEW_API_KEY'
+          : null;
+    if (!missing) return true;
+    if (all) logger.info({ source: name }, `source left out: ${missing} is not set`);
+    else problems.push(`${missing}: required when ALEXANDRIA_SOURCES includes ${name}`);
+    return false;
+  });
+  if (problems.length > 0) throw new ConfigError(problems);
+  const upstream = createUpstreamSources({
+    enabled,
+    contactEmail: settings.contactEmail,
+    openAlexApiKey: settings.openAlexApiKey,
+    semanticScholarApiKey: settings.semanticScholarApiKey,
+    semanticScholarRequestsPerSecond: settings.semanticScholarRequestsPerSecond,
+    ncbiApiKey: settings.ncbiApiKey,
+    patentsViewApiKey: settings.patentsViewApiKey,
+    sourceTimeoutMs: settings.sourceTimeoutMs,
+    breakerCooldownMs: settings.breakerCooldownMs,
+    baseUrls: Object.fromEntries(settings.sourceUrls),
+    cache: dependencies.cache,
+    clock: dependencies.clock,
+    logger,
+  });
+  if (enabled.length > 0) logger.info({ sources: enabled }, 'federating upstream sources');
+  const monitor = new SourceMonitor(logger);
+  const federation = createFederation({
+    local: dependencies.local ?? emptyLocalIndex,
+    sources: upstream.sources,
+    patentSources: upstream.patentSources,
+    ...(upstream.openAccess ? { openAccess: upstream.openAccess } : {}),
+    cache: dependencies.cache,
+    monitor,
+    settings: {
+      deadlineMs: settings.deadlineMs,
+      sourceTimeoutMs: settings.sourceTimeoutMs,
+      depth: settings.depth,
+    },
+    ...(dependencies.remember ? { remember: dependencies.remember } : {}),
+  });
+  return { ...federation, monitor, enabled, fullTextSources: fullTextSourcesOf(upstream.sources) };
 }
 
 async function loadOrCreateSecret(path: string): Promise<string> {

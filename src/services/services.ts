@@ -7,6 +7,8 @@ import type { SearchRequest, SearchResult } from '../domain/search.js';
 import type { AnalysisService } from './analysis-service.js';
 import type { AuthService } from './auth-service.js';
 import type { CitationService } from './citation-service.js';
+import type { PaperMetadataService } from './federation/paper-metadata-service.js';
+import type { SourceMonitor } from './federation/source-monitor.js';
 import type { ProjectSelector, ProjectService } from './project-service.js';
 import type { ZoteroService } from './zotero-service.js';
 
@@ -72,6 +74,10 @@ export interface AppServices {
   citations: CitationService;
   /** Saving citations into users' Zotero libraries (save-citation). */
   zotero: ZoteroService;
+  /** Metadata by identifier (/api/paper, add_to_project's lookup) and the literature map. */
+  papers: PaperMetadataService;
+  /** Outcomes of upstream source calls (logged; counted in Prometheus by the HTTP layer). */
+  sourceMonitor: SourceMonitor;
   /** analyze_project: every question asked of every paper of a project. */
   analysis: AnalysisService;
   /** The research agent behind the chat endpoint. */

@@ -5,6 +5,7 @@ import { embeddingSection } from './embedding.js';
 import { mcpSection } from './mcp.js';
 import { pdfSection } from './pdf.js';
 import { serverSection } from './server.js';
+import { sourcesSection } from './sources.js';
 import { storageSection } from './storage.js';
 import { webSection } from './web.js';
 import { zoteroSection } from './zotero.js';
@@ -24,4 +25,5 @@ export const sections = {
   zotero: zoteroSection,
   web: webSection,
   chat: chatSection,
+  sources: sourcesSection,
 };

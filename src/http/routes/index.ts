@@ -2,6 +2,7 @@ import { analysisRoutes } from './analysis-routes.js';
 import { chatRoutes } from './chat-routes.js';
 import { citationRoutes } from './citation-routes.js';
 import { mcpRoutes } from './mcp-routes.js';
+import { paperRoutes } from './paper-routes.js';
 import { projectRoutes } from './project-routes.js';
 import type { RouteModule } from './route-context.js';
 import { systemRoutes } from './system-routes.js';
@@ -12,6 +13,7 @@ import { zoteroRoutes } from './zotero-routes.js';
 export const routeModules: RouteModule[] = [
   systemRoutes,
   projectRoutes,
+  paperRoutes,
   citationRoutes,
   analysisRoutes,
   zoteroRoutes,
