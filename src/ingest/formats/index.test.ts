@@ -26,6 +26,13 @@ describe('format registry', () => {
     ['upstream/pubmed_eutils/responses/biopython/pubmed1.xml', 'pubmed'],
     ['upstream/semantic_scholar/responses/danielnsilva_semanticscholar/Paper.json', 'semantic-scholar'],
     ['upstream/arxiv/responses/arxiv.py_2016/id_list=1111.2011v2.xml', 'arxiv-atom'],
+    ['patents/uspto_xml/pap/US20010000044A1.xml', 'uspto'],
+    ['patents/uspto_xml/pap/US20010009014A1.xml', 'uspto'],
+    ['patents/uspto_xml/sgml/US06336130.xml', 'uspto'],
+    ['patents/uspto_xml/xml2004/US06859910.xml', 'uspto'],
+    ['patents/uspto_xml/xml2006/US07272630B2.xml', 'uspto'],
+    ['patents/uspto_xml/xml2014/US08926509.xml', 'uspto'],
+    ['patents/uspto_xml/xmlApp2004/US20050004974A1.xml', 'uspto'],
   ])('detects %s as %s', async (file, name) => {
     const path = join(sharedData, file);
     expect(detectFormat(path, await headOf(path))?.name).toBe(name);

@@ -11,6 +11,7 @@ import { readOpenAlex } from './openalex.js';
 import { readPubmedXml } from './pubmed-xml.js';
 import { readRis } from './ris.js';
 import { readSemanticScholar } from './semantic-scholar.js';
+import { readUsptoXml } from './uspto-xml.js';
 
 /** What `detect` sees of an input: its file name (`-` for stdin) and its first few KiB of text. */
 export interface FormatSample {
@@ -116,6 +117,15 @@ export const ingestFormats: readonly IngestFormat[] = [
     description: 'PubMed/MEDLINE XML (PubmedArticleSet: efetch output, baseline and update files)',
     detect: ({ head }) => hasElement(head, 'PubmedArticleSet') || hasElement(head, 'PubmedArticle'),
     read: readPubmedXml,
+  },
+  {
+    name: 'uspto',
+    description: 'USPTO full-text XML, grants and applications 2001+ (ICE v4.x, PATDOC 2.5, pap v1.5)',
+    detect: ({ head }) =>
+      /<(!DOCTYPE\s+)?(us-patent-grant|us-patent-application|PATDOC|patent-application-publication)[\s>]/.test(
+        head,
+      ),
+    read: readUsptoXml,
   },
   {
     name: 'acl-xml',

@@ -155,7 +155,7 @@ export function buildPaper(draft: PaperDraft, options: BuildOptions): Paper | st
     paper.pdf_id = `PDF_URL:${pdfUrl}`;
   }
   if (identifiers) paper.identifiers = identifiers;
-  if (draft.assignees && draft.assignees.length > 0) paper.assignees = draft.assignees;
+  if (draft.assignees) paper.assignees = draft.assignees;
   if (draft.patent_number) paper.patent_number = draft.patent_number;
   if (draft.kind) paper.kind = draft.kind;
   if (draft.filing_date) paper.filing_date = draft.filing_date;
