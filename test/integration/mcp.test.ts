@@ -105,6 +105,48 @@ describe('MCP over streamable HTTP (stateless, at /mcp)', () => {
     expect(textOf(badFormat)).toContain('format must be one of bibtex, ris, csl');
   });
 
+  it('answers metadata and analysis tools with the REST messages when nothing is known', async () => {
+    const client = await httpClient(t.key);
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    expect(names).toEqual(
+      expect.arrayContaining(['get_paper_metadata', 'literature_map', 'analyze_project']),
+    );
+
+    const metadata = await client.callTool({
+      name: 'get_paper_metadata',
+      arguments: { paper_id: 'DOI:10.1093/nar/gkae223' },
+    });
+    const restMetadata = await t.app.inject({
+      method: 'GET',
+      url: '/api/paper?paper_id=DOI:10.1093/nar/gkae223',
+      headers: withKey(t.key),
+    });
+    expect(restMetadata.statusCode).toBe(404);
+    expect(metadata.isError).toBe(true);
+    expect(textOf(metadata)).toBe(restMetadata.json().error.message);
+
+    const badId = await client.callTool({ name: 'get_paper_metadata', arguments: { paper_id: 'ISBN:123' } });
+    const restBadId = await t.app.inject({
+      method: 'GET',
+      url: '/api/paper?paper_id=ISBN:123',
+      headers: withKey(t.key),
+    });
+    expect(textOf(badId)).toBe(restBadId.json().error.message);
+    expect(badId._meta).toMatchObject({ code: 'invalid_request', param: 'paper_id' });
+
+    const analysis = await client.callTool({
+      name: 'analyze_project',
+      arguments: { project_name: 'MCP reading', questions: ['Which dataset is used?'] },
+    });
+    const restAnalysis = await t.app.inject({
+      method: 'GET',
+      url: '/api/analyze_project?project_name=MCP%20reading&question=Which%20dataset%20is%20used%3F',
+      headers: withKey(t.key),
+    });
+    expect(restAnalysis.statusCode).toBe(422);
+    expect(textOf(analysis)).toBe(restAnalysis.json().error.message);
+  });
+
   it('exports a project as BibTeX through a tool', async () => {
     await t.app.inject({
       method: 'POST',

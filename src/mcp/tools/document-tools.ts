@@ -1,0 +1,157 @@
+import { z } from 'zod';
+import { invalid } from '../../domain/errors.js';
+import type { FullTextResult } from '../../domain/fulltext.js';
+import { parsePaperIdentifier } from '../../domain/identifiers.js';
+import type { AddPaperInput, FullTextReader, PaperLibrary } from '../../services/services.js';
+import { guarded, jsonResult, type ToolModule, textResult } from '../tool-kit.js';
+import { compactPaper } from './compact.js';
+
+const pdfId = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(4000)
+  .describe(
+    'The document: a pdf_id from a search or project (PDF_URL:<url> or PROJ:<project>/<document>), or a PDF url.',
+  );
+
+/** A chunk as text an LLM reads directly: where it is, the text, its figures, what to do next. */
+function chunkText(result: FullTextResult, heading: string): string {
+  if (result.chunks.length === 0) return `${heading}\n\n(no text)\n\nHint: ${result.hint}`;
+  return result.chunks
+    .map((chunk) => {
+      const figures = chunk.img_mds.filter((image) => !chunk.chunk.includes(image));
+      return [
+        `${heading.replace('{n}', String(chunk.chunk_num))} of ${result.total_chunk_num} · ${chunk.pdf_url}`,
+        '',
+        chunk.chunk.trim(),
+        ...(figures.length > 0 ? ['', 'Figures:', ...figures] : []),
+      ].join('\n');
+    })
+    .concat(`Hint: ${result.hint}`)
+    .join('\n\n---\n\n');
+}
+
+/** read_full_text and ask_pdf. */
+export function fullTextTools(reader: FullTextReader): ToolModule {
+  return (server, context) => {
+    server.registerTool(
+      'read_full_text',
+      {
+        title: 'Read a paper, chunk by chunk',
+        description:
+          "Returns one numbered chunk (a few thousand characters, in reading order, with its figures as markdown images) of a paper's full text, and the total number of chunks. Start at chunk 1 and follow the hint; or use ask_pdf to jump to the chunk that answers a question.",
+        inputSchema: {
+          pdf_id: pdfId,
+          chunk: z
+            .number()
+            .int()
+            .min(0)
+            .max(100_000)
+            .default(1)
+            .describe('Chunk number, from 1 (default 1).'),
+        },
+        annotations: { readOnlyHint: true, openWorldHint: true },
+      },
+      ({ pdf_id, chunk }, extra) =>
+        guarded(context, async () =>
+          textResult(
+            chunkText(
+              await reader.readChunk(context.tenantId, pdf_id, chunk, { signal: extra.signal }),
+              'Chunk {n}',
+            ),
+          ),
+        ),
+    );
+
+    server.registerTool(
+      'ask_pdf',
+      {
+        title: 'Ask a question of a paper',
+        description:
+          'Finds the chunk of a paper that best answers a question (semantic + keyword search over the full text) and returns it with its number, so the answer can be quoted and cited. Read the neighbouring chunks with read_full_text for context.',
+        inputSchema: {
+          pdf_id: pdfId,
+          question: z
+            .string()
+            .trim()
+            .min(1, 'must not be empty')
+            .max(2000)
+            .describe('The question, in English.'),
+          top_k: z
+            .number()
+            .int()
+            .min(1)
+            .max(5)
+            .default(1)
+            .describe('How many chunks to return, best first (default 1).'),
+        },
+        annotations: { readOnlyHint: true, openWorldHint: true },
+      },
+      ({ pdf_id, question, top_k }, extra) =>
+        guarded(context, async () =>
+          textResult(
+            chunkText(
+              await reader.ask(context.tenantId, pdf_id, question, { topK: top_k, signal: extra.signal }),
+              'Best answer: chunk {n}',
+            ),
+          ),
+        ),
+    );
+  };
+}
+
+/** add_to_project: a paper by identifier or PDF url into a project. */
+export function libraryTools(library: PaperLibrary): ToolModule {
+  return (server, context) => {
+    server.registerTool(
+      'add_to_project',
+      {
+        title: 'Add a paper to a project',
+        description:
+          'Files a paper in one of the user\'s projects (default "gpt"), given a typed identifier (DOI:…, ARXIV:…, PMID:…, PMCID:…, SS_ID:…, MAG:…, ACL:…) or a PDF url. The open-access PDF is fetched and stored when there is one, so the paper can then be read with read_full_text(pdf_id). Adding the same paper twice keeps one entry.',
+        inputSchema: {
+          paper_id: z
+            .string()
+            .trim()
+            .min(1)
+            .max(300)
+            .optional()
+            .describe('Typed identifier, e.g. DOI:10.1093/nar/gkae223.'),
+          pdf_url: z.string().trim().min(1).max(4000).optional().describe('A PDF url (http or https).'),
+          project_id: z.string().trim().min(1).max(200).optional().describe('Project id (default "gpt").'),
+          project_name: z
+            .string()
+            .trim()
+            .min(1)
+            .max(200)
+            .optional()
+            .describe('Project name; created when it does not exist.'),
+        },
+        annotations: { destructiveHint: false, idempotentHint: true, openWorldHint: true },
+      },
+      ({ paper_id, pdf_url, project_id, project_name }, extra) =>
+        guarded(context, async () => {
+          if (paper_id && pdf_url) throw invalid('paper_id', 'Give paper_id or pdf_url, not both');
+          let input: AddPaperInput;
+          if (paper_id)
+            input = { kind: 'identifier', identifier: parsePaperIdentifier(paper_id, 'paper_id') };
+          else if (pdf_url) input = { kind: 'url', url: pdf_url };
+          else throw invalid('paper_id', 'Give paper_id (<TYPE>:<value>) or pdf_url');
+          const added = await library.add(
+            context.tenantId,
+            { projectId: project_id, projectName: project_name },
+            input,
+            { signal: extra.signal },
+          );
+          const readable = added.find((paper) => paper.pdf_id);
+          return jsonResult(
+            added.map((paper) => compactPaper(paper)),
+            readable
+              ? `Stored. Read it with read_full_text(pdf_id="${readable.pdf_id}").`
+              : 'Stored (metadata only: no open-access PDF was found).',
+          );
+        }),
+    );
+  };
+}
