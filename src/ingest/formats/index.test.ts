@@ -57,6 +57,9 @@ describe('format registry', () => {
     ['references.csl.json', 'csl-json'],
     ['references.bib', 'bibtex'],
     ['references.ris', 'ris'],
+    ['patentsview/g_patent.tsv', 'patentsview'],
+    ['patentsview/g_inventor_disambiguated.tsv', 'patentsview'],
+    ['patentsview/g_assignee_disambiguated.tsv', 'patentsview'],
     ['acl-anthology-2022.acl.xml', 'acl-xml'],
     ['acl-anthology-P19.xml', 'acl-xml'],
   ])('detects the fixture %s as %s', async (file, name) => {

@@ -1,4 +1,4 @@
-import type { FormatReader } from '../ingest-item.js';
+import type { FormatReader, IngestItem } from '../ingest-item.js';
 import { readAclAnthologyXml } from './acl-anthology-xml.js';
 import { readAlexandriaJsonl } from './alexandria-jsonl.js';
 import { readArxivAtom } from './arxiv-atom.js';
@@ -8,6 +8,12 @@ import { readBibtex } from './bibtex.js';
 import { readCrossref } from './crossref.js';
 import { readCslJson } from './csl-json.js';
 import { readOpenAlex } from './openalex.js';
+import {
+  patentsViewCompanionFiles,
+  patentsViewTable,
+  readPatentsView,
+  readPatentsViewTable,
+} from './patentsview.js';
 import { readPubmedXml } from './pubmed-xml.js';
 import { readRis } from './ris.js';
 import { readSemanticScholar } from './semantic-scholar.js';
@@ -28,6 +34,16 @@ export interface IngestFormat {
   /** True when the sample is this format (by content first, extension second). */
   detect(sample: FormatSample): boolean;
   read: FormatReader;
+  /**
+   * Sibling files that complete this format's records, by role → file name (PatentsView:
+   * `g_inventor_disambiguated.tsv`, …). The pipeline opens those present next to the input, passes
+   * them to `readWithCompanions`, and does not ingest them on their own when the main file is there.
+   */
+  companions?: Readonly<Record<string, string>>;
+  readWithCompanions?: (
+    input: AsyncIterable<string | Uint8Array>,
+    companions: Partial<Record<string, AsyncIterable<string | Uint8Array>>>,
+  ) => AsyncIterable<IngestItem>;
 }
 
 /** How many characters of the decompressed input `detectFormat` needs in `head`. */
@@ -126,6 +142,20 @@ export const ingestFormats: readonly IngestFormat[] = [
         head,
       ),
     read: readUsptoXml,
+  },
+  {
+    name: 'patentsview',
+    description:
+      'PatentsView tables (g_patent.tsv, with g_inventor/g_assignee/g_patent_abstract/g_application beside it)',
+    detect: ({ filename, head }) => {
+      const header = firstLine(head)
+        .split('\t')
+        .map((column) => column.replace(/^"|"$/g, '').trim());
+      return (extensionOf(filename) === '.tsv' || header.length > 3) && patentsViewTable(header) !== null;
+    },
+    read: readPatentsViewTable,
+    companions: patentsViewCompanionFiles,
+    readWithCompanions: (input, companions) => readPatentsView(input, companions),
   },
   {
     name: 'acl-xml',
