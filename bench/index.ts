@@ -1,3 +1,4 @@
+import { federationBench } from './federation.bench.js';
 import { httpBench } from './http.bench.js';
 import type { BenchReport } from './lib/report.js';
 
@@ -9,4 +10,5 @@ export interface Benchmark {
 /** Every benchmark, in run order. A capability adds its benchmark here. */
 export const benchmarks: Benchmark[] = [
   { name: 'http', run: ({ quick }) => httpBench({ durationMs: quick ? 2000 : 8000 }) },
+  { name: 'federation', run: ({ quick }) => federationBench({ iterations: quick ? 20 : 60 }) },
 ];

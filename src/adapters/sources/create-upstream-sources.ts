@@ -75,7 +75,8 @@ export function createUpstreamSources(options: UpstreamSourcesOptions): Upstream
             ? 100
             : policy.minIntervalMs,
       timeoutMs: options.sourceTimeoutMs,
-      maxQueueMs: options.sourceTimeoutMs,
+      // A search should not sit in a polite source's queue: past 1 s the source is reported skipped.
+      maxQueueMs: Math.min(1000, options.sourceTimeoutMs / 2),
       breaker: { cooldownMs: options.breakerCooldownMs },
       headers: { 'user-agent': userAgent(email), ...headers },
       ...(options.logger ? { logger: options.logger } : {}),

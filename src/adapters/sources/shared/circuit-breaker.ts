@@ -35,6 +35,11 @@ export class CircuitBreaker {
     return this.clock.now() - this.openedAt >= this.cooldownMs ? 'half_open' : 'open';
   }
 
+  /** Failures since the last success (0 when the source is healthy). */
+  get consecutiveFailures(): number {
+    return this.failures;
+  }
+
   /** Milliseconds until an open circuit lets a trial call through (0 when not open). */
   get retryInMs(): number {
     if (this.openedAt === null) return 0;

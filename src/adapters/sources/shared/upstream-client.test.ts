@@ -210,3 +210,28 @@ describe('UpstreamClient', () => {
     expect(parseRetryAfter('soon', now)).toBeUndefined();
   });
 });
+
+describe('UpstreamClient retries under a rate limit', () => {
+  it('counts a failure whose retry cannot get a rate slot in time against the source', async () => {
+    const slept: number[] = [];
+    const fetch = replayFetch([{ match: /./, respond: { status: 503, body: '' } }]);
+    const client = new UpstreamClient({
+      source: 'fake',
+      fetch,
+      clock: { now: () => 7_000_000 },
+      sleep: async (ms: number) => {
+        slept.push(ms);
+      },
+      minIntervalMs: 3000,
+      maxQueueMs: 1000,
+      random: () => 0.5,
+      breaker: { failureThreshold: 1 },
+    });
+    const error = await client.get('https://api.example.org/x').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect(error).not.toBeInstanceOf(SourceSkippedError);
+    expect((error as UpstreamError).upstreamStatus).toBe(503);
+    expect(client.breaker.state).toBe('open');
+    expect(fetch.calls).toHaveLength(1);
+  });
+});

@@ -159,8 +159,13 @@ export class UpstreamClient {
 
   private async attempts(url: string, options: RequestOptions): Promise<UpstreamResponse> {
     const answers = options.answerStatuses ?? [404];
+    let lastError: UpstreamError | undefined;
     for (let attempt = 1; ; attempt += 1) {
-      if (!(await this.gate.take(this.maxQueueMs, options.signal))) {
+      // A source that failed recently is not waited for: it is skipped unless a slot is free now.
+      const queueLimit = this.breaker.consecutiveFailures > 0 ? 0 : this.maxQueueMs;
+      if (!(await this.gate.take(queueLimit, options.signal))) {
+        // A retry that cannot get a rate slot in time ends with the failure it was retrying.
+        if (lastError) throw lastError;
         throw new SourceSkippedError(
           this.source,
           'rate_limited',
@@ -192,6 +197,7 @@ export class UpstreamClient {
                 cause: caught,
               });
       }
+      lastError = error;
       if (!error.retryable || attempt > this.retry.retries) throw error;
       const delay = waitMs ?? backoffDelay(this.retry, attempt, this.random);
       if (delay > this.retry.maxRetryAfterMs) throw error;
