@@ -129,7 +129,12 @@ export async function createContainer(
     auth: new AuthService(projects),
     projects: projectService,
     citations: new CitationService(projectService),
-    zotero: new ZoteroService({ library: zoteroLibrary, blobs, secret: signingSecret }),
+    zotero: new ZoteroService({
+      library: zoteroLibrary,
+      blobs,
+      secret: signingSecret,
+      lookup: federation.papers,
+    }),
     papers: federation.papers,
     sourceMonitor: federation.monitor,
     analysis: new AnalysisService({
