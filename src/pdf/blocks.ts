@@ -1,4 +1,4 @@
-import { type BodyStyle, headingLevel, numberedHeading } from './headings.js';
+import { type BodyStyle, headingLevel, isStrongHeading, numberedHeading } from './headings.js';
 import type { BlockKind, TextBlock, TextLine } from './layout-types.js';
 import { collectVocabulary, joinLines, normalizeText } from './text-cleaning.js';
 
@@ -10,7 +10,7 @@ interface DraftBlock {
 
 /** "Figure 3:", "Fig. 2.", "FIGURE 1 |", "Table 4". */
 const captionStart = /^(?:fig(?:ure)?\.?|table|tab\.)\s*[A-Z]?\d{1,3}[a-z]?\b\s*[.:|]?/i;
-const bulletStart = /^(?:[•▪◦‣∙●○■–]|\(\w{1,3}\)|\d{1,2}\)|\[\d{1,3}\])\s/;
+const bulletStart = /^(?:[•▪◦‣∙●○■–]|\(\w{1,3}\)|\d{1,2}[.)]|\[\d{1,3}\])\s/;
 
 /**
  * Turns lines in reading order into headings, paragraphs and captions: a new block starts at a
@@ -68,6 +68,7 @@ export function buildBlocks(lines: TextLine[], body: BodyStyle, title: TextLine[
     previous = line;
   });
 
+  demoteFrontMatter(drafts);
   const merged = mergeInterruptedParagraphs(drafts);
   const vocabulary = collectVocabulary(merged.map((draft) => draft.lines.map((line) => line.text)));
   return merged.map((draft) => toBlock(draft, vocabulary)).filter((block) => block.text.length > 0);
@@ -122,14 +123,31 @@ function startsBlock(block: DraftBlock, previous: TextLine | undefined, line: Te
   if (gap > Math.max(leading * 1.4, line.size * 1.5)) return true;
   const left = Math.min(...block.lines.map((each) => each.x0));
   const right = Math.max(...block.lines.map((each) => each.x1));
-  if (
-    block.lines.length >= 1 &&
-    line.x0 - left > 0.8 * line.size &&
-    line.x0 - previous.x0 > 0.8 * line.size
-  ) {
-    return true;
+  const short = right - previous.x1 > 3 * line.size;
+  // An indented line starts a paragraph when the one before it finished (not a list item's hang).
+  const indented = line.x0 - left > 0.8 * line.size && line.x0 - previous.x0 > 0.8 * line.size;
+  return (indented && (endsSentence || short)) || (endsSentence && short);
+}
+
+/**
+ * Between the title and the first real section heading of page 1 ("Abstract", "1 Introduction")
+ * come authors and affiliations, often set large or bold: they are paragraphs, not headings.
+ */
+function demoteFrontMatter(drafts: DraftBlock[]): void {
+  const firstPage = drafts[0]?.lines[0]?.page;
+  const end = drafts.findIndex(
+    (draft) =>
+      draft.kind === 'heading' &&
+      draft.level !== 1 &&
+      isStrongHeading(draft.lines.map((line) => line.text).join(' ')),
+  );
+  if (end < 0 || drafts[end]?.lines[0]?.page !== firstPage) return;
+  for (const draft of drafts.slice(0, end)) {
+    if (draft.kind === 'heading' && draft.level !== 1) {
+      draft.kind = 'paragraph';
+      delete draft.level;
+    }
   }
-  return endsSentence && right - previous.x1 > 3 * line.size;
 }
 
 /**
@@ -148,8 +166,9 @@ function mergeInterruptedParagraphs(drafts: DraftBlock[]): DraftBlock[] {
     for (let next = index + 1; next < Math.min(result.length, index + 9); next++) {
       const candidate = result[next] as DraftBlock;
       if (candidate.kind === 'heading') break;
+      if (candidate.kind === 'caption') continue;
       const first = candidate.lines[0] as TextLine;
-      const sameType = Math.abs(first.size - last.size) < 0.1 * last.size && first.font === last.font;
+      const sameType = Math.abs(first.size - last.size) < 0.05 * last.size && first.font === last.font;
       if (sameType && candidate.kind === 'paragraph' && /^\p{Ll}/u.test(first.text)) {
         if (next === index + 1) break;
         paragraph.lines.push(...candidate.lines);

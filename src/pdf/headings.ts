@@ -63,6 +63,16 @@ const sectionNames = new Set([
 export const numberedHeading =
   /^(?:(\d{1,2}(?:\.\d{1,2}){0,3})\.?|([IVX]{1,5})\.|([A-H])\.|(?:appendix|chapter|section)\s+[A-Z\d]{1,2}[.:]?)\s+(\p{Lu}|\p{Lt})/u;
 
+/** Numbered ("2.1 Method") or a well-known section name ("Abstract", "References"). */
+export function isStrongHeading(text: string): boolean {
+  const bare = text
+    .trim()
+    .toLowerCase()
+    .replace(/^[\d.\s]+|[:.]$/g, '')
+    .trim();
+  return numberedHeading.test(text.trim()) || sectionNames.has(bare);
+}
+
 /**
  * The markdown heading level of a line (2 = section, 3 = subsection, 4 deeper), or undefined when
  * it reads as body text. A heading is short, has letters, does not end like a sentence, and either
@@ -90,6 +100,8 @@ export function headingLevel(line: TextLine, body: BodyStyle): number | undefine
     return 3;
   }
   if (sectionNames.has(bare) && (otherFont || text === text.toUpperCase())) return 2;
-  if (larger && words <= 12 && /^\p{Lu}/u.test(text)) return 2;
+  // Author lines are set large too: "Jane Roe,1* John Doe 2".
+  const authorLike = /[*@†‡]|\p{L},?\d|,.*,/u.test(text);
+  if (larger && words <= 12 && /^\p{Lu}/u.test(text) && !authorLike) return 2;
   return undefined;
 }

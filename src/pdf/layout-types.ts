@@ -16,6 +16,8 @@ export interface TextRun {
   size: number;
   /** pdf.js' document-wide font id; equal ids mean the same font. */
   font: string;
+  /** A space follows in the content stream (it may take no room on the page). */
+  spaceAfter?: boolean;
 }
 
 /** A horizontal line segment of text: runs on one baseline with no column-sized gap between them. */

@@ -16,27 +16,32 @@ export interface MetadataSources {
 }
 
 /**
- * The title lines of page 1: the largest type in the upper half of the page, when it is clearly
- * larger than the body text.
+ * The title lines of page 1: the largest type in the upper half of the page that is clearly larger
+ * than the body text and reads like a title (three words at least, so large figure labels and
+ * journal logos set in type do not count), as one run of lines.
  */
 export function findTitleLines(firstPage: TextLine[], pageHeight: number, body: BodyStyle): TextLine[] {
   const upper = firstPage.filter(
     (line) => line.bottom < pageHeight * 0.5 && (line.text.match(/\p{L}/gu)?.length ?? 0) >= 2,
   );
-  const largest = Math.max(0, ...upper.map((line) => line.size));
-  if (largest < body.size * 1.25) return [];
-  const title = upper.filter((line) => line.size >= largest * 0.95);
-  // The title is one run of lines; stop at the first gap wider than two lines.
-  const sorted = [...title].sort((a, b) => a.bottom - b.bottom);
-  const first = sorted[0];
-  if (!first) return [];
-  const kept = [first];
-  for (const line of sorted.slice(1)) {
-    const last = kept[kept.length - 1] as TextLine;
-    if (line.bottom - last.bottom > 2.5 * largest) break;
-    kept.push(line);
+  const sizes = [...new Set(upper.map((line) => line.size))]
+    .filter((size) => size >= body.size * 1.15)
+    .sort((a, b) => b - a);
+  for (const size of sizes) {
+    const sorted = upper
+      .filter((line) => Math.abs(line.size - size) <= size * 0.05)
+      .sort((a, b) => a.bottom - b.bottom);
+    const first = sorted[0];
+    if (!first) continue;
+    const run = [first];
+    for (const line of sorted.slice(1)) {
+      if (line.bottom - (run[run.length - 1] as TextLine).bottom > 2.5 * size) break;
+      run.push(line);
+    }
+    const words = run.reduce((count, line) => count + line.text.split(/\s+/).length, 0);
+    if (words >= 3 && run.length <= 6) return run;
   }
-  return kept.length <= 6 ? kept : [];
+  return [];
 }
 
 const doiPattern = /\b(10\.\d{4,9}\/[^\s"<>{}]+)/;
@@ -47,16 +52,17 @@ export function sniffMetadata(sources: MetadataSources): PdfMetadata {
   const info = sources.info;
   const infoText = (key: string) => {
     const value = info[key];
-    return typeof value === 'string' ? normalizeText(value) : undefined;
+    return typeof value === 'string' ? normalizeText(decodeEntities(value)) : undefined;
   };
   const custom = (info.Custom ?? {}) as Record<string, unknown>;
   const pageText = sources.firstPage.map((line) => line.text);
   const metadata: PdfMetadata = {};
 
-  const infoTitle = infoText('Title');
-  const pageTitle = normalizeText(sources.titleLines.map((line) => line.text).join(' '));
-  const title = infoTitle && isPlausibleTitle(infoTitle) ? infoTitle : pageTitle;
-  if (title && isPlausibleTitle(title)) metadata.title = title;
+  const title = chooseTitle(
+    infoText('Title'),
+    normalizeText(sources.titleLines.map((line) => line.text).join(' ')),
+  );
+  if (title) metadata.title = title;
 
   const authors = authorsFromInfo(infoText('Author')) ?? authorsFromPage(sources);
   if (authors && authors.length > 0) metadata.authors = authors;
@@ -91,6 +97,35 @@ export function sniffMetadata(sources: MetadataSources): PdfMetadata {
   return metadata;
 }
 
+/**
+ * The info dictionary's title when it agrees with the one printed on page 1 (it has no line-break
+ * artefacts), the printed one when they disagree (info titles are often stale: "t.dvi", a
+ * template's name), whichever exists otherwise.
+ */
+function chooseTitle(infoTitle: string | undefined, pageTitle: string): string | undefined {
+  const info = infoTitle && isPlausibleTitle(infoTitle) ? infoTitle : undefined;
+  const page = isPlausibleTitle(pageTitle) ? pageTitle : undefined;
+  if (!info || !page) return info ?? page;
+  const letters = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
+  if (letters(page).includes(letters(info)) || letters(info).includes(letters(page))) return info;
+  const words = (text: string) => new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+  const infoWords = words(info);
+  const pageWords = words(page);
+  const shared = [...infoWords].filter((word) => pageWords.has(word)).length;
+  return shared >= 0.6 * Math.max(infoWords.size, pageWords.size) ? info : page;
+}
+
+/** Some producers put HTML entities in the info dictionary ("COVID&#x02010;19"). */
+function decodeEntities(text: string): string {
+  const named: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+  return text.replace(/&(#x[\da-f]+|#\d+|[a-z]+);/gi, (entity, body: string) => {
+    if (body.startsWith('#x') || body.startsWith('#X'))
+      return String.fromCodePoint(Number.parseInt(body.slice(2), 16));
+    if (body.startsWith('#')) return String.fromCodePoint(Number(body.slice(1)));
+    return named[body.toLowerCase()] ?? entity;
+  });
+}
+
 function isPlausibleTitle(title: string): boolean {
   if (title.length < 8 || title.length > 300 || !/\s/.test(title)) return false;
   return !/^(untitled|microsoft (word|powerpoint)|title|document\d*|slide \d)\b|\.(pdf|docx?|tex|dvi|ps|indd)$/i.test(
@@ -112,7 +147,7 @@ function authorsFromPage(sources: MetadataSources): string[] | undefined {
   const names: string[] = [];
   for (const line of sources.firstPage.slice(index + 1, index + 6)) {
     if (
-      /@|\b(universit|institut|department|laborator|college|school|centre|center|abstract|inc\.|ltd)/i.test(
+      /@|\b(universit|institut|department|laborator|college|school|centre|center|research|hospital|academy|foundation|corporation|abstract|inc\.|ltd)/i.test(
         line.text,
       ) ||
       line.size > lastTitle.size * 0.95 ||
@@ -125,15 +160,36 @@ function authorsFromPage(sources: MetadataSources): string[] | undefined {
   return names.length > 0 ? names : undefined;
 }
 
+const notInNames = new Set([
+  'with',
+  'for',
+  'the',
+  'of',
+  'in',
+  'on',
+  'to',
+  'from',
+  'at',
+  'using',
+  'via',
+  'and',
+  'or',
+]);
+
 /** "A. Smith1, B. Jones*, and C. Wu†" → ["A. Smith", "B. Jones", "C. Wu"]. */
 function splitNames(text: string): string[] {
   return normalizeText(text)
-    .replace(/[\d*†‡§¶⋄□∗♯♮♣♠♥♦✉]+/gu, ' ')
+    .replace(/^by\s+/i, '')
+    .replace(/[\d*†‡§¶⋄□∗♯♮♣♠♥♦✉]+|(?<=\p{Ll})[α-ω]+/gu, ' ')
     .split(/\s*(?:;|,|\band\b|&)\s*/)
     .map((name) => name.replace(/\s+/g, ' ').trim())
     .filter((name) => {
       const words = name.split(' ');
-      return words.length >= 2 && words.length <= 5 && words.every((word) => /^\p{Lu}/u.test(word));
+      return (
+        words.length >= 2 &&
+        words.length <= 5 &&
+        words.every((word) => /^\p{Lu}/u.test(word) && !notInNames.has(word.toLowerCase()))
+      );
     });
 }
 

@@ -21,7 +21,13 @@ export async function readPageText(pdfjs: PdfJs, page: PDFPageProxy): Promise<Pa
   const runs: TextRun[] = [];
   const rotatedText: string[] = [];
   for (const item of content.items) {
-    if (!('str' in item) || item.str.trim().length === 0) continue;
+    if (!('str' in item)) continue;
+    if (item.str.trim().length === 0) {
+      // Some producers advance over spaces without gaps; the space item is the only word break.
+      const previous = runs[runs.length - 1];
+      if (previous && item.str.length > 0) previous.spaceAfter = true;
+      continue;
+    }
     const [a, b, c, d, x, y] = pdfjs.Util.transform(viewport.transform, item.transform) as Matrix;
     const size = Math.hypot(c, d);
     const upright = a > 0 && d < 0 && Math.abs(b) <= 0.01 * a && Math.abs(c) <= 0.01 * -d;

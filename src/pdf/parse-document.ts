@@ -119,12 +119,14 @@ function assemble(
   options: ParseOptions,
 ): ParsedDocument {
   const { kept, removed } = removeRunningLines(pages);
+  const body = bodyStyleOf(kept.flat());
+  const first = pages[0];
+  const firstPage = first ? orderLines([...(kept[0] ?? []), ...(removed[0] ?? [])]) : [];
+  // The title stays even when the paper repeats it as a running header on later pages.
+  const titleLines = first ? findTitleLines(firstPage, first.height, body) : [];
+  if (kept[0]) kept[0] = [...new Set([...titleLines, ...kept[0]])];
   const ordered = kept.map((lines) => orderLines(lines));
   const allLines = ordered.flat();
-  const body = bodyStyleOf(allLines);
-  const first = pages[0];
-  const firstPage = first ? orderLines([...(ordered[0] ?? []), ...(removed[0] ?? [])]) : [];
-  const titleLines = first ? findTitleLines(ordered[0] ?? [], first.height, body) : [];
   const metadata = sniffMetadata({
     info,
     firstPage,

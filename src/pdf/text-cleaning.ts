@@ -4,9 +4,33 @@
  * every producer's output ends up in the same form.
  */
 
-/** NFKC, single spaces, no control or invisible formatting characters (soft hyphens included). */
+/** Spacing accents as TeX sets them (before the letter, as a glyph of their own) → combining marks. */
+const combiningOf: Record<string, string> = {
+  '\u00b4': '\u0301',
+  '\u02c7': '\u030c',
+  '\u00a8': '\u0308',
+  '\u02dc': '\u0303',
+  '\u02d8': '\u0306',
+  '\u02d9': '\u0307',
+  '\u02da': '\u030a',
+  '\u02dd': '\u030b',
+  '\u00b8': '\u0327',
+  '\u02c6': '\u0302',
+  '\u00af': '\u0304',
+};
+const detachedAccent =
+  /([\u00b4\u02c7\u00a8\u02dc\u02d8\u02d9\u02da\u02dd\u00b8\u02c6\u00af]|\s[\u0300-\u036f])\s?(\p{L})/gu;
+
+/**
+ * NFKC, single spaces, no control or invisible formatting characters (soft hyphens included), and
+ * accents that TeX drew as separate glyphs ("Teˇsanovi ́c") put back on their letter ("Tešanović").
+ */
 export function normalizeText(text: string): string {
   return text
+    .replace(
+      detachedAccent,
+      (_, accent: string, letter: string) => `${letter}${combiningOf[accent] ?? accent.trim()}`,
+    )
     .normalize('NFKC')
     .replace(/\s+/g, ' ')
     .replace(/\p{Cc}|[\u00ad\u200b\u200c\u200e\u200f\u2060\ufeff]/gu, '')
@@ -67,7 +91,12 @@ export function joinLines(lines: string[], vocabulary: Set<string>): string {
       if (right === undefined || keepsHyphen(left, right, vocabulary))
         text = text.replace(/[\u2010\u2011]$/, '-') + line;
       else text = text.slice(0, -1) + line;
-    } else if (/[—–]$/.test(text)) {
+    } else if (
+      /[—–]$/.test(text) ||
+      (/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]$/u.test(text) &&
+        /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u.test(line))
+    ) {
+      // Chinese and Japanese have no spaces between words, so a line break is no word break.
       text += line;
     } else {
       text += ` ${line}`;
@@ -76,10 +105,20 @@ export function joinLines(lines: string[], vocabulary: Set<string>): string {
   return text;
 }
 
+/** Endings that are syllables of the word before them, never words of their own. */
+const suffixes = new Set(
+  'ing ings ed er ers est ment ments ness tion tions sion sions ity ities able ible ance ence ous ive ives ism ist ists ize ized izes izing ization ally ular'.split(
+    ' ',
+  ),
+);
+
 function keepsHyphen(left: string, right: string, vocabulary: Set<string>): boolean {
   const lastPart = left.split('-').pop() ?? left;
   if (vocabulary.has(`${lastPart}${right}`)) return false;
   if (vocabulary.has(`${lastPart}-${right}`)) return true;
   if (left.includes('-') || lastPart.length === 1) return true;
+  if (suffixes.has(right)) return false;
+  // "properly- structured": an adverb in -ly before a word is a compound, not a syllable break.
+  if (lastPart.length >= 5 && lastPart.endsWith('ly') && right.length >= 4) return true;
   return lastPart.length >= 3 && right.length >= 3 && vocabulary.has(lastPart) && vocabulary.has(right);
 }

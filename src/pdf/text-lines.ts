@@ -64,9 +64,11 @@ function mergeSegments(segments: Segment[], columnGapEm: number): Segment[] {
         if (b.reference.y > a.reference.y + 2 * a.reference.size) break;
         const size = Math.max(a.reference.size, b.reference.size);
         const gap = Math.max(b.x0 - a.x1, a.x0 - b.x1);
+        // A section number set apart from its title ("I.   INTRODUCTION") stays on its line.
+        const allowed = isNumbering(a) || isNumbering(b) ? 3 * columnGapEm : columnGapEm;
         if (
           verticalOverlap(a.reference, b.reference) >= 0.5 * Math.min(a.reference.size, b.reference.size) &&
-          gap <= columnGapEm * size
+          gap <= allowed * size
         ) {
           for (const run of b.runs) add(a, run);
           alive.splice(j, 1);
@@ -77,6 +79,14 @@ function mergeSegments(segments: Segment[], columnGapEm: number): Segment[] {
     }
   }
   return alive;
+}
+
+function isNumbering(segment: Segment): boolean {
+  const text = segment.runs
+    .map((run) => run.text)
+    .join('')
+    .trim();
+  return /^(?:[IVX]{1,5}|\d{1,2}(?:\.\d{1,2}){0,3}|[A-H])\.?$/.test(text);
 }
 
 function verticalOverlap(a: TextRun, b: TextRun): number {
@@ -102,8 +112,8 @@ function toLine(runs: TextRun[], page: number): TextLine {
   for (const run of runs) {
     if (previous) {
       const gap = run.x - (previous.x + previous.width);
-      const spaced = /\s$/.test(previous.text) || /^\s/.test(run.text);
-      if (!spaced && gap > 0.15 * Math.min(previous.size, run.size)) text += ' ';
+      const spaced = /\s$/.test(previous.text) || /^\s/.test(run.text) || previous.spaceAfter === true;
+      if (previous.spaceAfter || (!spaced && gap > 0.15 * Math.min(previous.size, run.size))) text += ' ';
     }
     text += run.text;
     const weight = run.text.trim().length;
