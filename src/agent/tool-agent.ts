@@ -98,6 +98,11 @@ export class ToolAgent implements ResearchAgent {
         }
         if (calls.length === 0 || mustAnswer) break;
         messages.push({ role: 'assistant', content: text || null, toolCalls: calls });
+        if (text.trim().length > 0) {
+          // Text before tool calls is a preamble; what the model writes next starts a new paragraph.
+          const out = write('\n\n');
+          if (out) yield out;
+        }
         for (const [index, call] of calls.entries()) {
           if (index >= budgets.maxToolCallsPerStep) {
             messages.push({

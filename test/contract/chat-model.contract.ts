@@ -155,6 +155,22 @@ export function runChatModelContract(name: string, create: ChatModelFactory): vo
       await expect.poll(() => server.abortedRequests, { timeout: 2000 }).toBe(before + 1);
     });
 
+    it('fails with a timeout, not a silently cut answer, when the deadline falls mid-stream', async () => {
+      server.setScript([{ text: ['one ', 'two ', 'three ', 'four ', 'five '], pieceDelayMs: 150 }]);
+      const seen: string[] = [];
+      const failure = await (async () => {
+        for await (const event of model.stream({
+          messages: [{ role: 'user', content: 'Q' }],
+          timeoutMs: 400,
+        })) {
+          if (event.type === 'text') seen.push(event.text);
+        }
+      })().catch((error) => error);
+      expect(failure).toMatchObject({ code: 'timeout' });
+      expect(seen.length).toBeGreaterThan(0);
+      expect(seen.length).toBeLessThan(5);
+    });
+
     it('reports an unreachable endpoint as upstream_unavailable', async () => {
       const unreachable = create({ baseUrl: 'http://127.0.0.1:9/v1', timeoutMs: 2000 });
       const failure = await collect(unreachable, { messages: [{ role: 'user', content: 'Q' }] }).catch(

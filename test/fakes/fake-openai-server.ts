@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
  * request body so tests can check what the agent sent (tools, fenced paper text, tool results).
  */
 export type FakeTurn =
-  | { text: string | string[]; promptTokens?: number; completionTokens?: number }
+  | { text: string | string[]; promptTokens?: number; completionTokens?: number; pieceDelayMs?: number }
   | { toolCalls: Array<{ name: string; arguments: unknown; id?: string }>; text?: string }
   | { status: number; message?: string }
   | { streamError: string; textBefore?: string }
@@ -168,9 +168,11 @@ async function play(turn: FakeTurn, request: RecordedChatRequest, response: Serv
     response.end();
     return;
   }
+  const pieceDelayMs = 'pieceDelayMs' in turn ? (turn.pieceDelayMs ?? 0) : 0;
   for (const piece of pieces) {
+    if (response.destroyed) return;
     delta({ content: piece });
-    await tick();
+    await (pieceDelayMs > 0 ? new Promise((resolve) => setTimeout(resolve, pieceDelayMs)) : tick());
   }
   for (const [index, call] of toolCalls.entries()) {
     // Name and id first, then the arguments in three fragments.

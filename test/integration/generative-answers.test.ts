@@ -51,7 +51,7 @@ describe('model generative answers', () => {
     answers = new GenerativeAnswers({
       model,
       concurrency: 2,
-      timeoutMs: 400,
+      timeoutMs: 2000,
       onFallback: (error) => fallbacks.push(error),
     });
   });
@@ -103,7 +103,7 @@ describe('model generative answers', () => {
     const before = fallbacks.length;
     const started = Date.now();
     const [failed, slow] = await answers.annotate([acinetobacter, glucokinase], query);
-    expect(Date.now() - started).toBeLessThan(3000);
+    expect(Date.now() - started).toBeLessThan(6000);
     expect(failed?.answer).toContain(`only evolved resistance to ciprofloxacin. ${hartman}`);
     expect(slow?.answer).toContain('[Gersing et al., 2023](https://doi.org/10.1186/s13059-023-02935-8)');
     expect(fallbacks.length - before).toBe(2);

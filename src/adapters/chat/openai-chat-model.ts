@@ -95,6 +95,8 @@ export class OpenAiChatModel implements ChatModel {
         }
         if (choice.finish_reason) finish = finishReasonOf(choice.finish_reason);
       }
+      // The client ends its stream quietly when the signal aborts mid-stream: a cut, not an end.
+      if (signal.aborted) throw signal.reason;
     } catch (error) {
       throw mapError(error, { request: request.signal, deadline, timeoutMs });
     }
