@@ -1,5 +1,6 @@
 import { normalizeTitle } from '../../domain/identifiers.js';
 import { identityKeys, type Paper, type PaperIdentifiers } from '../../domain/paper.js';
+import { isPeerReviewed } from '../../domain/peer-review.js';
 
 /** A record as one list (the local index or a source) returned it, with its 1-based rank there. */
 export interface Candidate {
@@ -25,7 +26,6 @@ const metadataPreference = [
 ];
 /** Where an open PDF is most likely to be directly readable. */
 const pdfPreference = ['local', 'arxiv', 'europepmc', 'openalex', 'unpaywall', 'semantic_scholar'];
-const reviewedTypes = new Set(['journal-article', 'conference-paper', 'book', 'book-chapter', 'patent']);
 
 function preferenceIndex(order: string[], list: string): number {
   const index = order.indexOf(list);
@@ -138,7 +138,7 @@ export function mergeRecords(group: Candidate[]): Paper {
     venue: firstOf('venue') ?? null,
     ss_id: firstOf('ss_id') ?? null,
     doi,
-    type: types.find((type) => reviewedTypes.has(type)) ?? types[0] ?? null,
+    type: types.find((type) => isPeerReviewed({ type })) ?? types[0] ?? null,
     pdf_url: pdfUrl,
     identifiers: identifiers as PaperIdentifiers,
     source: [...new Set(byMetadata.map((candidate) => candidate.paper.source ?? candidate.list))].join('+'),

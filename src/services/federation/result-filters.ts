@@ -1,13 +1,15 @@
 import type { Paper } from '../../domain/paper.js';
+import { isPeerReviewed } from '../../domain/peer-review.js';
 import type { SearchRequest } from '../../domain/search.js';
 
-/** Types that count as peer reviewed (granted patents included); unknown types are kept. */
-const reviewedTypes = new Set(['journal-article', 'conference-paper', 'book', 'book-chapter', 'patent']);
-
-/** The merged list's filters, applied again after fusion because not every source can filter. */
+/**
+ * The merged list's filters, applied again after fusion because not every source can filter:
+ * the same peer-review rule as the local index (`isPeerReviewed`), and years (records without one
+ * are dropped when a bound is set).
+ */
 export function applyFilters(papers: Paper[], request: SearchRequest): Paper[] {
   return papers.filter((paper) => {
-    if (request.peerReviewedOnly && paper.type && !reviewedTypes.has(paper.type)) return false;
+    if (request.peerReviewedOnly && !isPeerReviewed(paper)) return false;
     const hasRange = request.startYear !== undefined || request.endYear !== undefined;
     if (!hasRange) return true;
     if (paper.year === null || paper.year === undefined) return false;

@@ -88,7 +88,7 @@ describe('OpenAlexSource (recorded responses)', () => {
     const called = new URL(fetch.calls[0] ?? '');
     expect(called.searchParams.get('search')).toBe('large language models chemistry tools');
     expect(called.searchParams.get('filter')).toBe(
-      'from_publication_date:2023-01-01,to_publication_date:2024-12-31,type:article|review|book|book-chapter',
+      'from_publication_date:2023-01-01,to_publication_date:2024-12-31,type:article|review',
     );
     expect(called.searchParams.get('sort')).toBe('cited_by_count:desc');
     expect(called.searchParams.get('per-page')).toBe('10');

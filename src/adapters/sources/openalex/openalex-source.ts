@@ -36,7 +36,7 @@ export class OpenAlexSource implements PaperSource {
     const filters: string[] = [];
     if (query.startYear !== undefined) filters.push(`from_publication_date:${query.startYear}-01-01`);
     if (query.endYear !== undefined) filters.push(`to_publication_date:${query.endYear}-12-31`);
-    if (query.peerReviewedOnly) filters.push('type:article|review|book|book-chapter');
+    if (query.peerReviewedOnly) filters.push('type:article|review');
     const parameters: Record<string, string> = { search: query.text, 'per-page': String(query.limit) };
     if (filters.length > 0) parameters.filter = filters.join(',');
     if (query.sort === 'cited_by_count') parameters.sort = 'cited_by_count:desc';

@@ -122,9 +122,7 @@ describe('SemanticScholarSource (recorded responses)', () => {
     });
     const called = new URL(fetch.calls[0] ?? '');
     expect(called.searchParams.get('year')).toBe('2019-');
-    expect(called.searchParams.get('publicationTypes')).toBe(
-      'JournalArticle,Conference,Review,Book,BookSection',
-    );
+    expect(called.searchParams.get('publicationTypes')).toBe('JournalArticle,Conference,Review');
     expect(called.searchParams.get('limit')).toBe('10');
   });
 

@@ -50,8 +50,7 @@ export class SemanticScholarSource implements PaperSource {
     if (query.startYear !== undefined || query.endYear !== undefined) {
       parameters.year = `${query.startYear ?? ''}-${query.endYear ?? ''}`;
     }
-    if (query.peerReviewedOnly)
-      parameters.publicationTypes = 'JournalArticle,Conference,Review,Book,BookSection';
+    if (query.peerReviewedOnly) parameters.publicationTypes = 'JournalArticle,Conference,Review';
     // Relevance search cannot sort; bulk search can (and ignores `limit`, so we cut its page).
     const sort = {
       relevance: null,
