@@ -86,7 +86,7 @@ describe('GET /api/paper', () => {
     expect(paper.ss_id).toMatch(/^[0-9a-f]{40}$/);
     expect(paper.hint).toContain('/api/fulltext?pdf_id=PDF_URL:https://www.pnas.org/');
     expect(response.headers['x-alexandria-sources']).toBe(
-      'local=ok;openalex=ok;semantic_scholar=ok;crossref=ok',
+      'index=ok;openalex=ok;semantic_scholar=ok;crossref=ok',
     );
     expect(hits.some((hit) => hit.includes('mailto=team%40example.org'))).toBe(true);
   });
@@ -102,7 +102,7 @@ describe('GET /api/paper', () => {
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json().error.message).toContain('not answering: crossref');
     expect(unknown.headers['x-alexandria-sources']).toBe(
-      'local=ok;openalex=ok;semantic_scholar=ok;crossref=failed',
+      'index=ok;openalex=ok;semantic_scholar=ok;crossref=failed',
     );
   });
 

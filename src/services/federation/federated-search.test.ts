@@ -76,7 +76,7 @@ describe('FederatedSearch', () => {
     // the best citation count of the three (OpenAlex says 9, Crossref 10)
     expect(paper?.cited_by_count).toBeGreaterThanOrEqual(10);
     expect(result.sources?.map((report) => `${report.source}=${report.status}`)).toEqual([
-      'local=ok',
+      'index=ok',
       'openalex=ok',
       'semantic_scholar=ok',
       'crossref=ok',
@@ -111,10 +111,10 @@ describe('FederatedSearch', () => {
       'Local paper on copper oxide',
       'Upstream copper paper',
     ]);
-    expect(sourcesHeader(result.sources ?? [])).toBe('local=ok;healthy=ok;broken=failed;stuck=timeout');
+    expect(sourcesHeader(result.sources ?? [])).toBe('index=ok;healthy=ok;broken=failed;stuck=timeout');
     expect(result.hint).toContain('Not included this time: broken failed, stuck timeout');
     expect(seen).toEqual([
-      'search:local=ok',
+      'search:index=ok',
       'search:healthy=ok',
       'search:broken=failed',
       'search:stuck=timeout',

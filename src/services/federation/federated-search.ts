@@ -83,7 +83,7 @@ export class FederatedSearch implements PaperSearch {
     const query = this.sourceQuery(request);
     const providers: Provider[] = [
       {
-        name: 'local',
+        name: 'index',
         local: true,
         run: (signal) =>
           this.options.local.searchPapers({ ...request, offset: 0, limit: this.depth() }, { signal }),
@@ -109,7 +109,7 @@ export class FederatedSearch implements PaperSearch {
     const query = this.sourceQuery(request);
     const providers: Provider[] = [
       {
-        name: 'local',
+        name: 'index',
         local: true,
         run: (signal) =>
           this.options.local.searchPatents({ ...request, offset: 0, limit: this.depth() }, { signal }),

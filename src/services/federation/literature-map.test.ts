@@ -54,7 +54,7 @@ describe('LiteratureMapService', () => {
       'semantic_scholar.references=ok',
       'semantic_scholar.citations=ok',
       'semantic_scholar.related=ok',
-      'local.related=ok',
+      'index.related=ok',
     ]);
     expect(map.hint).toMatch(/^5 references, 1 citing papers, 5 related papers\./);
     const calls = fetch.calls.length;

@@ -78,7 +78,7 @@ export class LiteratureMapService {
     const related = paper.title
       ? [
           {
-            name: 'local.related',
+            name: 'index.related',
             local: true,
             run: async (signal: AbortSignal) =>
               (
@@ -108,7 +108,7 @@ export class LiteratureMapService {
     const reports = outcomes.map((outcome) => outcome.report);
     this.options.monitor?.record(
       'graph',
-      reports.filter((report) => !report.source.startsWith('local')),
+      reports.filter((report) => !report.source.startsWith('index')),
     );
     const lists = Object.fromEntries(
       relations.map((relation) => {
@@ -131,7 +131,7 @@ export class LiteratureMapService {
       paper,
       ...lists,
       hint: mapHint(lists, reports),
-      sources: [...resolution.sources.filter((report) => report.source !== 'local'), ...reports],
+      sources: [...resolution.sources.filter((report) => report.source !== 'index'), ...reports],
     };
     const degraded = reports.some((report) => report.status !== 'ok');
     await this.options.cache.set(key, result, degraded ? 60 : (this.options.ttlSeconds ?? 86_400));

@@ -5,7 +5,7 @@ import { isPeerReviewed } from '../../domain/peer-review.js';
 /** A record as one list (the local index or a source) returned it, with its 1-based rank there. */
 export interface Candidate {
   paper: Paper;
-  /** Name of the list: `local` for the index, else the source name. */
+  /** Name of the list: `index` for the local index, else the source name. */
   list: string;
   rank: number;
   /** Relevance score the list gave (local BM25, higher is better), when it has one. */
@@ -14,7 +14,7 @@ export interface Candidate {
 
 /** Which record's fields win when records of the same paper disagree: the local index first. */
 const metadataPreference = [
-  'local',
+  'index',
   'openalex',
   'semantic_scholar',
   'crossref',
@@ -25,7 +25,7 @@ const metadataPreference = [
   'unpaywall',
 ];
 /** Where an open PDF is most likely to be directly readable. */
-const pdfPreference = ['local', 'arxiv', 'europepmc', 'openalex', 'unpaywall', 'semantic_scholar'];
+const pdfPreference = ['index', 'arxiv', 'europepmc', 'openalex', 'unpaywall', 'semantic_scholar'];
 
 function preferenceIndex(order: string[], list: string): number {
   const index = order.indexOf(list);
@@ -122,7 +122,7 @@ export function mergeRecords(group: Candidate[]): Paper {
     .filter((candidate) => candidate.paper.pdf_url)
     .sort((a, b) => preferenceIndex(pdfPreference, a.list) - preferenceIndex(pdfPreference, b.list));
   const pdfUrl = byPdf[0]?.paper.pdf_url ?? null;
-  const localPdfId = group.find((candidate) => candidate.list === 'local' && candidate.paper.pdf_id)?.paper
+  const localPdfId = group.find((candidate) => candidate.list === 'index' && candidate.paper.pdf_id)?.paper
     .pdf_id;
   const types = papers.map((paper) => paper.type).filter((type): type is string => Boolean(type));
   const merged: Paper = {

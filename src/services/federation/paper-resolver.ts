@@ -58,13 +58,13 @@ export class PaperResolver implements PaperLookup {
       try {
         local = await this.options.local.findByIdentifier(identifier, options);
         reports.push({
-          source: 'local',
+          source: 'index',
           status: 'ok',
           count: local ? 1 : 0,
           durationMs: Math.round(performance.now() - started),
         });
       } catch (error) {
-        reports.push({ source: 'local', status: 'failed', message: (error as Error).message });
+        reports.push({ source: 'index', status: 'failed', message: (error as Error).message });
       }
     }
     if (local && (local.pdf_url || local.pdf_id || this.options.sources.length === 0)) {
@@ -93,14 +93,14 @@ export class PaperResolver implements PaperLookup {
     const candidates: Candidate[] = outcomes.flatMap(({ call, value }) =>
       value ? [{ paper: value, list: call.name, rank: 1 }] : [],
     );
-    if (local) candidates.unshift({ paper: local, list: 'local', rank: 1 });
+    if (local) candidates.unshift({ paper: local, list: 'index', rank: 1 });
     let paper = pickGroup(candidates, identifier);
     if (paper && !paper.pdf_url && !paper.pdf_id)
       paper = await this.addOpenPdf(paper, reports, options.signal);
 
     this.options.monitor?.record(
       'lookup',
-      reports.filter((report) => report.source !== 'local'),
+      reports.filter((report) => report.source !== 'index'),
     );
     const failed = outcomes.some((outcome) => outcome.report.status !== 'ok');
     // A miss while some source was down is not remembered: the next try may find it.
@@ -111,7 +111,7 @@ export class PaperResolver implements PaperLookup {
         paper ? (this.options.ttlSeconds ?? 86_400) : (this.options.missTtlSeconds ?? 3_600),
       );
     }
-    if (paper && candidates.some((candidate) => candidate.list !== 'local') && this.options.remember) {
+    if (paper && candidates.some((candidate) => candidate.list !== 'index') && this.options.remember) {
       await this.options.remember(paper).catch((error: unknown) => {
         this.options.logger?.warn({ err: error }, 'keeping a resolved paper in the index failed');
       });

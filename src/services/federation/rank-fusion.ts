@@ -6,7 +6,7 @@ import { type Candidate, groupCandidates, mergeRecords } from './paper-merge.js'
  * not named here weigh 0.8. The local index weighs most: it holds what the user ingested.
  */
 export const defaultFusionWeights: Record<string, number> = {
-  local: 1.2,
+  index: 1.2,
   openalex: 1.0,
   semantic_scholar: 1.0,
   europepmc: 0.8,
@@ -38,12 +38,12 @@ export function fuse(
 ): FusedPaper[] {
   const maxLocalScore = Math.max(
     0,
-    ...candidates.filter((candidate) => candidate.list === 'local').map((candidate) => candidate.score ?? 0),
+    ...candidates.filter((candidate) => candidate.list === 'index').map((candidate) => candidate.score ?? 0),
   );
   const contribution = (candidate: Candidate): number => {
     const weight = weights[candidate.list] ?? 0.8;
     const boost =
-      candidate.list === 'local' && maxLocalScore > 0 && candidate.score !== undefined
+      candidate.list === 'index' && maxLocalScore > 0 && candidate.score !== undefined
         ? 0.5 + (0.5 * Math.max(0, candidate.score)) / maxLocalScore
         : 1;
     return (weight * boost) / (fusionK + candidate.rank);
