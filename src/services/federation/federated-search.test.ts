@@ -229,3 +229,50 @@ describe('FederatedSearch', () => {
     expect(byCitations.papers.map((paper) => paper.cited_by_count)).toEqual([30, 5, 1]);
   });
 });
+
+describe('FederatedSearch for patents', () => {
+  it('merges PatentsView with the local patent index, and is the local search itself without a patent source', async () => {
+    const local = new FakeLocalSearch([], {
+      patents: [
+        testPaper('Display timing patent', { type: 'patent', patent_number: 'US10510317', year: 2019 }),
+      ],
+    });
+    const patentsview = {
+      name: 'patentsview',
+      searchPatents: async () => ({
+        papers: [
+          testPaper('Controlling display performance', {
+            type: 'patent',
+            patent_number: 'US10510317',
+            year: 2019,
+            cited_by_count: 4,
+          }),
+          testPaper('Another display patent', { type: 'patent', patent_number: 'US9999999', year: 2018 }),
+        ],
+        total: 2,
+      }),
+    };
+    const federated = new FederatedSearch({
+      local,
+      sources: [],
+      patentSources: [patentsview],
+      cache: new MemoryCache(),
+    });
+    const result = await federated.searchPatents(
+      request({ keywords: 'display timing', peerReviewedOnly: true }),
+    );
+    expect(result.papers.map((paper) => paper.patent_number)).toEqual(['US10510317', 'US9999999']);
+    expect(result.papers[0]).toMatchObject({ title: 'Display timing patent', cited_by_count: 4 });
+    expect(sourcesHeader(result.sources ?? [])).toBe('index=ok;patentsview=ok');
+
+    const localOnly = new FederatedSearch({
+      local,
+      sources: [],
+      patentSources: [],
+      cache: new MemoryCache(),
+    });
+    const plain = await localOnly.searchPatents(request({ keywords: 'display timing' }));
+    expect(plain.sources).toBeUndefined();
+    expect(plain.papers).toHaveLength(1);
+  });
+});

@@ -81,6 +81,7 @@ export class FederatedSearch implements PaperSearch {
 
   searchPapers(request: SearchRequest, options: { signal?: AbortSignal } = {}): Promise<SearchResult> {
     const query = this.sourceQuery(request);
+    if (query.text.length === 0) return this.options.local.searchPapers(request, options);
     const providers: Provider[] = [
       {
         name: 'index',
@@ -107,6 +108,10 @@ export class FederatedSearch implements PaperSearch {
 
   searchPatents(request: SearchRequest, options: { signal?: AbortSignal } = {}): Promise<SearchResult> {
     const query = this.sourceQuery(request);
+    // No patent source enabled (or nothing to ask one): the local patent index alone, no overhead.
+    if (this.options.patentSources.length === 0 || query.text.length === 0) {
+      return this.options.local.searchPatents(request, options);
+    }
     const providers: Provider[] = [
       {
         name: 'index',

@@ -45,7 +45,13 @@ export function groupCandidates(candidates: Candidate[]): Candidate[][] {
     parent[index] = root;
     return root;
   };
-  const keysOf = candidates.map((candidate) => identityKeys(candidate.paper));
+  const keysOf = candidates.map((candidate) => {
+    const keys = identityKeys(candidate.paper);
+    // Patent records may carry their number only at the top level.
+    const number = candidate.paper.patent_number?.toUpperCase();
+    if (number && !keys.includes(`patent:${number}`)) keys.unshift(`patent:${number}`);
+    return keys;
+  });
   const owner = new Map<string, number>();
   keysOf.forEach((keys, index) => {
     for (const key of keys) {
