@@ -131,3 +131,28 @@ describe('GET /api/literature_map', () => {
     );
   });
 });
+
+describe('offline (ALEXANDRIA_SOURCES unset, the default)', () => {
+  it('answers from the local index alone, without any upstream call', async () => {
+    const offline = await createTestApp();
+    try {
+      const before = hits.length;
+      const started = performance.now();
+      const response = await offline.app.inject({
+        url: '/api/paper?paper_id=DOI:10.1073/pnas.1414271111',
+        headers: withKey(offline.key),
+      });
+      expect(response.statusCode).toBe(404);
+      expect(response.headers['x-alexandria-sources']).toBe('index=ok');
+      expect(performance.now() - started).toBeLessThan(500);
+      const map = await offline.app.inject({
+        url: '/api/literature_map?paper_id=DOI:10.1073/pnas.1414271111',
+        headers: withKey(offline.key),
+      });
+      expect(map.statusCode).toBe(404);
+      expect(hits.length).toBe(before);
+    } finally {
+      await offline.close();
+    }
+  });
+});
