@@ -1,6 +1,7 @@
 import type { PaperType } from '../../domain/paper.js';
 import type { FormatReader, IngestItem } from '../ingest-item.js';
 import { buildPaper, cleanText, isoDate } from './paper-builder.js';
+import { pruneElements } from './xml-prune.js';
 import { splitXmlRecords, xmlLocation } from './xml-records.js';
 import { childrenOf, find, findAll, parseXmlRecord, textOf, type XmlElement } from './xml-tree.js';
 
@@ -21,10 +22,28 @@ export const readPubmedXml: FormatReader = async function* (input) {
   }
 };
 
+/** Parts of a PubMed record we never read; affiliations and MeSH are often most of its bytes. */
+const unreadElements = [
+  'AffiliationInfo',
+  'MeshHeadingList',
+  'ChemicalList',
+  'SupplMeshList',
+  'GrantList',
+  'CommentsCorrectionsList',
+  'ReferenceList',
+  'History',
+  'KeywordList',
+  'InvestigatorList',
+  'DataBankList',
+  'GeneSymbolList',
+  'PersonalNameSubjectList',
+  'OtherAbstract',
+];
+
 function mapRecord(xml: string, location: string): IngestItem {
   let root: XmlElement;
   try {
-    root = parseXmlRecord(xml);
+    root = parseXmlRecord(pruneElements(xml, unreadElements));
   } catch (error) {
     return { ok: false, reason: (error as Error).message, location };
   }

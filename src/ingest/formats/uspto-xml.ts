@@ -1,5 +1,6 @@
 import type { FormatReader, IngestItem } from '../ingest-item.js';
 import { buildPaper, cleanText, normalizeDate, type PaperDraft } from './paper-builder.js';
+import { pruneElements } from './xml-prune.js';
 import { splitXmlRecords, xmlLocation } from './xml-records.js';
 import {
   childrenOf,
@@ -76,7 +77,7 @@ const droppedInside = [
 function keepSections(rootName: string, xml: string): string {
   const startTag = xml.slice(0, xml.indexOf('>') + 1);
   const parts = (keptSections[rootName] ?? []).map((name) =>
-    droppedInside.reduce(withoutElement, elementText(xml, name)),
+    pruneElements(elementText(xml, name), droppedInside),
   );
   return `${startTag}${parts.join('\n')}</${rootName}>`;
 }
@@ -87,11 +88,6 @@ function elementText(xml: string, name: string): string {
   const endTag = `</${name}>`;
   const end = start === -1 ? -1 : xml.indexOf(endTag, start);
   return end === -1 ? '' : xml.slice(start, end + endTag.length);
-}
-
-function withoutElement(xml: string, name: string): string {
-  const element = elementText(xml, name);
-  return element ? xml.replace(element, '') : xml;
 }
 
 /** `US` + `06336130` → `US6336130`; `D0512345` → `USD512345`; `RE038123` → `USRE38123`. */
