@@ -40,7 +40,6 @@ export const crossrefSelect = [
   'author',
   'abstract',
   'issued',
-  'published',
   'container-title',
   'type',
   'is-referenced-by-count',

@@ -147,6 +147,7 @@ describe('SemanticScholarSource (recorded responses)', () => {
     });
     expect(page.papers[0]?.pdf_url ?? null).toBeNull();
     expect(new URL(fetch.calls[0] ?? '').searchParams.get('sort')).toBe('citationCount:desc');
+    expect(new URL(fetch.calls[0] ?? '').searchParams.has('limit')).toBe(false);
   });
 
   it('reads references, citations and recommendations', async () => {

@@ -58,8 +58,13 @@ export class SemanticScholarSource implements PaperSource {
       publication_date: 'publicationDate:desc',
     }[query.sort];
     const path = sort ? '/graph/v1/paper/search/bulk' : '/graph/v1/paper/search';
-    if (sort) parameters.sort = sort;
-    else parameters.offset = '0';
+    if (sort) {
+      // Bulk search pages by token (1,000 a page) and takes no limit.
+      parameters.sort = sort;
+      delete parameters.limit;
+    } else {
+      parameters.offset = '0';
+    }
     const body = await this.options.client.getJson(this.url(path, parameters), s2SearchSchema, {
       signal: options.signal,
     });
