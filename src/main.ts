@@ -11,6 +11,7 @@ import { RedisCache } from './adapters/redis/redis-cache.js';
 import { RedisRateLimiter } from './adapters/redis/redis-rate-limiter.js';
 import { S3BlobStore } from './adapters/s3/s3-blob-store.js';
 import { createUpstreamSources } from './adapters/sources/create-upstream-sources.js';
+import { createSqlitePaperIndex } from './adapters/sqlite/sqlite-paper-index.js';
 import { createSqliteProjectStore } from './adapters/sqlite/sqlite-project-store.js';
 import { ZoteroWebApi } from './adapters/zotero/zotero-web-api.js';
 import type { ResearchTools } from './agent/agent-types.js';
@@ -25,6 +26,7 @@ import { packageVersion } from './platform/version.js';
 import type { BlobStore } from './ports/blob-store.js';
 import type { Cache } from './ports/cache.js';
 import { type Clock, systemClock } from './ports/clock.js';
+import type { PaperIndex } from './ports/paper-index.js';
 import type { PdfExtractor } from './ports/pdf-extractor.js';
 import type { ProjectStore } from './ports/project-store.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
@@ -37,9 +39,10 @@ import {
   fullTextSourcesOf,
 } from './services/federation/paper-metadata-service.js';
 import { SourceMonitor } from './services/federation/source-monitor.js';
-import { ZoteroService } from './services/zotero-service.js';
 import { ProjectService } from './services/project-service.js';
+import { SearchService } from './services/search-service.js';
 import type { AppServices, PaperLookup, PaperSearch, ReadinessProbe } from './services/services.js';
+import { ZoteroService } from './services/zotero-service.js';
 
 /**
  * The composition root: the only module that picks adapters from configuration and constructs
@@ -51,7 +54,7 @@ export interface Container {
   clock: Clock;
   dataDir: string;
   signingSecret: string;
-  stores: { projects: ProjectStore; blobs: BlobStore; cache: Cache };
+  stores: { projects: ProjectStore; blobs: BlobStore; cache: Cache; index: PaperIndex };
   rateLimiter: RateLimiter;
   /** Parses PDFs off the event loop (worker threads): text in reading order, chunks, figures, metadata. */
   pdf: PdfExtractor;
@@ -124,7 +127,15 @@ export async function createContainer(
   });
   // Upstream sources: none unless ALEXANDRIA_SOURCES names some. `federation.search` wraps the local
   // search (pass the index's search service as `local`); `fullTextSources` feed the documents capability.
-  const federation = createFederationServices(config, logger, { cache, clock });
+  const index = await openPaperIndex(config);
+  closers.push(() => index.close());
+  const localSearch = new SearchService(index, cache, { cacheTtlSeconds: config.search.cacheTtlSeconds });
+  const federation = createFederationServices(config, logger, {
+    cache,
+    clock,
+    local: localSearch,
+    remember: async (paper) => void (await index.upsert([paper])),
+  });
   const services: AppServices = {
     auth: new AuthService(projects),
     projects: projectService,
@@ -135,6 +146,7 @@ export async function createContainer(
       secret: signingSecret,
       lookup: federation.papers,
     }),
+    search: federation.search,
     papers: federation.papers,
     sourceMonitor: federation.monitor,
     analysis: new AnalysisService({
@@ -148,6 +160,7 @@ export async function createContainer(
   const probes: ReadinessProbe[] = [
     { name: 'project_store', check: () => projects.ping() },
     { name: 'blob_store', check: () => blobs.ping() },
+    { name: 'paper_index', check: () => index.ping() },
   ];
   if (redis) probes.push({ name: 'redis', check: async () => void (await redis.ping()) });
 
@@ -157,7 +170,7 @@ export async function createContainer(
     clock,
     dataDir,
     signingSecret,
-    stores: { projects, blobs, cache },
+    stores: { projects, blobs, cache, index },
     rateLimiter,
     pdf,
     services,
@@ -172,6 +185,15 @@ export async function createContainer(
       }
     },
   };
+}
+
+/**
+ * The local paper/patent index: its own SQLite file (default `<data dir>/index.db`, WAL), so that
+ * `alexandria ingest` can write it while the server reads. Used by the container and by the CLI.
+ */
+export async function openPaperIndex(config: Config): Promise<PaperIndex> {
+  const path = config.search.indexPath ?? join(resolve(config.storage.dataDir), 'index.db');
+  return createSqlitePaperIndex(resolve(path), { mmapBytes: config.search.mmapMb * 1024 * 1024 });
 }
 
 /**

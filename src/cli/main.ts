@@ -3,6 +3,7 @@ import { ConfigError } from '../config/load-config.js';
 import { AppError } from '../domain/errors.js';
 import { packageVersion } from '../platform/version.js';
 import { registerConfig } from './commands/config.js';
+import { registerIngest } from './commands/ingest.js';
 import { registerKeys } from './commands/keys.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerServe } from './commands/serve.js';
@@ -15,6 +16,7 @@ export function createProgram(): Command {
     .version(packageVersion());
   registerServe(program);
   registerKeys(program);
+  registerIngest(program);
   registerConfig(program);
   registerMcp(program);
   return program;

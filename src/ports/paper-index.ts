@@ -69,7 +69,9 @@ export interface PaperIndex {
    * stored one when they share a strong identity key (DOI, arXiv, PMID, PMCID, S2, corpus id, ACL,
    * MAG, OpenAlex, patent number — see `identityKeys`), or else the same normalised title and year
    * with no conflicting identifier. Merged fields follow `unitePapers` (src/domain/paper-union.ts).
-   * Records must have a title; `answer` and `entry_id` are not stored.
+   * A record without a title is refused with an `unprocessable` AppError (the whole call rolls
+   * back; callers may retry record by record). `answer` and `entry_id` are not stored. Other errors
+   * mean the store itself failed.
    */
   upsert(papers: readonly Paper[]): Promise<UpsertSummary>;
   /** One page of matches for a parsed query. Never throws for odd text: clauses are escaped. */
@@ -81,6 +83,11 @@ export interface PaperIndex {
   findByKeys(keys: readonly string[]): Promise<Paper | null>;
   /** How many papers and patents are stored. */
   count(): Promise<{ papers: number; patents: number }>;
+  /**
+   * Compacts the index after a bulk load (SQLite: merges the FTS5 segments into one, which takes
+   * about a minute per million records and speeds up queries). Adapters with nothing to do resolve.
+   */
+  optimize(): Promise<void>;
   /** Throws when the index cannot answer (readiness probe). */
   ping(): Promise<void>;
   close(): Promise<void>;

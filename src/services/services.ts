@@ -74,6 +74,8 @@ export interface AppServices {
   citations: CitationService;
   /** Saving citations into users' Zotero libraries (save-citation). */
   zotero: ZoteroService;
+  /** Paper and patent search: the local index, federated with upstream sources when configured. */
+  search: PaperSearch;
   /** Metadata by identifier (/api/paper, add_to_project's lookup) and the literature map. */
   papers: PaperMetadataService;
   /** Outcomes of upstream source calls (logged; counted in Prometheus by the HTTP layer). */

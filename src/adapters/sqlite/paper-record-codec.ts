@@ -19,11 +19,15 @@ export function encodeRecord(paper: Paper): Buffer {
 
 /** The canonical JSON of a record (what `encodeRecord` compresses); equal JSON means no change. */
 export function recordJson(paper: Paper): string {
-  return JSON.stringify(paper, (key, value) => {
-    if (transientFields.has(key)) return undefined;
-    if (value === null && key !== '') return undefined;
-    return value;
-  });
+  // Top-level fields only: nested values (identifiers) never hold nulls worth keeping either, but a
+  // replacer function over the whole tree costs more than the rest of the upsert.
+  const stored: Record<string, unknown> = {};
+  for (const key in paper) {
+    const value = (paper as Record<string, unknown>)[key];
+    if (value === null || value === undefined || transientFields.has(key)) continue;
+    stored[key] = value;
+  }
+  return JSON.stringify(stored);
 }
 
 /** A stored record back as a Paper, with the spec's always-present fields filled in. */

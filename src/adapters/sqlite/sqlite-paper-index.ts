@@ -1,5 +1,6 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import { AppError } from '../../domain/errors.js';
 import { normalizeTitle } from '../../domain/identifiers.js';
 import { identityKeys, type Paper } from '../../domain/paper.js';
 import { identifiersConflict, unitePapers } from '../../domain/paper-union.js';
@@ -215,7 +216,8 @@ export class SqlitePaperIndex implements PaperIndex {
   }
 
   private upsertOne(paper: Paper, summary: UpsertSummary): void {
-    if (!paper.title?.trim()) throw new Error('upsert: every record needs a title');
+    if (!paper.title?.trim())
+      throw new AppError('unprocessable', 'a record without a title cannot be indexed');
     const keys = identityKeys(paper);
     const matches = new Map<number, Paper>();
     for (const key of keys) {
@@ -341,7 +343,7 @@ export class SqlitePaperIndex implements PaperIndex {
 
 /** 48 bits of SHA-1: a compact integer key; collisions are resolved by checking the stored record. */
 function keyHash(key: string): number {
-  return createHash('sha1').update(key).digest().readUIntBE(0, 6);
+  return hash('sha1', key, 'buffer').readUIntBE(0, 6);
 }
 
 function unique(values: (string | null)[]): string[] {

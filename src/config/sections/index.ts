@@ -4,6 +4,7 @@ import { documentsSection } from './documents.js';
 import { embeddingSection } from './embedding.js';
 import { mcpSection } from './mcp.js';
 import { pdfSection } from './pdf.js';
+import { searchSection } from './search.js';
 import { serverSection } from './server.js';
 import { sourcesSection } from './sources.js';
 import { storageSection } from './storage.js';
@@ -26,4 +27,5 @@ export const sections = {
   web: webSection,
   chat: chatSection,
   sources: sourcesSection,
+  search: searchSection,
 };

@@ -5,6 +5,7 @@ import { mcpRoutes } from './mcp-routes.js';
 import { paperRoutes } from './paper-routes.js';
 import { projectRoutes } from './project-routes.js';
 import type { RouteModule } from './route-context.js';
+import { searchRoutes } from './search-routes.js';
 import { systemRoutes } from './system-routes.js';
 import { webRoutes } from './web-routes.js';
 import { zoteroRoutes } from './zotero-routes.js';
@@ -13,6 +14,7 @@ import { zoteroRoutes } from './zotero-routes.js';
 export const routeModules: RouteModule[] = [
   systemRoutes,
   projectRoutes,
+  searchRoutes,
   paperRoutes,
   citationRoutes,
   analysisRoutes,

@@ -1,0 +1,19 @@
+import { envVar, nonNegativeInt, optionalText } from '../env-var.js';
+
+/** The local paper/patent index and the search endpoints. */
+export const searchSection = {
+  indexPath: envVar('ALEXANDRIA_INDEX_PATH', optionalText, {
+    description:
+      'SQLite file of the local paper/patent index (FTS5). Default: <ALEXANDRIA_DATA_DIR>/index.db. `alexandria ingest` writes it while the server reads it.',
+  }),
+  cacheTtlSeconds: envVar('ALEXANDRIA_SEARCH_CACHE_TTL_SECONDS', nonNegativeInt, {
+    default: '60',
+    description:
+      'How long an identical search is answered from the cache, in seconds (0 turns the search cache off).',
+  }),
+  mmapMb: envVar('ALEXANDRIA_INDEX_MMAP_MB', nonNegativeInt, {
+    default: '2048',
+    description:
+      'MB of the SQLite index file memory-mapped for reads (faster searches on large indexes; 0 turns it off).',
+  }),
+};

@@ -1,0 +1,205 @@
+import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
+import { type Paper, paperSchema } from '../../domain/paper.js';
+import { type SearchRequest, type SearchResult, sortOrders } from '../../domain/search.js';
+import { sourcesHeader } from '../../services/federation/source-monitor.js';
+import type { AppServices } from '../../services/services.js';
+import { queryBoolean, queryInt } from '../query.js';
+import { errorResponses } from '../schemas.js';
+import type { RouteModule } from './route-context.js';
+
+/** ScholarAI clients send every parameter as a string, empty ones included: "" means "not given". */
+const blankToUndefined = (value: unknown) =>
+  typeof value === 'string' && value.trim() === '' ? undefined : value;
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blankToUndefined, schema.optional());
+
+const searchText = (description: string) =>
+  optional(z.string().trim().max(2000, 'must be at most 2000 characters')).describe(description);
+
+/** The query parameters of the three search endpoints (names as in ScholarAI's API). */
+const searchParameters = {
+  keywords: searchText(
+    'Words that should appear in the paper (English; 2–6 advised). Every keyword is required unless no paper has them all; a "quoted phrase" must appear as written.',
+  ),
+  query: searchText(
+    'The question in natural language; its words rank the results (BM25). A "quoted phrase" (escaped quotes) must appear as written. At least one of keywords and query is required.',
+  ),
+  sort: optional(
+    z
+      .string()
+      .trim()
+      .toLowerCase()
+      .pipe(z.enum(sortOrders, { error: `expected one of ${sortOrders.join(', ')}` })),
+  ).describe('relevance (default), cited_by_count (most cited first) or publication_date (newest first).'),
+  peer_reviewed_only: optional(queryBoolean).describe(
+    'Keep only journal articles, conference papers and granted patents (default true).',
+  ),
+  start_year: optional(queryInt({ min: 1000, max: 2999 })).describe('First publication year, inclusive.'),
+  end_year: optional(queryInt({ min: 1000, max: 2999 })).describe('Last publication year, inclusive.'),
+  offset: optional(queryInt({ min: 0, max: 10_000 })).describe('Results to skip (default 0).'),
+  limit: optional(queryInt({ min: 1, max: 100 })).describe('Page size (default 10, at most 100). Extension.'),
+  generative_mode: optional(queryBoolean).describe(
+    'When true, each record gets an `answer`: what that paper says about the query, with a citation.',
+  ),
+  format: optional(z.enum(['array', 'wrapped'])).describe(
+    "array (default): the JSON array of the spec. wrapped: ScholarAI's {paper_data, next_offset, total_num_results, hint}.",
+  ),
+};
+
+const paperSearchQuery = z.object(searchParameters);
+const patentSearchQuery = z.object({
+  ...searchParameters,
+  full_user_prompt: searchText('The whole request of the user, quoted; context only, not matched.'),
+});
+type SearchQuery = z.infer<typeof patentSearchQuery>;
+
+const wrappedRecordSchema = paperSchema
+  .extend({
+    creators: z.array(z.string()).describe('Same as authors (ScholarAI wrapped form).'),
+    publicationDate: z.string().nullable().describe('Same as publication_date (ScholarAI wrapped form).'),
+  })
+  .meta({ id: 'WrappedPaper' });
+
+const wrappedSchema = z
+  .object({
+    paper_data: z.array(wrappedRecordSchema),
+    next_offset: z.number().int().nullable(),
+    total_num_results: z.number().int(),
+    hint: z.string(),
+  })
+  .meta({ id: 'WrappedSearchResult' });
+
+const searchResponse = {
+  200: z
+    .union([z.array(paperSchema), wrappedSchema])
+    .describe('A JSON array of paper records (or the wrapped form with format=wrapped).'),
+  ...errorResponses,
+};
+
+const pagingDescription =
+  ' Paging: `x-total-count` (matches; a lower bound past 10 000) and `x-next-offset` (absent on the last page) response headers.';
+
+/**
+ * Paper and patent search: /api/abstracts (may add generated answers), /api/fast_paper_search (the
+ * fastest path: no answers, no enrichment) and /api/patents, with ScholarAI's parameter names.
+ */
+export const searchRoutes: RouteModule = (app, { services }) => {
+  app.get(
+    '/api/abstracts',
+    {
+      schema: {
+        summary: 'Search papers, for agents',
+        description: `Relevant papers with their abstracts and metadata (BM25 over the local index; federated upstream when configured). With generative_mode=true each record also gets an answer.${pagingDescription}`,
+        tags: ['search'],
+        querystring: paperSearchQuery,
+        response: searchResponse,
+      },
+    },
+    async (request, reply) => {
+      const search = toSearchRequest(request.query);
+      const signal = abortSignalOf(reply);
+      const result = await services.search.searchPapers(search, { signal });
+      const generative = request.query.generative_mode === true;
+      const papers = await withAnswers(services, result.papers, search, { generative, signal });
+      return send(reply, request.query, papers, result);
+    },
+  );
+
+  app.get(
+    '/api/fast_paper_search',
+    {
+      schema: {
+        summary: 'Search papers, fastest path',
+        description: `The same search as /api/abstracts with no language-model work and no per-paper enrichment (generative_mode is accepted and ignored).${pagingDescription}`,
+        tags: ['search'],
+        querystring: paperSearchQuery,
+        response: searchResponse,
+      },
+    },
+    async (request, reply) => {
+      const result = await services.search.searchPapers(toSearchRequest(request.query), {
+        signal: abortSignalOf(reply),
+      });
+      return send(reply, request.query, result.papers, result);
+    },
+  );
+
+  app.get(
+    '/api/patents',
+    {
+      schema: {
+        summary: 'Search patents',
+        description: `Patents (inventors as authors, assignees, number, kind, dates) by 2–6 keywords; ask for a specific patent with a quoted phrase in query. peer_reviewed_only=true (default) keeps granted patents.${pagingDescription}`,
+        tags: ['search'],
+        querystring: patentSearchQuery,
+        response: searchResponse,
+      },
+    },
+    async (request, reply) => {
+      const search = toSearchRequest(request.query);
+      const signal = abortSignalOf(reply);
+      const result = await services.search.searchPatents(search, { signal });
+      const generative = request.query.generative_mode === true;
+      const papers = await withAnswers(services, result.papers, search, { generative, signal });
+      return send(reply, request.query, papers, result);
+    },
+  );
+};
+
+function toSearchRequest(query: SearchQuery): SearchRequest {
+  return {
+    ...(query.keywords ? { keywords: query.keywords } : {}),
+    ...(query.query ? { query: query.query } : {}),
+    ...(query.full_user_prompt ? { fullUserPrompt: query.full_user_prompt } : {}),
+    sort: query.sort ?? 'relevance',
+    peerReviewedOnly: query.peer_reviewed_only ?? true,
+    ...(query.start_year === undefined ? {} : { startYear: query.start_year }),
+    ...(query.end_year === undefined ? {} : { endYear: query.end_year }),
+    offset: query.offset ?? 0,
+    limit: query.limit ?? 10,
+  };
+}
+
+/**
+ * The one post-processing step of a result page: in generative mode, the `answer` of each record
+ * (what that paper says about the question). Everything else is the search service's.
+ */
+async function withAnswers(
+  services: AppServices,
+  papers: Paper[],
+  search: SearchRequest,
+  options: { generative: boolean; signal: AbortSignal },
+): Promise<Paper[]> {
+  if (!options.generative || papers.length === 0) return papers;
+  const question = search.query ?? search.fullUserPrompt ?? search.keywords ?? '';
+  return services.answers.annotate(papers, question, { signal: options.signal });
+}
+
+function send(reply: FastifyReply, query: SearchQuery, papers: Paper[], result: SearchResult) {
+  reply.header('x-total-count', String(result.total));
+  if (result.nextOffset !== null) reply.header('x-next-offset', String(result.nextOffset));
+  if (result.sources?.some((report) => report.source !== 'index')) {
+    reply.header('x-alexandria-sources', sourcesHeader(result.sources));
+  }
+  if (query.format !== 'wrapped') return papers;
+  return {
+    paper_data: papers.map((paper) => ({
+      ...paper,
+      creators: paper.authors,
+      publicationDate: paper.publication_date,
+    })),
+    next_offset: result.nextOffset,
+    total_num_results: result.total,
+    hint: result.hint,
+  };
+}
+
+/** Aborts when the client goes away before the answer is sent. */
+function abortSignalOf(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  const response = reply.raw;
+  response.once('close', () => {
+    if (!response.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}

@@ -1,0 +1,197 @@
+import { createHash } from 'node:crypto';
+import { invalid } from '../domain/errors.js';
+import { identifierKey, type PaperIdentifier } from '../domain/identifiers.js';
+import type { Paper } from '../domain/paper.js';
+import type { SearchRequest, SearchResult } from '../domain/search.js';
+import type { Cache } from '../ports/cache.js';
+import type { IndexKind, IndexPage, IndexQuery, PaperIndex } from '../ports/paper-index.js';
+import { parseSearchText, toClauses } from './search-query.js';
+import type { PaperLookup, PaperSearch } from './services.js';
+
+export interface SearchServiceOptions {
+  /** How long an identical search is answered from the cache, in seconds (0 = no caching). */
+  cacheTtlSeconds: number;
+}
+
+/** Limits every caller (HTTP, MCP, agent) gets; the HTTP layer reports them per parameter. */
+export const searchLimits = { maxLimit: 100, maxOffset: 10_000, minYear: 1000, maxYear: 2999 } as const;
+
+/**
+ * Search over the local index (papers and patents) and lookup by identifier.
+ *
+ * How `keywords` and `query` combine (docs/decisions, search ranking): every keyword word must appear
+ * (stop words aside), the query's words rank the matches (BM25 over both), and a quoted phrase in
+ * either parameter must appear as written. With only a query, any of its words matches and BM25
+ * decides. When no paper has every keyword, the search is retried with the keywords as ranking
+ * words too, and the hint says so. Identical searches are served from the cache for a short time.
+ */
+export class SearchService implements PaperSearch, PaperLookup {
+  constructor(
+    private readonly index: PaperIndex,
+    private readonly cache: Cache,
+    private readonly options: SearchServiceOptions,
+  ) {}
+
+  searchPapers(request: SearchRequest): Promise<SearchResult> {
+    return this.search('paper', request);
+  }
+
+  searchPatents(request: SearchRequest): Promise<SearchResult> {
+    return this.search('patent', request);
+  }
+
+  async findByIdentifier(identifier: PaperIdentifier): Promise<Paper | null> {
+    const paper = await this.index.findByKeys([identifierKey(identifier)]);
+    return paper ? presentRecord(paper) : null;
+  }
+
+  private async search(kind: IndexKind, request: SearchRequest): Promise<SearchResult> {
+    validateRequest(request);
+    if (this.options.cacheTtlSeconds <= 0) return this.run(kind, request);
+    const key = cacheKey(kind, request);
+    const hit = await this.cache.get<SearchResult>(key);
+    if (hit !== undefined) return hit;
+    const result = await this.run(kind, request);
+    await this.cache.set(key, result, this.options.cacheTtlSeconds);
+    return result;
+  }
+
+  private async run(kind: IndexKind, request: SearchRequest): Promise<SearchResult> {
+    const keywordText = parseSearchText(request.keywords);
+    const keywords = toClauses(keywordText);
+    const question = toClauses(parseSearchText(request.query));
+    const phrases = [...keywords.phrases, ...question.phrases];
+    if (phrases.length + keywords.words.length + question.words.length === 0) {
+      const param = request.keywords?.trim() ? 'keywords' : 'query';
+      throw invalid(param, `${param} has no searchable words (letters or digits)`);
+    }
+    const base: Omit<IndexQuery, 'must' | 'should'> = {
+      kind,
+      peerReviewedOnly: request.peerReviewedOnly,
+      sort: request.sort,
+      offset: request.offset,
+      limit: request.limit,
+      ...(request.startYear === undefined ? {} : { startYear: request.startYear }),
+      ...(request.endYear === undefined ? {} : { endYear: request.endYear }),
+    };
+    const strict = { ...base, must: [...phrases, ...keywords.words], should: question.words };
+    let page = await this.index.search(strict);
+    let relaxed = false;
+    if (page.total === 0 && keywords.words.length > 1) {
+      page = await this.index.search({
+        ...base,
+        must: phrases,
+        should: [...keywords.words, ...question.words],
+      });
+      relaxed = page.total > 0;
+    }
+    return toResult(kind, request, page, { relaxed, keywords: keywordText.words });
+  }
+}
+
+/** Checks what every caller must respect; throws a 400 naming the parameter. */
+export function validateRequest(request: SearchRequest): void {
+  if (!request.keywords?.trim() && !request.query?.trim()) {
+    throw invalid('query', 'Give keywords or query (or both): the search is empty');
+  }
+  if (!Number.isInteger(request.limit) || request.limit < 1 || request.limit > searchLimits.maxLimit) {
+    throw invalid('limit', `limit must be an integer from 1 to ${searchLimits.maxLimit}`);
+  }
+  if (!Number.isInteger(request.offset) || request.offset < 0 || request.offset > searchLimits.maxOffset) {
+    throw invalid('offset', `offset must be an integer from 0 to ${searchLimits.maxOffset}`);
+  }
+  for (const [param, year] of [
+    ['start_year', request.startYear],
+    ['end_year', request.endYear],
+  ] as const) {
+    if (
+      year !== undefined &&
+      (!Number.isInteger(year) || year < searchLimits.minYear || year > searchLimits.maxYear)
+    ) {
+      throw invalid(param, `${param} must be a four-digit year`);
+    }
+  }
+  if (
+    request.startYear !== undefined &&
+    request.endYear !== undefined &&
+    request.startYear > request.endYear
+  ) {
+    throw invalid('start_year', `start_year (${request.startYear}) is after end_year (${request.endYear})`);
+  }
+}
+
+function cacheKey(kind: IndexKind, request: SearchRequest): string {
+  const normalized = JSON.stringify([
+    kind,
+    request.keywords?.trim().toLowerCase() ?? '',
+    request.query?.trim().toLowerCase() ?? '',
+    request.sort,
+    request.peerReviewedOnly,
+    request.startYear ?? null,
+    request.endYear ?? null,
+    request.offset,
+    request.limit,
+  ]);
+  return `search:v1:${createHash('sha256').update(normalized).digest('base64url')}`;
+}
+
+function toResult(
+  kind: IndexKind,
+  request: SearchRequest,
+  page: IndexPage,
+  context: { relaxed: boolean; keywords: string[] },
+): SearchResult {
+  const papers = page.papers.map(presentRecord);
+  const end = request.offset + papers.length;
+  const more = papers.length === request.limit && (end < page.total || !page.totalIsExact);
+  return {
+    papers,
+    total: page.total,
+    nextOffset: more ? end : null,
+    hint: hintFor(kind, request, page, { ...context, more, end }),
+    sources: [{ source: 'index', status: 'ok', count: papers.length }],
+  };
+}
+
+function hintFor(
+  kind: IndexKind,
+  request: SearchRequest,
+  page: IndexPage,
+  context: { relaxed: boolean; keywords: string[]; more: boolean; end: number },
+): string {
+  const noun = kind === 'patent' ? 'patents' : 'papers';
+  if (page.papers.length === 0) {
+    const tips = ['use fewer or broader keywords'];
+    if (request.startYear !== undefined || request.endYear !== undefined)
+      tips.push('widen start_year/end_year');
+    if (request.peerReviewedOnly)
+      tips.push('set peer_reviewed_only=false to include preprints and other types');
+    if (request.offset > 0) tips.push('lower the offset');
+    return `No ${noun} in the local index matched. Try to ${tips.join(', ')}.`;
+  }
+  const total = page.totalIsExact ? String(page.total) : `more than ${page.total}`;
+  const parts = [`Results ${request.offset + 1}–${context.end} of ${total} ${noun}.`];
+  if (context.relaxed) {
+    parts.push(
+      `No ${noun} contain every keyword (${context.keywords.join(', ')}); these match some of them.`,
+    );
+  }
+  if (context.more) parts.push(`Next page: offset=${context.end}.`);
+  parts.push(
+    "Read a paper's full text with /api/fulltext?pdf_id=<pdf_id> when it has a pdf_id; quote a phrase in query to require it.",
+  );
+  return parts.join(' ');
+}
+
+/**
+ * A stored record as search returns it: `source` = index, a `pdf_id` whenever an open PDF url is
+ * known, and a landing page for patents that lack one.
+ */
+export function presentRecord(paper: Paper): Paper {
+  const record: Paper = { ...paper, source: 'index' };
+  if (!record.pdf_id && record.pdf_url) record.pdf_id = `PDF_URL:${record.pdf_url}`;
+  const number = record.patent_number ?? record.identifiers?.patent_number;
+  if (!record.url && number)
+    record.url = `https://patents.google.com/patent/${number.replace(/[^A-Za-z0-9]/g, '')}`;
+  return record;
+}
