@@ -56,8 +56,14 @@ export function buildChunks(
   }
   if (current.length > 0) {
     const last = groups[groups.length - 1];
-    // A short tail joins the previous chunk when both fit.
-    if (last && length < sizes.targetChars / 4 && lengthOf(last) + 2 + length <= sizes.maxChars) {
+    // A short tail joins the previous chunk when both fit, unless it starts a section of its own.
+    const ownSection = current[0]?.heading === true;
+    if (
+      last &&
+      !ownSection &&
+      length < sizes.targetChars / 4 &&
+      lengthOf(last) + 2 + length <= sizes.maxChars
+    ) {
       last.push(...current);
     } else groups.push(current);
   }
@@ -84,7 +90,9 @@ function toPieces(block: TextBlock, index: number, sizes: ChunkSizes): Piece[] {
     return [{ text, block: index, heading: true }];
   }
   if (block.text.length <= sizes.targetChars) return [{ text: block.text, block: index, heading: false }];
-  return splitLongText(block.text, sizes).map((text) => ({ text, block: index, heading: false }));
+  // Half-target pieces let the chunk loop close near the target instead of near the maximum.
+  const pieceSizes = { ...sizes, targetChars: Math.ceil(sizes.targetChars / 2) };
+  return splitLongText(block.text, pieceSizes).map((text) => ({ text, block: index, heading: false }));
 }
 
 /** Packs sentences into pieces of at most `targetChars` (a sentence over `maxChars` is cut at spaces). */

@@ -12,6 +12,7 @@ import { readImagePixels, readImagePlacements, readPageText } from './page-conte
 import { loadPdfJs, pdfJsDataPaths } from './pdfjs-loader.js';
 import { orderLines } from './reading-order.js';
 import { removeRunningLines } from './running-lines.js';
+import { assertNoDecompressionBomb } from './stream-guard.js';
 import { buildLines } from './text-lines.js';
 
 export interface ParseOptions {
@@ -21,6 +22,8 @@ export interface ParseOptions {
   maxPages: number;
   /** Images with more pixels than this are not decoded at all (pdf.js `maxImageSize`). */
   maxImagePixels: number;
+  /** A compressed stream that inflates past this many bytes marks the file as a bomb (422). */
+  maxStreamBytes: number;
   figures: FigureLimits;
   chunks: ChunkSizes;
 }
@@ -29,6 +32,7 @@ export const defaultParseOptions: ParseOptions = {
   images: true,
   maxPages: 2000,
   maxImagePixels: 25_000_000,
+  maxStreamBytes: 256 * 1024 * 1024,
   figures: defaultFigureLimits,
   chunks: defaultChunkSizes,
 };
@@ -53,7 +57,8 @@ export async function parseDocument(
   options: ParseOptions = defaultParseOptions,
 ): Promise<ParsedDocument> {
   const pdfjs = await loadPdfJs();
-  // Surveyed before pdf.js takes (and detaches) the buffer.
+  // Checked and surveyed before pdf.js takes (and detaches) the buffer.
+  assertNoDecompressionBomb(bytes, options.maxStreamBytes);
   const survey = options.images ? surveyImages(bytes, options.figures.minSidePixels) : undefined;
   const task = pdfjs.getDocument({
     ...pdfJsDataPaths(),

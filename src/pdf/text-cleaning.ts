@@ -65,7 +65,7 @@ export function collectVocabulary(paragraphs: Iterable<string[]>): Set<string> {
   return vocabulary;
 }
 
-const lineEndHyphen = /([\p{L}\p{M}]+(?:-[\p{L}\p{M}]+)*)[-\u2010\u2011\u00ad]$/u;
+const lineEndHyphen = /([\p{L}\p{M}\p{N}]+(?:-[\p{L}\p{M}\p{N}]+)*)[-\u2010\u2011\u00ad]$/u;
 const lineStartWord = /^([\p{Ll}\p{M}]+)/u;
 
 /**
@@ -79,6 +79,11 @@ export function joinLines(lines: string[], vocabulary: Set<string>): string {
   for (const line of lines) {
     if (text.length === 0) {
       text = line;
+      continue;
+    }
+    // A URL broken at the line end continues on the next line ("https://doi." + "org/10.1111/…").
+    if (/(?:https?:\/\/|www\.)\S*[./_#?=&-]$/.test(text) && /^[\w./#%-]/.test(line)) {
+      text += line;
       continue;
     }
     const hyphenated = lineEndHyphen.exec(text);
@@ -116,7 +121,7 @@ function keepsHyphen(left: string, right: string, vocabulary: Set<string>): bool
   const lastPart = left.split('-').pop() ?? left;
   if (vocabulary.has(`${lastPart}${right}`)) return false;
   if (vocabulary.has(`${lastPart}-${right}`)) return true;
-  if (left.includes('-') || lastPart.length === 1) return true;
+  if (left.includes('-') || lastPart.length === 1 || /\p{N}/u.test(lastPart)) return true;
   if (suffixes.has(right)) return false;
   // "properly- structured": an adverb in -ly before a word is a compound, not a syllable break.
   if (lastPart.length >= 5 && lastPart.endsWith('ly') && right.length >= 4) return true;

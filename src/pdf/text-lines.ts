@@ -110,12 +110,19 @@ function toLine(runs: TextRun[], page: number): TextLine {
   const weightBySize = new Map<number, number>();
   const weightByFont = new Map<string, number>();
   for (const run of runs) {
+    let piece = run.text;
     if (previous) {
       const gap = run.x - (previous.x + previous.width);
-      const spaced = /\s$/.test(previous.text) || /^\s/.test(run.text) || previous.spaceAfter === true;
-      if (previous.spaceAfter || (!spaced && gap > 0.15 * Math.min(previous.size, run.size))) text += ' ';
+      const em = Math.min(previous.size, run.size);
+      if (/[-\u2010]$/.test(previous.text) && gap < 0.1 * em) {
+        // A soft hyphen after a hard one ("system-\u00ad intrinsic") reaches us as a space.
+        piece = piece.trimStart();
+      } else if (!/\s$/.test(previous.text) && !/^\s/.test(piece)) {
+        // pdf.js' own space items are a hint only: it puts them into "SARS-|CoV-2" (0.03 em apart) too.
+        if (gap > 0.15 * em || (previous.spaceAfter === true && gap > 0.08 * em)) text += ' ';
+      }
     }
-    text += run.text;
+    text += piece;
     const weight = run.text.trim().length;
     const size = Math.round(run.size * 10) / 10;
     weightBySize.set(size, (weightBySize.get(size) ?? 0) + weight);

@@ -1,0 +1,89 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { PdfjsExtractor, type PdfjsExtractorOptions } from '../../src/pdf/pdfjs-extractor.js';
+import { buildPdf, deflateRepeated, textContent } from '../helpers/pdf-builder.js';
+import { sharedData } from '../helpers/test-app.js';
+import { appErrorOf, runPdfExtractorContract } from './pdf-extractor.contract.js';
+
+const defaults: PdfjsExtractorOptions = {
+  threads: 2,
+  timeoutMs: 90_000,
+  memoryMb: 512,
+  maxPages: 2000,
+  maxBytes: 100 * 1024 * 1024,
+  figurePixels: 40_000_000,
+};
+
+runPdfExtractorContract('pdf.js in worker threads', async () => new PdfjsExtractor(defaults));
+
+describe('PdfjsExtractor limits', () => {
+  const extractors: PdfjsExtractor[] = [];
+  const create = (options: Partial<PdfjsExtractorOptions>) => {
+    const extractor = new PdfjsExtractor({ ...defaults, threads: 1, ...options });
+    extractors.push(extractor);
+    return extractor;
+  };
+  const small = buildPdf([{ content: textContent(['A healthy one-page document.']) }]);
+  afterAll(async () => {
+    await Promise.all(extractors.map((extractor) => extractor.close()));
+  });
+
+  it('refuses documents over the page limit with 413', async () => {
+    const pages = Array.from({ length: 60 }, (_, index) => ({ content: textContent([`Page ${index + 1}`]) }));
+    const error = await appErrorOf(create({ maxPages: 50 }).extract(buildPdf(pages)));
+    expect(error.code).toBe('payload_too_large');
+    expect(error.message).toMatch(/60 pages; at most 50/);
+  });
+
+  it('refuses a huge page count cheaply (one shared content stream, 20 000 pages)', async () => {
+    const pages = Array.from({ length: 20_000 }, () => ({ content: textContent(['Same page again']) }));
+    const bytes = buildPdf(pages, { sharedContent: true });
+    const started = Date.now();
+    const error = await appErrorOf(create({}).extract(bytes));
+    expect(error.code).toBe('payload_too_large');
+    expect(Date.now() - started).toBeLessThan(30_000);
+  });
+
+  it('refuses files over the byte limit with 413 before parsing', async () => {
+    const error = await appErrorOf(create({ maxBytes: 100 }).extract(small));
+    expect(error.code).toBe('payload_too_large');
+    expect(error.message).toMatch(/ALEXANDRIA_PDF_MAX_MB/);
+  });
+
+  it('stops a document that overruns its deadline with 504, and the next one parses', async () => {
+    const extractor = create({ timeoutMs: 300 });
+    const thesis = new Uint8Array(
+      readFileSync(join(sharedData, 'pdfs', 'okasaki_purely_functional_data_structures_thesis_1996.pdf')),
+    );
+    const error = await appErrorOf(extractor.extract(thesis));
+    expect(error.code).toBe('timeout');
+    expect(error.message).toMatch(/ALEXANDRIA_PDF_TIMEOUT_MS/);
+    const relaxed = create({ timeoutMs: 60_000 });
+    expect((await relaxed.extract(small)).chunks[0]?.text).toBe('A healthy one-page document.');
+  });
+
+  it('refuses a decompression bomb with 422 before pdf.js inflates it, then parses the next one', async () => {
+    // 300 MB of path operators in a 0.6 MB stream: the inflated bytes would live outside the heap limit.
+    const flate = await deflateRepeated(Buffer.alloc(1024 * 1024, '0 0 m 1 1 l S\n'), 300);
+    const bytes = buildPdf([{ content: flate, compress: 'done' }]);
+    expect(bytes.length).toBeLessThan(1024 * 1024);
+    const extractor = create({});
+    const error = await appErrorOf(extractor.extract(bytes));
+    expect(error.code).toBe('unprocessable');
+    expect(error.message).toMatch(/decompression bomb/);
+    expect((await extractor.extract(small)).chunks[0]?.text).toBe('A healthy one-page document.');
+  });
+
+  it('stops a worker that exceeds its heap limit with 422, and the pool replaces it', async () => {
+    // 40 MB of operators stays under the bomb guard but makes pdf.js build an operator list
+    // of millions of entries when images are wanted and the page may hold figures.
+    const flate = await deflateRepeated(Buffer.alloc(1024 * 1024, '0 0 m 1 1 l S\n'), 40);
+    const image = '<< /Type /XObject /Subtype /Image /Width 64 /Height 64 >>';
+    const bytes = buildPdf([{ content: flate, compress: 'done' }], { extraObjects: [image] });
+    const extractor = create({ memoryMb: 128 });
+    const error = await appErrorOf(extractor.extract(bytes));
+    expect(['unprocessable', 'timeout']).toContain(error.code);
+    expect((await extractor.extract(small)).chunks[0]?.text).toBe('A healthy one-page document.');
+  });
+});
