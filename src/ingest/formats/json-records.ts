@@ -1,6 +1,6 @@
 import type { Paper } from '../../domain/paper.js';
 import type { FormatReader, IngestItem } from '../ingest-item.js';
-import { decodeText, readLines } from './lines.js';
+import { LineSplitter, type NumberedLine } from './lines.js';
 
 /** One JSON value of an input, or the reason it could not be parsed, with where it starts. */
 export type JsonRecord =
@@ -15,40 +15,68 @@ export type Mapped = Paper | string | (Paper | string)[];
  * - JSON Lines (one value per line; the fast path: one `JSON.parse` per line);
  * - a top-level array, whose elements are streamed one by one (a 5 GB CSL-JSON array stays bounded);
  * - one or more pretty-printed values one after the other (a single Crossref/OpenAlex work file).
- * The layout is chosen from the first line: an array opener, a complete value, or neither.
+ * The layout is chosen from the first non-empty line: an array opener, a whole value, or neither.
+ * Each chunk is split and parsed synchronously: the only async step is one per record yielded.
  */
 export async function* readJsonRecords(
   input: AsyncIterable<string | Uint8Array>,
 ): AsyncGenerator<JsonRecord> {
-  const iterator = readLines(input)[Symbol.asyncIterator]();
-  const buffered: { text: string; line: number }[] = [];
-  let first: { text: string; line: number } | undefined;
-  for (;;) {
-    const next = await iterator.next();
-    if (next.done) break;
-    buffered.push(next.value);
-    if (next.value.text.trim().length > 0) {
-      first = next.value;
-      break;
+  const splitter = new LineSplitter();
+  const decoder = new TextDecoder('utf-8');
+  const lines: NumberedLine[] = [];
+  const records: JsonRecord[] = [];
+  let layout: Layout | undefined;
+  for await (const chunk of input) {
+    splitter.push(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }), lines);
+    layout = readLinesInto(lines, layout, records);
+    for (const record of records) yield record;
+    records.length = 0;
+  }
+  splitter.push(decoder.decode(), lines);
+  splitter.end(lines);
+  layout = readLinesInto(lines, layout, records);
+  if (layout instanceof JsonValueScanner) layout.end(records);
+  for (const record of records) yield record;
+}
+
+/** JSON Lines, or a scanner for arrays and pretty-printed values. */
+type Layout = 'lines' | JsonValueScanner;
+
+/** Turns the lines into records (deciding the layout on the first non-empty line); empties `lines`. */
+function readLinesInto(
+  lines: NumberedLine[],
+  current: Layout | undefined,
+  out: JsonRecord[],
+): Layout | undefined {
+  let layout = current;
+  for (const { text, line } of lines) {
+    if (layout === undefined) {
+      const opener = text.trim();
+      if (opener.length === 0) continue;
+      // A first line that is a whole object (even a malformed one) means JSON Lines.
+      const wholeObject = opener.length > 1 && opener.startsWith('{') && opener.endsWith('}');
+      layout =
+        !opener.startsWith('[') && (wholeObject || parses(opener))
+          ? 'lines'
+          : new JsonValueScanner(opener.startsWith('['));
+    }
+    if (layout === 'lines') {
+      if (text.length === 0 || text.trim().length === 0) continue;
+      try {
+        out.push({ ok: true, value: JSON.parse(text), location: `line ${line}` });
+      } catch (error) {
+        out.push({
+          ok: false,
+          reason: `invalid JSON: ${(error as Error).message}`,
+          location: `line ${line}`,
+        });
+      }
+    } else {
+      layout.push(text, line, out);
     }
   }
-  if (!first) return;
-  const rest = (async function* () {
-    for (const line of buffered) yield line;
-    for (;;) {
-      const next = await iterator.next();
-      if (next.done) return;
-      yield next.value;
-    }
-  })();
-  const opener = first.text.trimStart();
-  // A first line that is a whole object (even a malformed one) means JSON Lines.
-  const wholeObject = opener.length > 1 && opener.startsWith('{') && opener.trimEnd().endsWith('}');
-  if (!opener.startsWith('[') && (wholeObject || parses(opener))) {
-    yield* jsonLines(rest);
-  } else {
-    yield* scanValues(rest, opener.startsWith('['));
-  }
+  lines.length = 0;
+  return layout;
 }
 
 function parses(text: string): boolean {
@@ -60,95 +88,89 @@ function parses(text: string): boolean {
   }
 }
 
-async function* jsonLines(lines: AsyncIterable<{ text: string; line: number }>): AsyncGenerator<JsonRecord> {
-  for await (const { text, line } of lines) {
-    if (text.length === 0 || text.trim().length === 0) continue;
-    try {
-      yield { ok: true, value: JSON.parse(text), location: `line ${line}` };
-    } catch (error) {
-      yield { ok: false, reason: `invalid JSON: ${(error as Error).message}`, location: `line ${line}` };
-    }
-  }
-}
-
 /**
- * Splits a stream of JSON text into top-level values (or, inside a top-level array, its elements) by
- * tracking brackets and strings; each value is then parsed on its own. Only the current value is held.
+ * Splits JSON text, line by line, into top-level values (or, inside a top-level array, its elements)
+ * by tracking brackets and strings; each value is then parsed on its own. Only the current value is held.
  */
-async function* scanValues(
-  lines: AsyncIterable<{ text: string; line: number }>,
-  insideArray: boolean,
-): AsyncGenerator<JsonRecord> {
+class JsonValueScanner {
   // Records start at depth 1 inside the top-level array, at depth 0 otherwise.
-  const base = insideArray ? 1 : 0;
-  let depth = 0;
-  let inString = false;
-  let escaped = false;
-  let inJunk = false;
-  let parts: string[] = [];
-  let inValue = false;
-  let startLine = 0;
-  let count = 0;
-  for await (const { text, line } of lines) {
+  private readonly base: number;
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+  private inJunk = false;
+  private inValue = false;
+  private parts: string[] = [];
+  private startLine = 0;
+  private count = 0;
+
+  constructor(private readonly insideArray: boolean) {
+    this.base = insideArray ? 1 : 0;
+  }
+
+  push(text: string, line: number, out: JsonRecord[]): void {
     let segmentStart = 0;
     for (let index = 0; index < text.length; index += 1) {
       const char = text.charCodeAt(index);
-      if (inString) {
-        if (escaped) escaped = false;
-        else if (char === 0x5c) escaped = true;
-        else if (char === 0x22) inString = false;
+      if (this.inString) {
+        if (this.escaped) this.escaped = false;
+        else if (char === 0x5c) this.escaped = true;
+        else if (char === 0x22) this.inString = false;
         continue;
       }
-      if (!inValue) {
+      if (!this.inValue) {
         if (char === 0x20 || char === 0x09 || char === 0x0d || char === 0x2c) continue;
-        if (insideArray && depth === 0 && char === 0x5b) {
-          depth = 1;
+        if (this.insideArray && this.depth === 0 && char === 0x5b) {
+          this.depth = 1;
           continue;
         }
-        if (insideArray && depth === 1 && char === 0x5d) {
-          depth = 0;
+        if (this.insideArray && this.depth === 1 && char === 0x5d) {
+          this.depth = 0;
           continue;
         }
         if (char !== 0x7b && char !== 0x5b) {
           // A scalar array element, or text between records: report it once, skip to the next record.
-          if (!inJunk) {
-            count += 1;
-            const reason = insideArray
+          if (!this.inJunk) {
+            this.count += 1;
+            const reason = this.insideArray
               ? 'array element is not a JSON object'
               : 'unexpected text between JSON records';
-            yield { ok: false, reason, location: `record ${count} (line ${line})` };
+            out.push({ ok: false, reason, location: `record ${this.count} (line ${line})` });
           }
-          if (char === 0x22) inString = true;
-          inJunk = true;
+          if (char === 0x22) this.inString = true;
+          this.inJunk = true;
           continue;
         }
-        inJunk = false;
-        inValue = true;
+        this.inJunk = false;
+        this.inValue = true;
         segmentStart = index;
-        startLine = line;
+        this.startLine = line;
       }
-      if (char === 0x22) inString = true;
-      else if (char === 0x7b || char === 0x5b) depth += 1;
+      if (char === 0x22) this.inString = true;
+      else if (char === 0x7b || char === 0x5b) this.depth += 1;
       else if (char === 0x7d || char === 0x5d) {
-        depth -= 1;
-        if (depth === base) {
-          parts.push(text.slice(segmentStart, index + 1));
-          count += 1;
-          yield parseValue(parts.join('\n'), count, startLine);
-          parts = [];
-          inValue = false;
+        this.depth -= 1;
+        if (this.depth === this.base) {
+          this.parts.push(text.slice(segmentStart, index + 1));
+          this.count += 1;
+          out.push(parseValue(this.parts.join('\n'), this.count, this.startLine));
+          this.parts = [];
+          this.inValue = false;
         }
       }
     }
-    if (inValue) parts.push(text.slice(segmentStart));
+    if (this.inValue) this.parts.push(text.slice(segmentStart));
   }
-  if (inValue) {
-    count += 1;
-    yield {
+
+  /** Reports a value still open when the input ends. */
+  end(out: JsonRecord[]): void {
+    if (!this.inValue) return;
+    this.count += 1;
+    out.push({
       ok: false,
       reason: 'unterminated JSON value at end of input',
-      location: `record ${count} (line ${startLine})`,
-    };
+      location: `record ${this.count} (line ${this.startLine})`,
+    });
   }
 }
 
@@ -204,6 +226,3 @@ function toItem(mapped: Paper | string, location: string): IngestItem {
     ? { ok: false, reason: mapped, location }
     : { ok: true, paper: mapped, location };
 }
-
-/** Re-exported so readers can decode text without importing two modules. */
-export { decodeText };
