@@ -1,3 +1,5 @@
+import { searchEval } from './search.eval.js';
+
 /** One quality measurement: named figures and verdicts against the goals. */
 export interface EvalReport {
   name: string;
@@ -13,4 +15,4 @@ export interface Evaluation {
 }
 
 /** Every evaluation, in run order. A capability adds its evaluation here. */
-export const evaluations: Evaluation[] = [];
+export const evaluations: Evaluation[] = [{ name: 'search', run: (options) => searchEval(options) }];

@@ -69,8 +69,9 @@ export interface PaperIndex {
    * stored one when they share a strong identity key (DOI, arXiv, PMID, PMCID, S2, corpus id, ACL,
    * MAG, OpenAlex, patent number — see `identityKeys`), or else the same normalised title and year
    * with no conflicting identifier. Merged fields follow `unitePapers` (src/domain/paper-union.ts).
-   * A record without a title is refused with an `unprocessable` AppError (the whole call rolls
-   * back; callers may retry record by record). `answer` and `entry_id` are not stored. Other errors
+   * A record without a title only completes a stored paper it shares a strong key with; otherwise
+   * it is refused with an `unprocessable` AppError (the whole call rolls back; callers may retry
+   * record by record). `answer` and `entry_id` are not stored. Other errors
    * mean the store itself failed.
    */
   upsert(papers: readonly Paper[]): Promise<UpsertSummary>;

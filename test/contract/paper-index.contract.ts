@@ -171,8 +171,30 @@ export function runPaperIndexContract(name: string, create: () => Promise<PaperI
 
     it('writes a batch all or nothing', async () => {
       const index = await create();
-      await expect(index.upsert([paper('A fine record to keep'), paper('')])).rejects.toThrow();
+      await expect(index.upsert([paper('A fine record to keep'), paper('')])).rejects.toMatchObject({
+        code: 'unprocessable',
+      });
       expect(await index.count()).toEqual({ papers: 0, patents: 0 });
+      await index.close();
+    });
+
+    it('lets an untitled record complete a stored paper it shares an identifier with', async () => {
+      const index = await create();
+      await index.upsert([
+        paper('Paper known first without its abstract', { identifiers: { corpus_id: '42' } }),
+      ]);
+      const abstractOnly = paper('', {
+        abstract: 'The abstract, from a second dataset.',
+        identifiers: { corpus_id: '42' },
+      });
+      expect(await index.upsert([abstractOnly])).toEqual({ inserted: 0, merged: 1, unchanged: 0 });
+      expect(await index.findByKeys(['corpus:42'])).toMatchObject({
+        title: 'Paper known first without its abstract',
+        abstract: 'The abstract, from a second dataset.',
+      });
+      await expect(index.upsert([paper('', { identifiers: { corpus_id: '43' } })])).rejects.toMatchObject({
+        code: 'unprocessable',
+      });
       await index.close();
     });
 

@@ -216,8 +216,7 @@ export class SqlitePaperIndex implements PaperIndex {
   }
 
   private upsertOne(paper: Paper, summary: UpsertSummary): void {
-    if (!paper.title?.trim())
-      throw new AppError('unprocessable', 'a record without a title cannot be indexed');
+    const untitled = !paper.title?.trim();
     const keys = identityKeys(paper);
     const matches = new Map<number, Paper>();
     for (const key of keys) {
@@ -234,6 +233,10 @@ export class SqlitePaperIndex implements PaperIndex {
       }
     }
     if (matches.size === 0) {
+      // An untitled record (S2 abstracts dataset rows) can only complete a stored paper.
+      if (untitled) {
+        throw new AppError('unprocessable', 'record has no title and matches no stored paper by identifier');
+      }
       this.insert(paper, keys);
       summary.inserted += 1;
       return;

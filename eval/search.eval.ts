@@ -1,0 +1,209 @@
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { MemoryCache } from '../src/adapters/memory/memory-cache.js';
+import { defaultTokenizer } from '../src/adapters/sqlite/paper-index-migrations.js';
+import {
+  createSqlitePaperIndex,
+  defaultFieldWeights,
+  type FieldWeights,
+} from '../src/adapters/sqlite/sqlite-paper-index.js';
+import { normalizeTitle } from '../src/domain/identifiers.js';
+import type { Paper } from '../src/domain/paper.js';
+import { resolveInputs } from '../src/ingest/ingest-inputs.js';
+import { ingest } from '../src/ingest/ingest-pipeline.js';
+import { SearchService } from '../src/services/search-service.js';
+import type { EvalReport } from './index.js';
+
+const sharedData = join(import.meta.dirname, '..', '..', 'shared', 'data');
+const scifactDir = join(sharedData, 'eval', 'scifact');
+const aclCorpus = join(sharedData, 'corpus', 'acl_anthology_2016_2022.jsonl.gz');
+
+/** Published Pyserini BM25 (flat) nDCG@10 on SciFact; our goal is 0.99 × that. */
+const pyseriniNdcg = 0.679;
+
+const tokenizers = { porter: defaultTokenizer, unicode61: 'unicode61 remove_diacritics 2' } as const;
+type TokenizerName = keyof typeof tokenizers;
+
+/** Field weightings tried (title, abstract, authors, venue, extra); the default is the first. */
+const weightings: Record<string, FieldWeights> = {
+  default: defaultFieldWeights,
+  flat: { title: 1, abstract: 1, authors: 1, venue: 1, extra: 1 },
+  'title×10': { title: 10, abstract: 1, authors: 0.5, venue: 0.5, extra: 0.5 },
+  'title×5 abstract×2': { title: 5, abstract: 2, authors: 1, venue: 1, extra: 1 },
+};
+
+/** An index file holding one input, built through the real ingest pipeline; returns its path. */
+async function buildIndex(input: string, tokenizer: string, folder: string, name: string): Promise<string> {
+  const path = join(folder, `${name}.db`);
+  const index = await createSqlitePaperIndex(path, { tokenizer, mmapBytes: 0 });
+  await ingest(index, await resolveInputs(input, process.stdin), { batchSize: 1000 });
+  await index.close();
+  return path;
+}
+
+/** The search service over an index file with a given weighting (no cache: every query runs). */
+async function serviceOver(path: string, weights: FieldWeights, candidateBudget?: number) {
+  const index = await createSqlitePaperIndex(path, {
+    weights,
+    ...(candidateBudget === undefined ? {} : { candidateBudget }),
+  });
+  return { index, search: new SearchService(index, new MemoryCache(), { cacheTtlSeconds: 0 }) };
+}
+
+interface Claim {
+  id: string;
+  text: string;
+  relevant: Set<string>;
+}
+
+function loadClaims(): Claim[] {
+  const qrels = new Map<string, Set<string>>();
+  for (const line of readFileSync(join(scifactDir, 'qrels.tsv'), 'utf8').trim().split('\n').slice(1)) {
+    const [query, doc, score] = line.split('\t');
+    if (!query || !doc || Number(score) <= 0) continue;
+    const set = qrels.get(query) ?? new Set<string>();
+    set.add(doc);
+    qrels.set(query, set);
+  }
+  return readFileSync(join(scifactDir, 'queries.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { _id: string; text: string })
+    .filter((query) => qrels.has(query._id))
+    .map((query) => ({ id: query._id, text: query.text, relevant: qrels.get(query._id) ?? new Set() }));
+}
+
+/** The SciFact document id of a record (the BEIR reader keeps `_id` as `identifiers.corpus_id`). */
+function scifactId(paper: Paper): string | undefined {
+  return paper.identifiers?.corpus_id ?? undefined;
+}
+
+async function scifactScores(service: SearchService, claims: Claim[]) {
+  let ndcg = 0;
+  let recall = 0;
+  for (const claim of claims) {
+    const result = await service.searchPapers({
+      query: claim.text,
+      sort: 'relevance',
+      peerReviewedOnly: false,
+      offset: 0,
+      limit: 100,
+    });
+    const ranked = result.papers.map(scifactId);
+    let dcg = 0;
+    ranked.slice(0, 10).forEach((id, rank) => {
+      if (id && claim.relevant.has(id)) dcg += 1 / Math.log2(rank + 2);
+    });
+    let ideal = 0;
+    for (let rank = 0; rank < Math.min(10, claim.relevant.size); rank += 1) ideal += 1 / Math.log2(rank + 2);
+    ndcg += dcg / ideal;
+    recall += ranked.filter((id) => id && claim.relevant.has(id)).length / claim.relevant.size;
+  }
+  return { ndcg: ndcg / claims.length, recall: recall / claims.length };
+}
+
+interface TitleCase {
+  title: string;
+  acl: string;
+}
+
+function aclTitles(path: string, every: number): TitleCase[] {
+  const lines = gunzipSync(readFileSync(path)).toString('utf8').trim().split('\n');
+  const cases: TitleCase[] = [];
+  lines.forEach((line, index) => {
+    if (index % every !== 0) return;
+    const record = JSON.parse(line) as { title: string; acl_id: string };
+    cases.push({ title: record.title, acl: record.acl_id });
+  });
+  return cases;
+}
+
+/** Known-item search: the title as the query; strict = top-1 is that paper; lenient = same title. */
+async function knownTitleScores(service: SearchService, cases: TitleCase[]) {
+  let strict = 0;
+  let lenient = 0;
+  for (const known of cases) {
+    const result = await service.searchPapers({
+      query: known.title,
+      sort: 'relevance',
+      peerReviewedOnly: true,
+      offset: 0,
+      limit: 1,
+    });
+    const top = result.papers[0];
+    if (top?.identifiers?.acl === known.acl) strict += 1;
+    if (top && normalizeTitle(top.title) === normalizeTitle(known.title)) lenient += 1;
+  }
+  return { strict: strict / cases.length, lenient: lenient / cases.length };
+}
+
+/**
+ * Search quality: SciFact nDCG@10 and recall@100 of our BM25 (claims as queries, through the search
+ * service), and known-title search on the ACL Anthology corpus (title as query → that paper first),
+ * for both tokenisers and several field weightings. The default configuration is what the goals
+ * are checked against; the rest are the measurements the choice was made on.
+ */
+export async function searchEval(options: { quick: boolean }): Promise<EvalReport> {
+  const folder = await mkdtemp(join(tmpdir(), 'alexandria-search-eval-'));
+  const metrics: Record<string, number | string> = {};
+  const summary: string[] = [];
+  try {
+    const claims = loadClaims();
+    const titleCases = aclTitles(aclCorpus, options.quick ? 50 : 10);
+    metrics['scifact claims'] = claims.length;
+    metrics['acl known-title queries'] = titleCases.length;
+    for (const [name, tokenizer] of Object.entries(tokenizers) as Array<[TokenizerName, string]>) {
+      const scifact = await buildIndex(
+        join(scifactDir, 'corpus.jsonl.gz'),
+        tokenizer,
+        folder,
+        `scifact-${name}`,
+      );
+      const acl =
+        options.quick && name !== 'porter'
+          ? undefined
+          : await buildIndex(aclCorpus, tokenizer, folder, `acl-${name}`);
+      for (const [label, weights] of Object.entries(weightings)) {
+        if (options.quick && label !== 'default' && label !== 'flat') continue;
+        const sci = await serviceOver(scifact, weights);
+        const scores = await scifactScores(sci.search, claims);
+        await sci.index.close();
+        metrics[`${name} ${label}: SciFact nDCG@10`] = scores.ndcg;
+        metrics[`${name} ${label}: SciFact recall@100`] = scores.recall;
+        if (acl) {
+          const known = await serviceOver(acl, weights);
+          const titles = await knownTitleScores(known.search, titleCases);
+          await known.index.close();
+          metrics[`${name} ${label}: ACL known-title top-1`] = titles.strict;
+          metrics[`${name} ${label}: ACL known-title top-1 (same title)`] = titles.lenient;
+        }
+      }
+      if (name === 'porter') {
+        // How much the candidate restriction for broad queries costs: every claim forced through it.
+        const tight = await serviceOver(scifact, defaultFieldWeights, 300);
+        const restricted = await scifactScores(tight.search, claims);
+        await tight.index.close();
+        metrics['porter default, candidates ≤ 300 rows: SciFact nDCG@10'] = restricted.ndcg;
+        metrics['porter default, candidates ≤ 300 rows: SciFact recall@100'] = restricted.recall;
+      }
+    }
+    const ndcg = metrics['porter default: SciFact nDCG@10'] as number;
+    const goal = 0.99 * pyseriniNdcg;
+    summary.push(
+      `SciFact nDCG@10 ${ndcg.toFixed(4)} ${ndcg >= goal ? '≥' : '<'} ${goal.toFixed(3)} (0.99 × Pyserini BM25 ${pyseriniNdcg}): ${ndcg >= goal ? 'met' : 'NOT met'}`,
+    );
+    const top1 = metrics['porter default: ACL known-title top-1'] as number;
+    summary.push(
+      `ACL known-title top-1 ${(top1 * 100).toFixed(1)}% (goal ≥ 95%): ${top1 >= 0.95 ? 'met' : 'NOT met'}`,
+    );
+    summary.push(
+      'SciFact queries here are the train+dev claims with qrels (BEIR evaluates the 300 test claims), so the comparison with 0.679 is indicative.',
+    );
+    return { name: 'Search: SciFact BM25 and ACL known-title search', metrics, summary };
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
+}
