@@ -1,3 +1,4 @@
+import { embeddingBench } from './embedding.bench.js';
 import { federationBench } from './federation.bench.js';
 import { httpBench } from './http.bench.js';
 import { ingestFormatsBench } from './ingest-formats.bench.js';
@@ -12,5 +13,6 @@ export interface Benchmark {
 export const benchmarks: Benchmark[] = [
   { name: 'http', run: ({ quick }) => httpBench({ durationMs: quick ? 2000 : 8000 }) },
   { name: 'federation', run: ({ quick }) => federationBench({ iterations: quick ? 20 : 60 }) },
+  { name: 'embedding', run: (options) => embeddingBench(options) },
   { name: 'ingest-formats', run: ({ quick }) => ingestFormatsBench({ quick }) },
 ];

@@ -1,3 +1,4 @@
+import { pdfQaEval } from './pdf-qa.eval.js';
 import { searchEval } from './search.eval.js';
 
 /** One quality measurement: named figures and verdicts against the goals. */
@@ -15,4 +16,7 @@ export interface Evaluation {
 }
 
 /** Every evaluation, in run order. A capability adds its evaluation here. */
-export const evaluations: Evaluation[] = [{ name: 'search', run: (options) => searchEval(options) }];
+export const evaluations: Evaluation[] = [
+  { name: 'pdf-qa', run: (options) => pdfQaEval(options) },
+  { name: 'search', run: (options) => searchEval(options) },
+];

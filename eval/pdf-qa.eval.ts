@@ -1,0 +1,176 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { OnnxEmbeddingModel } from '../src/adapters/embeddings/onnx-embedding-model.js';
+import { loadConfig } from '../src/config/load-config.js';
+import { PdfjsExtractor } from '../src/pdf/pdfjs-extractor.js';
+import { type FusionOptions, fuseScores, type RankMode } from '../src/services/question/fusion.js';
+import {
+  defaultPassageSizes,
+  type PassageScores,
+  QuestionRanker,
+  rankChunks,
+} from '../src/services/question/question-ranker.js';
+import type { EvalReport } from './index.js';
+import { containsPassage, normalizedWords } from './lib/evidence.js';
+import { MemoEmbeddingModel } from './lib/memo-embedding-model.js';
+import { loadSciFactDocuments, type SciFactDocument } from './lib/scifact-documents.js';
+
+const sharedData = join(import.meta.dirname, '..', '..', 'shared', 'data');
+
+interface PdfQuestion {
+  pdf_file: string;
+  question: string;
+  key_passage: string;
+}
+
+/** A fusion setting under test: a mode, and for hybrid the fusion method and dense weight. */
+interface Setting {
+  label: string;
+  mode: RankMode;
+  fusion?: FusionOptions;
+}
+
+const settings: Setting[] = [
+  { label: 'dense', mode: 'dense' },
+  { label: 'bm25', mode: 'bm25' },
+  ...[0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9].map((weight) => ({
+    label: `convex w=${weight}`,
+    mode: 'hybrid' as const,
+    fusion: { method: 'convex' as const, weight },
+  })),
+  ...[0.3, 0.5, 0.7].map((weight) => ({
+    label: `rrf w=${weight}`,
+    mode: 'hybrid' as const,
+    fusion: { method: 'rrf' as const, weight },
+  })),
+];
+
+/**
+ * Questions to a PDF: does the top-1 chunk hold the evidence? (1) LitQA2 questions about the shared
+ * PDFs, chunks from our pdf.js pipeline, hit = the chunk contains the key passage
+ * (`containsPassage`: ≥ 80% of its word trigrams). (2) A bigger proxy to choose the fusion weight:
+ * SciFact claims over synthetic documents of same-topic abstracts (`loadSciFactDocuments`). Every
+ * fusion setting is scored on the same passage scores. `PDF_QA_PASSAGE_TOKENS=64,128,192` also
+ * sweeps the passage size.
+ */
+export async function pdfQaEval(options: { quick: boolean }): Promise<EvalReport> {
+  const config = loadConfig();
+  const onnx = new OnnxEmbeddingModel({ modelDir: config.embedding.modelDir, name: config.embedding.model });
+  const model = new MemoEmbeddingModel(
+    onnx,
+    join('.eval', 'embeddings', `${onnx.id.replace(/\W+/g, '_')}.bin`),
+  );
+  const extractor = new PdfjsExtractor({
+    threads: 1,
+    timeoutMs: config.pdf.timeoutMs,
+    memoryMb: config.pdf.memoryMb,
+    maxPages: config.pdf.maxPages,
+    maxBytes: config.pdf.maxMb * 1024 * 1024,
+    figurePixels: 0,
+  });
+  try {
+    const questions = readFileSync(join(sharedData, 'eval', 'pdf_qa', 'litqa2_pdf_questions.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as PdfQuestion);
+    const pdfs = new Map<string, { key: string; chunks: string[] }>();
+    for (const file of new Set(questions.map((question) => question.pdf_file))) {
+      const bytes = readFileSync(join(sharedData, 'pdfs', file));
+      const parsed = await extractor.extract(bytes, { images: false });
+      pdfs.set(file, {
+        key: createHash('sha256').update(bytes).digest('hex'),
+        chunks: parsed.chunks.map((chunk) => chunk.text),
+      });
+    }
+    const scifact = loadSciFactDocuments(join(sharedData, 'eval', 'scifact'), {
+      claims: options.quick ? 60 : 300,
+      distractors: 7,
+    });
+    const sizes = (process.env.PDF_QA_PASSAGE_TOKENS ?? String(defaultPassageSizes.targetTokens))
+      .split(',')
+      .map(Number);
+    const metrics: EvalReport['metrics'] = {};
+    const summary: string[] = [];
+    for (const targetTokens of sizes) {
+      const ranker = new QuestionRanker({ model, passages: { targetTokens } });
+      const litqaScores: PassageScores[] = [];
+      for (const question of questions) {
+        const pdf = pdfs.get(question.pdf_file) as { key: string; chunks: string[] };
+        litqaScores.push(
+          await ranker.passageScores({
+            documentKey: pdf.key,
+            chunks: pdf.chunks,
+            question: question.question,
+          }),
+        );
+      }
+      const scifactScores: PassageScores[] = [];
+      for (const document of scifact) {
+        scifactScores.push(
+          await ranker.passageScores({
+            documentKey: `scifact:${document.claimId}`,
+            chunks: document.chunks,
+            question: document.claim,
+          }),
+        );
+      }
+      summary.push(`passages of ${targetTokens} tokens (1 sentence overlap):`);
+      for (const setting of settings) {
+        const litqaHits = questions.filter((question, index) => {
+          const top = topChunk(litqaScores[index] as PassageScores, setting);
+          const chunks = pdfs.get(question.pdf_file)?.chunks ?? [];
+          return containsPassage(chunks[top.index] ?? '', question.key_passage);
+        }).length;
+        let chunkHits = 0;
+        let passageHits = 0;
+        scifact.forEach((document, index) => {
+          const top = topChunk(scifactScores[index] as PassageScores, setting);
+          if (top.index !== document.gold) return;
+          chunkHits += 1;
+          if (holdsRationale(top.passage.text, document)) passageHits += 1;
+        });
+        const litqaRate = litqaHits / questions.length;
+        const chunkRate = chunkHits / scifact.length;
+        const passageRate = passageHits / scifact.length;
+        summary.push(
+          `  ${setting.label.padEnd(14)} LitQA2-PDF ${litqaHits}/${questions.length}  SciFact-docs chunk@1 ${chunkRate.toFixed(3)} passage@1 ${passageRate.toFixed(3)}`,
+        );
+        const isDefault = targetTokens === defaultPassageSizes.targetTokens;
+        if (isDefault && ['dense', 'bm25', 'convex w=0.5'].includes(setting.label)) {
+          const name = setting.mode === 'hybrid' ? 'hybrid' : setting.mode;
+          metrics[`litqa2-pdf top-1 hit ${name}`] = litqaRate;
+          metrics[`scifact-docs chunk@1 ${name}`] = chunkRate;
+          metrics[`scifact-docs passage@1 ${name}`] = passageRate;
+        }
+      }
+    }
+    const hybrid = metrics['litqa2-pdf top-1 hit hybrid'];
+    if (typeof hybrid === 'number') {
+      summary.unshift(
+        `LitQA2 PDF questions (${questions.length}): hybrid top-1 chunk holds the key passage ${(hybrid * 100).toFixed(0)}% (goal ≥ 80%: ${hybrid >= 0.8 ? 'met' : 'NOT met'})`,
+        `SciFact-docs: ${scifact.length} claims, each over its abstract + 7 same-topic abstracts; embedded ${model.embedded} new texts, reused ${model.reused}`,
+      );
+    }
+    return {
+      name: 'Questions to a PDF: top-1 chunk holds the evidence (dense, BM25, hybrid)',
+      metrics,
+      summary,
+    };
+  } finally {
+    model.save();
+    await extractor.close();
+    await model.close();
+  }
+}
+
+function topChunk(scores: PassageScores, setting: Setting) {
+  const fused = fuseScores(scores.dense, scores.bm25, setting.mode, setting.fusion);
+  return rankChunks(scores, fused, 1)[0] ?? { index: -1, score: 0, passage: { text: '', dense: 0, bm25: 0 } };
+}
+
+/** The passage holds a rationale sentence (normalised words, as a contiguous run). */
+function holdsRationale(passage: string, document: SciFactDocument): boolean {
+  const text = ` ${normalizedWords(passage).join(' ')} `;
+  return document.rationale.some((sentence) => text.includes(` ${normalizedWords(sentence).join(' ')} `));
+}

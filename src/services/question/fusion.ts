@@ -1,0 +1,66 @@
+/** Which scores rank the passages: both fused (default), or one alone (for evaluation and debugging). */
+export type RankMode = 'hybrid' | 'dense' | 'bm25';
+
+/**
+ * How dense and BM25 scores are combined. `convex`: each list min-max normalised over the
+ * document's passages, then `weight × dense + (1 − weight) × bm25`. `rrf`: reciprocal rank fusion,
+ * `weight / (k + rank_dense) + (1 − weight) / (k + rank_bm25)` with k = 60.
+ */
+export interface FusionOptions {
+  method: 'convex' | 'rrf';
+  /** Weight of the dense score, 0..1. */
+  weight: number;
+}
+
+/**
+ * The default, chosen by measurement (docs/decisions/0013-question-ranking.md): convex combination
+ * with dense weight 0.5, best on SciFact-derived documents and on the LitQA2 PDF questions.
+ */
+export const defaultFusion: FusionOptions = { method: 'convex', weight: 0.5 };
+
+/** One fused score per passage (higher is better). */
+export function fuseScores(
+  dense: Float32Array,
+  bm25: Float32Array,
+  mode: RankMode,
+  fusion: FusionOptions = defaultFusion,
+): Float32Array {
+  if (mode === 'dense') return dense;
+  if (mode === 'bm25') return bm25;
+  if (fusion.method === 'rrf') {
+    const denseRanks = ranks(dense);
+    const bm25Ranks = ranks(bm25);
+    return dense.map(
+      (_, index) =>
+        fusion.weight / (60 + (denseRanks[index] as number)) +
+        (1 - fusion.weight) / (60 + (bm25Ranks[index] as number)),
+    );
+  }
+  const denseNormalized = minMax(dense);
+  const bm25Normalized = minMax(bm25);
+  return denseNormalized.map(
+    (value, index) => fusion.weight * value + (1 - fusion.weight) * (bm25Normalized[index] as number),
+  );
+}
+
+/** Scales to 0..1 over the list; a constant list (e.g. no BM25 match at all) becomes all zeros. */
+function minMax(scores: Float32Array): Float32Array {
+  let low = Number.POSITIVE_INFINITY;
+  let high = Number.NEGATIVE_INFINITY;
+  for (const score of scores) {
+    if (score < low) low = score;
+    if (score > high) high = score;
+  }
+  const span = high - low;
+  return scores.map((score) => (span > 0 ? (score - low) / span : 0));
+}
+
+/** 1-based rank of each score (1 = highest); ties share the order of appearance. */
+function ranks(scores: Float32Array): Uint32Array {
+  const order = [...scores.keys()].sort((a, b) => (scores[b] as number) - (scores[a] as number) || a - b);
+  const result = new Uint32Array(scores.length);
+  order.forEach((index, position) => {
+    result[index] = position + 1;
+  });
+  return result;
+}
