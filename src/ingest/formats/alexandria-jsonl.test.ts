@@ -90,4 +90,15 @@ describe('BEIR corpus', () => {
     });
     expect(papers[0]?.abstract).toMatch(/^Alterations of the architecture of cerebral white matter/);
   });
+
+  it('rejects records without _id or without any text', async () => {
+    const items = await readAll(
+      readBeirJsonl,
+      textInput('{"title": "x", "text": "y"}\n{"_id": "7", "title": "", "text": ""}\n'),
+    );
+    expect(items).toEqual([
+      { ok: false, reason: 'BEIR record has no _id', location: 'line 1' },
+      { ok: false, reason: 'BEIR record 7 has neither title nor text', location: 'line 2' },
+    ]);
+  });
 });

@@ -68,6 +68,27 @@ describe('Crossref works', () => {
     );
   });
 
+  it('reads a pretty-printed single-work file and rejects works without DOI or broken JSON', async () => {
+    const [body] = recordedBodies('crossref', /works\/10.1063%2F1.4938384/).filter((text) =>
+      text.startsWith('{'),
+    );
+    const pretty = JSON.stringify(JSON.parse(body ?? '{}'), null, 2);
+    const [paper] = papersOf(await readAll(readCrossref, textInput(pretty)));
+    expect(paper).toMatchObject({
+      doi: '10.1063/1.4938384',
+      venue: 'Journal of Applied Physics',
+      publication_date: '2015-12-21',
+    });
+    const items = await readAll(
+      readCrossref,
+      textInput('{"title": ["No DOI"]}\n{"DOI": "10.1/x", "title": [\n'),
+    );
+    expect(items).toEqual([
+      { ok: false, reason: 'Crossref work has no DOI', location: 'line 1' },
+      { ok: false, reason: expect.stringMatching(/^invalid JSON/), location: 'line 2' },
+    ]);
+  });
+
   it('flattens HTML and entities', () => {
     expect(flatten('Seminars in Cell &amp; Developmental Biology')).toBe(
       'Seminars in Cell & Developmental Biology',
