@@ -5,6 +5,7 @@ import type { ToolContext, ToolModule } from './tool-kit.js';
 import { analysisTools } from './tools/analysis-tools.js';
 import { paperTools } from './tools/paper-tools.js';
 import { projectTools } from './tools/project-tools.js';
+import { searchTools } from './tools/search-tools.js';
 
 /** What the server tells an MCP host about itself and how to use its tools. */
 const instructions = [
@@ -15,7 +16,12 @@ const instructions = [
 
 /** The tool groups whose services are configured (a tool is never offered that cannot work). */
 function toolModules(services: AppServices): ToolModule[] {
-  return [projectTools, analysisTools, paperTools(services.papers)];
+  return [
+    searchTools(services.search, services.answers),
+    projectTools,
+    analysisTools,
+    paperTools(services.papers),
+  ];
 }
 
 /**

@@ -1,8 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emptyPaper, type Paper } from '../../src/domain/paper.js';
 import { buildWebUi, hasChromium, launchBrowser, screenshot } from '../helpers/browser.js';
-import { createTestApp, type TestApp, withKey } from '../helpers/test-app.js';
+import { createTestApp, sharedData, type TestApp, withKey } from '../helpers/test-app.js';
 
 const bibtex = `@inproceedings{lin2022dotat,
   title = {DoTAT: A Domain-oriented Text Annotation Tool},
@@ -19,6 +22,34 @@ const bibtex = `@inproceedings{lin2022dotat,
   year = {2022},
   abstract = {We introduce TS-ANNO, an open-source web application for manual creation and evaluation of parallel corpora for text simplification.},
 }`;
+
+/** Real ACL Anthology records (2022 system demonstrations first), as paper records. */
+function aclPapers(count: number): Paper[] {
+  return readFileSync(join(sharedData, 'corpus', 'acl_anthology_sample_500.jsonl'), 'utf8')
+    .split('\n')
+    .slice(0, count)
+    .map(
+      (line) =>
+        JSON.parse(line) as {
+          title: string;
+          authors: string[];
+          abstract: string;
+          year: number;
+          url: string;
+          venue: string;
+        },
+    )
+    .map((record) => ({
+      ...emptyPaper(record.title),
+      authors: record.authors,
+      abstract: record.abstract,
+      year: record.year,
+      publication_date: String(record.year),
+      url: record.url,
+      venue: record.venue,
+      type: 'conference-paper',
+    }));
+}
 
 let t: TestApp;
 let webDir: string;
@@ -67,6 +98,26 @@ describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Search');
   });
 
+  it('searches papers with filters and sorts, and pages through the results', async () => {
+    await t.container.stores.index.upsert(aclPapers(60));
+    await page.getByLabel('What are you looking for?').fill('annotation tool');
+    await page.getByLabel('From year').fill('2022');
+    await page.getByLabel('Sort by').selectOption('relevance');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    const first = page.locator('.results .paper h3').first();
+    await expect.poll(() => first.textContent()).toBe('DoTAT: A Domain-oriented Text Annotation Tool');
+    expect(page.url()).toContain('q=annotation+tool');
+    expect(page.url()).toContain('from=2022');
+    await page.getByRole('button', { name: 'Show abstract' }).first().click();
+    await expect.poll(() => page.locator('.results .abstract p').first().textContent()).toContain('19.7%');
+    await screenshot(page, '02-search');
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await expect.poll(() => page.locator('p.status').first().textContent()).toContain('from 11');
+    expect(await page.locator('.results .paper').count()).toBeGreaterThan(0);
+    await page.goBack();
+    await expect.poll(() => first.textContent()).toBe('DoTAT: A Domain-oriented Text Annotation Tool');
+  });
+
   it('creates a project, imports BibTeX, removes a paper and exports the rest', async () => {
     await page.getByRole('link', { name: 'Projects' }).click();
     await page.getByLabel('New project').fill('Annotation tools');
@@ -83,7 +134,7 @@ describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
       .poll(() => page.getByRole('status').first().textContent())
       .toContain('Imported 2 entries (2 new)');
     await page.getByRole('heading', { name: 'DoTAT: A Domain-oriented Text Annotation Tool' }).waitFor();
-    await screenshot(page, '02-project-imported');
+    await screenshot(page, '04-project-imported');
 
     await page
       .getByRole('button', {

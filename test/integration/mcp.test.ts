@@ -1,11 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emptyPaper } from '../../src/domain/paper.js';
 import { tsxLoaderUrl } from '../../src/platform/worker-file.js';
-import { createTestApp, type TestApp, withKey } from '../helpers/test-app.js';
+import { createTestApp, sharedData, type TestApp, withKey } from '../helpers/test-app.js';
 
 let t: TestApp;
 let baseUrl: string;
@@ -173,6 +175,68 @@ describe('MCP over streamable HTTP (stateless, at /mcp)', () => {
       expect(response.headers.get('allow')).toBe('POST');
       expect((await response.json()).error.code).toBe(-32000);
     }
+  });
+});
+
+describe('search tools', () => {
+  it('search_papers and fast_paper_search find indexed papers, as the REST search does', async () => {
+    const lines = readFileSync(join(sharedData, 'corpus', 'acl_anthology_sample_500.jsonl'), 'utf8').split(
+      '\n',
+    );
+    const papers = lines
+      .slice(0, 60)
+      .map(
+        (line) =>
+          JSON.parse(line) as {
+            title: string;
+            authors: string[];
+            abstract: string;
+            year: number;
+            url: string;
+          },
+      )
+      .map((record) => ({
+        ...emptyPaper(record.title),
+        authors: record.authors,
+        abstract: record.abstract,
+        year: record.year,
+        publication_date: String(record.year),
+        url: record.url,
+        type: 'conference-paper',
+      }));
+    await t.container.stores.index.upsert(papers);
+
+    const client = await httpClient(t.key);
+    const found = await client.callTool({
+      name: 'fast_paper_search',
+      arguments: { keywords: 'annotation tool', limit: 5 },
+    });
+    expect(found.isError).toBeFalsy();
+    const body = JSON.parse(textOf(found));
+    expect(body.result.papers[0]).toMatchObject({ year: 2022 });
+    const rest = await t.app.inject({
+      method: 'GET',
+      url: '/api/fast_paper_search?keywords=annotation%20tool&limit=5',
+      headers: withKey(t.key),
+    });
+    expect(body.result.papers.map((paper: { title: string }) => paper.title)).toEqual(
+      rest.json().map((paper: { title: string }) => paper.title),
+    );
+    expect(body.result.papers.map((paper: { title: string }) => paper.title)).toContain(
+      'DoTAT: A Domain-oriented Text Annotation Tool',
+    );
+
+    const answered = await client.callTool({
+      name: 'search_papers',
+      arguments: { query: 'How much annotation time does DoTAT save?', limit: 3, generative_mode: true },
+    });
+    const withAnswers = JSON.parse(textOf(answered));
+    expect(withAnswers.result.papers[0].answer).toContain('19.7%');
+
+    const empty = await client.callTool({ name: 'search_papers', arguments: {} });
+    const restEmpty = await t.app.inject({ method: 'GET', url: '/api/abstracts', headers: withKey(t.key) });
+    expect(empty.isError).toBe(true);
+    expect(textOf(empty)).toBe(restEmpty.json().error.message);
   });
 });
 

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { invalid } from '../../domain/errors.js';
 import { type SearchRequest, type SearchResult, sortOrders } from '../../domain/search.js';
 import type { PaperSearch } from '../../services/services.js';
 import { guarded, jsonResult, type ToolModule } from '../tool-kit.js';
@@ -61,11 +60,8 @@ type SearchArgs = {
   limit: number;
 };
 
+/** The service validates the request (empty search, year order) with the same messages as REST. */
 function requestOf(args: SearchArgs): SearchRequest {
-  if (!args.query && !args.keywords) throw invalid('keywords', 'Give keywords or query (or both)');
-  if (args.start_year !== undefined && args.end_year !== undefined && args.start_year > args.end_year) {
-    throw invalid('start_year', 'start_year must not be after end_year');
-  }
   return {
     ...(args.keywords ? { keywords: args.keywords } : {}),
     ...(args.query ? { query: args.query } : {}),
@@ -114,7 +110,8 @@ export function searchTools(search: PaperSearch, answers?: PaperAnswerer): ToolM
           const request = requestOf(args);
           const result = await search.searchPapers(request, { signal: extra.signal });
           if (args.generative_mode && answers) {
-            result.papers = await answers.annotate(result.papers, args.query ?? args.keywords ?? '', {
+            const question = request.query ?? request.fullUserPrompt ?? request.keywords ?? '';
+            result.papers = await answers.annotate(result.papers, question, {
               signal: extra.signal,
             });
           }
