@@ -154,7 +154,11 @@ export async function createContainer(
       chunkUrl: (pdfRef, chunk) =>
         `${publicUrlOf(config)}/api/fulltext?pdf_id=${encodeURIComponent(pdfRef)}&chunk=${chunk}`,
     }),
-    ...createAnswering(config, logger, { projects: projectService }),
+    ...createAnswering(config, logger, {
+      projects: projectService,
+      search: federation.search,
+      literatureMap: federation.papers,
+    }),
   };
 
   const probes: ReadinessProbe[] = [
