@@ -75,8 +75,15 @@ export function runPaperIndexContract(name: string, create: () => Promise<PaperI
       ];
       expect(await index.upsert(records)).toEqual({ inserted: 3, merged: 0, unchanged: 0 });
       expect(await index.upsert(records)).toEqual({ inserted: 0, merged: 0, unchanged: 3 });
-      expect(await index.count()).toEqual({ papers: 3, patents: 0 });
-      const page = await index.search(query({ should: [term('record')] }));
+      const twice = paper('The same record twice in one batch', { doi: '10.1000/twice' });
+      expect(await index.upsert([twice, { ...twice, cited_by_count: 7 }])).toEqual({
+        inserted: 1,
+        merged: 1,
+        unchanged: 0,
+      });
+      expect((await index.findByKeys(['doi:10.1000/twice']))?.cited_by_count).toBe(7);
+      expect(await index.count()).toEqual({ papers: 4, patents: 0 });
+      const page = await index.search(query({ should: [term('identifier')] }));
       expect(page.total).toBe(1);
       await index.close();
     });

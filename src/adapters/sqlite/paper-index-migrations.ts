@@ -8,8 +8,10 @@ export const defaultTokenizer = 'porter unicode61 remove_diacritics 2';
  * own immediate transaction, so a server and an ingest opening the same new file at once cannot both
  * apply it. Never edit a released step: add the next one.
  *
- * - `papers`: narrow rows (kind, year, date, citations, reviewed) that filters and sorts read;
- * - `paper_records`: the record, compressed JSON (see paper-record-codec.ts);
+ * - `papers`: narrow rows (kind, year, date, citations, reviewed) that filters and sorts read, and
+ *   where the record lives (`block`, `slot`);
+ * - `record_blocks`: records as compressed blocks of JSON lines (see paper-record-blocks.ts), ids
+ *   never reused so a cached block can never be stale;
  * - `paper_keys`: 48-bit hashes of identity keys → paper (hash collisions are checked on read);
  * - `papers_fts`: contentless FTS5 (the text lives once, in `paper_records`), with delete support, and
  *   a `facets` column of filter tokens (kind, year, reviewed) so filters run inside MATCH;
@@ -24,9 +26,11 @@ const steps: Array<(db: Database.Database, options: { tokenizer: string }) => vo
         year INTEGER,
         published TEXT,
         cited_by_count INTEGER,
-        reviewed INTEGER NOT NULL
+        reviewed INTEGER NOT NULL,
+        block INTEGER NOT NULL,
+        slot INTEGER NOT NULL
       );
-      CREATE TABLE paper_records (id INTEGER PRIMARY KEY, record BLOB NOT NULL);
+      CREATE TABLE record_blocks (id INTEGER PRIMARY KEY AUTOINCREMENT, data BLOB NOT NULL, live INTEGER NOT NULL);
       CREATE TABLE paper_keys (
         hash INTEGER NOT NULL,
         paper_id INTEGER NOT NULL,

@@ -16,7 +16,8 @@ import {
 } from './fts-expression.js';
 import { openSqlite } from './open-sqlite.js';
 import { defaultTokenizer, migratePaperIndex } from './paper-index-migrations.js';
-import { decodeRecord, encodeRecord, recordJson } from './paper-record-codec.js';
+import { PaperRecordBlocks, type RecordLocation } from './paper-record-blocks.js';
+import { recordJson } from './paper-record-codec.js';
 
 /** BM25 weight of each text column (the `facets` column always weighs 0). */
 export interface FieldWeights {
@@ -90,27 +91,27 @@ export class SqlitePaperIndex implements PaperIndex {
   private readonly frequencies = new Map<string, number>();
   private knownYears: number[] | null = null;
   private dataVersion = -1;
+  private readonly records: PaperRecordBlocks;
+  /** The id the next new record gets (set under the write lock of each upsert). */
+  private nextId = 1;
 
   constructor(
     private readonly db: Database.Database,
     options: SqlitePaperIndexOptions = {},
   ) {
+    this.records = new PaperRecordBlocks(db);
     this.weights = options.weights ?? defaultFieldWeights;
     this.candidateBudget = options.candidateBudget ?? 25_000;
     this.countCap = options.countCap ?? 10_000;
     const w = this.weights;
     const bm25 = `bm25(papers_fts, ${[w.title, w.abstract, w.authors, w.venue, w.extra, 0].map(Number).join(', ')})`;
     this.statements = {
-      insertPaper: db.prepare(
-        'INSERT INTO papers (kind, year, published, cited_by_count, reviewed) VALUES (?, ?, ?, ?, ?)',
-      ),
-      updatePaper: db.prepare(
-        'UPDATE papers SET kind = ?, year = ?, published = ?, cited_by_count = ?, reviewed = ? WHERE id = ?',
+      putPaper: db.prepare(
+        'INSERT OR REPLACE INTO papers (id, kind, year, published, cited_by_count, reviewed, block, slot) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       ),
       deletePaper: db.prepare('DELETE FROM papers WHERE id = ?'),
-      putRecord: db.prepare('INSERT OR REPLACE INTO paper_records (id, record) VALUES (?, ?)'),
-      deleteRecord: db.prepare('DELETE FROM paper_records WHERE id = ?'),
-      record: db.prepare('SELECT record FROM paper_records WHERE id = ?').pluck(),
+      location: db.prepare('SELECT block, slot FROM papers WHERE id = ?'),
+      lastId: db.prepare('SELECT coalesce(max(id), 0) FROM papers').pluck(),
       insertFts: db.prepare(
         'INSERT INTO papers_fts (rowid, title, abstract, authors, venue, extra, facets) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
@@ -145,9 +146,19 @@ export class SqlitePaperIndex implements PaperIndex {
 
   async upsert(papers: readonly Paper[]): Promise<UpsertSummary> {
     const summary: UpsertSummary = { inserted: 0, merged: 0, unchanged: 0 };
-    this.db.transaction(() => {
-      for (const paper of papers) this.upsertOne(paper, summary);
-    })();
+    this.checkDataVersion();
+    try {
+      // IMMEDIATE: the write lock is taken first, so the next ids cannot race another process.
+      this.db
+        .transaction(() => {
+          this.nextId = (this.statements.lastId.get() as number) + 1;
+          for (const paper of papers) this.upsertOne(paper, summary);
+          this.flush();
+        })
+        .immediate();
+    } finally {
+      this.records.reset();
+    }
     if (summary.inserted + summary.merged > 0) this.forgetCaches();
     return summary;
   }
@@ -178,7 +189,7 @@ export class SqlitePaperIndex implements PaperIndex {
     const counted = this.statements.count.get(expression, this.countCap) as number;
     const total = Math.max(counted, rows.length > 0 ? query.offset + rows.length : 0);
     return {
-      papers: rows.map((row) => this.load(row.id)),
+      papers: this.records.getMany(rows.map((row) => row.id)),
       scores: rows.map((row) => -row.score),
       total,
       totalIsExact: counted < this.countCap,
@@ -237,7 +248,9 @@ export class SqlitePaperIndex implements PaperIndex {
       if (untitled) {
         throw new AppError('unprocessable', 'record has no title and matches no stored paper by identifier');
       }
-      this.insert(paper, keys);
+      const id = this.nextId;
+      this.nextId += 1;
+      this.stage(id, paper, keys);
       summary.inserted += 1;
       return;
     }
@@ -246,53 +259,59 @@ export class SqlitePaperIndex implements PaperIndex {
     let merged = primary;
     for (const id of otherIds) merged = unitePapers(merged, matches.get(id) as Paper);
     merged = unitePapers(merged, paper);
-    if (otherIds.length === 0 && recordJson(merged) === recordJson(primary)) {
+    const json = recordJson(merged);
+    if (otherIds.length === 0 && json === recordJson(primary)) {
       summary.unchanged += 1;
       return;
     }
-    for (const id of otherIds) this.remove(id, matches.get(id) as Paper);
-    this.remove(primaryId, primary, { keepRow: true });
-    this.write(primaryId, merged, identityKeys(merged));
+    for (const id of otherIds) this.remove(id, matches.get(id) as Paper, { deleteRow: true });
+    this.remove(primaryId, primary, { deleteRow: false });
+    this.stage(primaryId, merged, identityKeys(merged), json);
     summary.merged += 1;
   }
 
-  /** Stored records owning `key`, by id (hash collisions filtered out). */
+  /** Records (staged or stored) owning `key`, by id (hash collisions filtered out). */
   private owners(key: string): Array<[number, Paper]> {
     const owners: Array<[number, Paper]> = [];
     for (const id of this.statements.idsOfKey.all(keyHash(key)) as number[]) {
-      const stored = this.load(id);
-      if (identityKeys(stored).includes(key)) owners.push([id, stored]);
+      const stored = this.records.get(id);
+      if (stored && identityKeys(stored).includes(key)) owners.push([id, stored]);
     }
     return owners;
   }
 
-  private insert(paper: Paper, keys: string[]): void {
-    const id = Number(this.statements.insertPaper.run(...paperRow(paper)).lastInsertRowid);
-    this.write(id, paper, keys, { rowWritten: true });
-  }
-
-  private write(id: number, paper: Paper, keys: string[], options: { rowWritten?: boolean } = {}): void {
-    const row = paperRow(paper);
-    if (!options.rowWritten) this.statements.updatePaper.run(...row, id);
-    this.statements.putRecord.run(id, encodeRecord(paper));
-    this.statements.insertFts.run(id, ...ftsRow(paper));
+  /** The new version of record `id`: its keys now, its block, row and full-text entry at `flush`. */
+  private stage(id: number, paper: Paper, keys: string[], json?: string): void {
+    this.records.stage(id, paper, json);
     for (const key of keys) this.statements.insertKey.run(keyHash(key), id);
-    this.statements.addYear.run(row[1] ?? 0, 1);
   }
 
-  private remove(id: number, stored: Paper, options: { keepRow?: boolean } = {}): void {
+  /**
+   * Takes the current version of record `id` out: its keys, and, when it is stored (not just
+   * staged), its full-text entry, its year count and its block slot; with `deleteRow`, the paper
+   * itself (folded into another).
+   */
+  private remove(id: number, current: Paper, options: { deleteRow: boolean }): void {
+    for (const key of identityKeys(current)) this.statements.deleteKey.run(keyHash(key), id);
+    if (this.records.isStaged(id)) {
+      if (options.deleteRow) this.records.unstage(id);
+      return;
+    }
     this.statements.deleteFts.run(id);
-    for (const key of identityKeys(stored)) this.statements.deleteKey.run(keyHash(key), id);
-    this.statements.addYear.run(paperRow(stored)[1] ?? 0, -1);
-    if (options.keepRow) return;
-    this.statements.deleteRecord.run(id);
-    this.statements.deletePaper.run(id);
+    this.statements.addYear.run(paperRow(current)[1] ?? 0, -1);
+    const location = this.statements.location.get(id) as RecordLocation | undefined;
+    if (location) this.records.release(location);
+    if (options.deleteRow) this.statements.deletePaper.run(id);
   }
 
-  private load(id: number): Paper {
-    const bytes = this.statements.record.get(id) as Buffer | undefined;
-    if (!bytes) throw new Error(`paper ${id} has no stored record`);
-    return decodeRecord(bytes);
+  /** Writes the staged versions: blocks, paper rows, full-text entries, year counts. */
+  private flush(): void {
+    for (const { id, paper, location } of this.records.flush()) {
+      const row = paperRow(paper);
+      this.statements.putPaper.run(id, ...row, location.block, location.slot);
+      this.statements.insertFts.run(id, ...ftsRow(paper));
+      this.statements.addYear.run(row[1] ?? 0, 1);
+    }
   }
 
   /**
@@ -341,6 +360,7 @@ export class SqlitePaperIndex implements PaperIndex {
   private forgetCaches(): void {
     this.knownYears = null;
     this.frequencies.clear();
+    this.records.reset();
   }
 }
 
