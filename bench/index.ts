@@ -3,6 +3,7 @@ import { federationBench } from './federation.bench.js';
 import { httpBench } from './http.bench.js';
 import { ingestFormatsBench } from './ingest-formats.bench.js';
 import type { BenchReport } from './lib/report.js';
+import { searchBench } from './search.bench.js';
 
 export interface Benchmark {
   name: string;
@@ -15,4 +16,5 @@ export const benchmarks: Benchmark[] = [
   { name: 'federation', run: ({ quick }) => federationBench({ iterations: quick ? 20 : 60 }) },
   { name: 'embedding', run: (options) => embeddingBench(options) },
   { name: 'ingest-formats', run: ({ quick }) => ingestFormatsBench({ quick }) },
+  { name: 'search', run: (options) => searchBench(options) },
 ];

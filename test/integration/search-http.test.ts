@@ -3,8 +3,10 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SqlitePaperIndex } from '../../src/adapters/sqlite/sqlite-paper-index.js';
 import type { Paper } from '../../src/domain/paper.js';
 import { tsxLoaderUrl } from '../../src/platform/worker-file.js';
+import type { IndexQuery } from '../../src/ports/paper-index.js';
 import { createTestApp, sharedData, type TestApp, withKey } from '../helpers/test-app.js';
 
 const run = promisify(execFile);
@@ -237,6 +239,47 @@ describe('GET /api/patents', () => {
     expect(all.some((patent) => patent.type === 'patent-application')).toBe(true);
     const translation = await search(`/api/patents?${q({ keywords: 'machine translation' })}`);
     expect(translation).toEqual([]);
+  });
+});
+
+describe('year filters on the ingested corpora', () => {
+  const query = (fields: Partial<IndexQuery>): IndexQuery => ({
+    kind: 'paper',
+    must: [{ kind: 'term', text: 'translation' }],
+    should: [],
+    peerReviewedOnly: true,
+    sort: 'relevance',
+    offset: 0,
+    limit: 100,
+    ...fields,
+  });
+
+  it('run inside MATCH, with the full-text table as the outer loop of every plan (no FTS5 cliff)', () => {
+    const index = test.container.stores.index as SqlitePaperIndex;
+    const filtered = query({ startYear: 2018, endYear: 2019 });
+    expect(index.matchExpressionFor(filtered)).toContain('facets : ("y2018" OR "y2019")');
+    for (const sort of ['relevance', 'cited_by_count', 'publication_date'] as const) {
+      const plan = index.queryPlan({ ...filtered, sort });
+      expect(plan[0], plan.join(' / ')).toMatch(/^SCAN papers_fts VIRTUAL TABLE/);
+      expect(plan.join(' / ')).not.toMatch(/SCAN papers\b|USING INDEX/);
+    }
+  });
+
+  it('return exactly the matches of those years', async () => {
+    const index = test.container.stores.index;
+    const all = async (fields: Partial<IndexQuery>) => {
+      const keys: string[] = [];
+      for (let offset = 0; ; offset += 100) {
+        const page = await index.search(query({ ...fields, offset }));
+        keys.push(...page.papers.map((paper) => `${paper.identifiers?.acl ?? paper.title}|${paper.year}`));
+        if (page.papers.length < 100) return keys;
+      }
+    };
+    const everything = await all({});
+    const years = await all({ startYear: 2018, endYear: 2019 });
+    expect(everything.length).toBeGreaterThan(2000);
+    expect(years.length).toBeGreaterThan(300);
+    expect(new Set(years)).toEqual(new Set(everything.filter((key) => /\|201[89]$/.test(key))));
   });
 });
 

@@ -78,7 +78,7 @@ export class PaperRecordBlocks {
     const writeBlock = () => {
       if (lines.length === 0) return;
       const block = Number(this.statements.insertBlock.run(encodeBlock(lines), lines.length).lastInsertRowid);
-      members.forEach((member, slot) => written.push({ ...member, location: { block, slot } }));
+      for (const [slot, member] of members.entries()) written.push({ ...member, location: { block, slot } });
       lines = [];
       members = [];
       size = 0;

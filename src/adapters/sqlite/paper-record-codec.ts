@@ -15,15 +15,26 @@ export const blockBytes = 16 * 1024;
 /** Fields never stored: per-request additions. */
 const transientFields = new Set(['answer', 'entry_id']);
 
-/** The canonical JSON of a record (one line, no null fields); equal JSON means no change. */
+/**
+ * The canonical JSON of a record: one line, no null fields, keys sorted (top level and
+ * identifiers), so that equal records give equal text whatever order their fields were set in, and
+ * a re-run is recognised as unchanged.
+ */
 export function recordJson(paper: Paper): string {
-  const stored: Record<string, unknown> = {};
-  for (const key in paper) {
-    const value = (paper as Record<string, unknown>)[key];
-    if (value === null || value === undefined || transientFields.has(key)) continue;
-    stored[key] = value;
+  return JSON.stringify(canonical(paper as Record<string, unknown>, true));
+}
+
+function canonical(value: Record<string, unknown>, top: boolean): Record<string, unknown> {
+  const result: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) {
+    const field = value[key];
+    if (field === null || field === undefined || (top && transientFields.has(key))) continue;
+    result[key] =
+      top && key === 'identifiers' && typeof field === 'object' && !Array.isArray(field)
+        ? canonical(field as Record<string, unknown>, false)
+        : field;
   }
-  return JSON.stringify(stored);
+  return result;
 }
 
 /** Packs record JSON lines (JSON never holds a raw line break) into one compressed block. */

@@ -164,28 +164,9 @@ export class SqlitePaperIndex implements PaperIndex {
   }
 
   async search(query: IndexQuery): Promise<IndexPage> {
-    this.checkDataVersion();
-    const empty: IndexPage = { papers: [], scores: [], total: 0, totalIsExact: true };
-    const must = unique(query.must.map(quoteClause));
-    const should = unique(query.should.map(quoteClause)).filter((clause) => !must.includes(clause));
-    if (must.length === 0 && should.length === 0) return empty;
-    const filters = filterExpression({
-      kind: query.kind,
-      peerReviewedOnly: query.peerReviewedOnly,
-      startYear: query.startYear,
-      endYear: query.endYear,
-      knownYears: this.years(),
-    });
-    if (filters === null) return empty;
-    const candidates = must.length > 0 ? should : this.selectiveClauses(should);
-    const expression = matchExpression(userExpression(must, should, candidates), filters);
-    const statement =
-      query.sort === 'cited_by_count'
-        ? this.statements.byCitations
-        : query.sort === 'publication_date'
-          ? this.statements.byDate
-          : this.statements.byRelevance;
-    const rows = statement.all(expression, query.limit, query.offset) as PageRow[];
+    const expression = this.matchExpressionFor(query);
+    if (expression === null) return { papers: [], scores: [], total: 0, totalIsExact: true };
+    const rows = this.statementFor(query.sort).all(expression, query.limit, query.offset) as PageRow[];
     const counted = this.statements.count.get(expression, this.countCap) as number;
     const total = Math.max(counted, rows.length > 0 ? query.offset + rows.length : 0);
     return {
@@ -194,6 +175,38 @@ export class SqlitePaperIndex implements PaperIndex {
       total,
       totalIsExact: counted < this.countCap,
     };
+  }
+
+  /**
+   * The FTS5 MATCH expression a query runs (null when nothing can match): filters as facet clauses,
+   * broad should-only queries narrowed to their selective clauses. Public for benchmarks and
+   * debugging, which run it raw against the same file.
+   */
+  matchExpressionFor(query: IndexQuery): string | null {
+    this.checkDataVersion();
+    const must = unique(query.must.map(quoteClause));
+    const should = unique(query.should.map(quoteClause)).filter((clause) => !must.includes(clause));
+    if (must.length === 0 && should.length === 0) return null;
+    const filters = filterExpression({
+      kind: query.kind,
+      peerReviewedOnly: query.peerReviewedOnly,
+      startYear: query.startYear,
+      endYear: query.endYear,
+      knownYears: this.years(),
+    });
+    if (filters === null) return null;
+    const candidates = must.length > 0 ? should : this.selectiveClauses(should);
+    return matchExpression(userExpression(must, should, candidates), filters);
+  }
+
+  /** SQLite's plan for the statement a query runs (EXPLAIN QUERY PLAN details, outer loop first). */
+  queryPlan(query: IndexQuery): string[] {
+    const expression = this.matchExpressionFor(query) ?? '"nothing"';
+    const statement = this.statementFor(query.sort);
+    const plan = this.db.prepare(`EXPLAIN QUERY PLAN ${statement.source}`);
+    return (plan.all(expression, query.limit, query.offset) as Array<{ detail: string }>).map(
+      (row) => row.detail,
+    );
   }
 
   async findByKeys(keys: readonly string[]): Promise<Paper | null> {
@@ -268,6 +281,12 @@ export class SqlitePaperIndex implements PaperIndex {
     this.remove(primaryId, primary, { deleteRow: false });
     this.stage(primaryId, merged, identityKeys(merged), json);
     summary.merged += 1;
+  }
+
+  private statementFor(sort: IndexQuery['sort']) {
+    if (sort === 'cited_by_count') return this.statements.byCitations;
+    if (sort === 'publication_date') return this.statements.byDate;
+    return this.statements.byRelevance;
   }
 
   /** Records (staged or stored) owning `key`, by id (hash collisions filtered out). */

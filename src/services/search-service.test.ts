@@ -1,0 +1,158 @@
+import { describe, expect, it } from 'vitest';
+import { FakePaperIndex } from '../../test/fakes/fake-paper-index.js';
+import { MemoryCache } from '../adapters/memory/memory-cache.js';
+import { emptyPaper, type Paper } from '../domain/paper.js';
+import type { SearchRequest } from '../domain/search.js';
+import { SearchService } from './search-service.js';
+
+const request = (fields: Partial<SearchRequest>): SearchRequest => ({
+  sort: 'relevance',
+  peerReviewedOnly: true,
+  offset: 0,
+  limit: 10,
+  ...fields,
+});
+
+const paper = (title: string, fields: Partial<Paper> = {}): Paper => ({ ...emptyPaper(title), ...fields });
+
+function service(index: FakePaperIndex, ttl = 60) {
+  return new SearchService(index, new MemoryCache(), { cacheTtlSeconds: ttl });
+}
+
+describe('SearchService', () => {
+  it('requires keyword words, ranks with query words and requires quoted phrases from either', async () => {
+    const index = new FakePaperIndex([{ papers: [paper('A')] }]);
+    await service(index).searchPapers(
+      request({
+        keywords: 'CRISPR off-target "guide RNA"',
+        query: 'How do \\"base editors\\" reduce off-target effects?',
+        startYear: 2015,
+        endYear: 2020,
+        sort: 'cited_by_count',
+      }),
+    );
+    expect(index.queries[0]).toEqual({
+      kind: 'paper',
+      must: [
+        { kind: 'phrase', text: 'guide rna' },
+        { kind: 'phrase', text: 'base editors' },
+        { kind: 'term', text: 'crispr' },
+        { kind: 'term', text: 'off-target' },
+      ],
+      should: [
+        { kind: 'term', text: 'reduce' },
+        { kind: 'term', text: 'off-target' },
+        { kind: 'term', text: 'effects' },
+      ],
+      peerReviewedOnly: true,
+      sort: 'cited_by_count',
+      offset: 0,
+      limit: 10,
+      startYear: 2015,
+      endYear: 2020,
+    });
+  });
+
+  it('searches patents as their own kind', async () => {
+    const index = new FakePaperIndex();
+    await service(index).searchPatents(request({ query: '"wireless charging"', fullUserPrompt: 'find it' }));
+    expect(index.queries[0]).toMatchObject({
+      kind: 'patent',
+      must: [{ kind: 'phrase', text: 'wireless charging' }],
+      should: [],
+    });
+  });
+
+  it('relaxes keywords into ranking words when no paper has them all, and says so', async () => {
+    const index = new FakePaperIndex([{ papers: [] }, { papers: [paper('Partial match')], total: 1 }]);
+    const result = await service(index).searchPapers(request({ keywords: 'quantum gravity banana' }));
+    expect(index.queries).toHaveLength(2);
+    expect(index.queries[1]).toMatchObject({
+      must: [],
+      should: [{ text: 'quantum' }, { text: 'gravity' }, { text: 'banana' }],
+    });
+    expect(result.papers.map((record) => record.title)).toEqual(['Partial match']);
+    expect(result.hint).toContain('No papers contain every keyword (quantum, gravity, banana)');
+  });
+
+  it('pages: next offset only when a full page came back and more remain', async () => {
+    const ten = Array.from({ length: 10 }, (_, index) => paper(`P${index}`));
+    const more = await service(new FakePaperIndex([{ papers: ten, total: 25 }])).searchPapers(
+      request({ query: 'x' }),
+    );
+    expect(more).toMatchObject({ total: 25, nextOffset: 10 });
+    expect(more.hint).toContain('Next page: offset=10');
+    const last = await service(new FakePaperIndex([{ papers: ten.slice(0, 5), total: 25 }])).searchPapers(
+      request({ query: 'x', offset: 20 }),
+    );
+    expect(last.nextOffset).toBeNull();
+    const capped = await service(
+      new FakePaperIndex([{ papers: ten, total: 10_000, totalIsExact: false }]),
+    ).searchPapers(request({ query: 'x', offset: 9990 }));
+    expect(capped.nextOffset).toBe(10_000);
+    expect(capped.hint).toContain('of more than 10000 papers');
+  });
+
+  it('shapes records: source index, pdf_id from an open PDF, a landing page for patents', async () => {
+    const index = new FakePaperIndex([
+      {
+        papers: [
+          paper('Open paper', { pdf_url: 'https://example.org/a.pdf' }),
+          paper('A patent', { type: 'patent', patent_number: 'US 8,926,509 B2' }),
+        ],
+      },
+    ]);
+    const { papers } = await service(index).searchPapers(request({ query: 'x' }));
+    expect(papers[0]).toMatchObject({ source: 'index', pdf_id: 'PDF_URL:https://example.org/a.pdf' });
+    expect(papers[1]?.url).toBe('https://patents.google.com/patent/US8926509B2');
+  });
+
+  it('answers an identical search from the cache, and a different one from the index', async () => {
+    const index = new FakePaperIndex([{ papers: [paper('Cached')] }]);
+    const search = service(index);
+    const first = await search.searchPapers(request({ keywords: 'Graph Neural', query: 'x' }));
+    const again = await search.searchPapers(request({ keywords: ' graph neural ', query: 'X' }));
+    expect(again).toEqual(first);
+    expect(index.queries).toHaveLength(1);
+    await search.searchPapers(request({ keywords: 'graph neural', query: 'x', offset: 10 }));
+    await search.searchPatents(request({ keywords: 'graph neural', query: 'x' }));
+    expect(index.queries).toHaveLength(3);
+    const uncached = new FakePaperIndex([{ papers: [paper('Fresh')] }]);
+    const noCache = service(uncached, 0);
+    await noCache.searchPapers(request({ query: 'x' }));
+    await noCache.searchPapers(request({ query: 'x' }));
+    expect(uncached.queries).toHaveLength(2);
+  });
+
+  it('refuses bad requests naming the parameter', async () => {
+    const search = service(new FakePaperIndex());
+    const cases: Array<[Partial<SearchRequest>, string]> = [
+      [{}, 'query'],
+      [{ keywords: '  ', query: '' }, 'query'],
+      [{ query: '?!' }, 'query'],
+      [{ keywords: '--' }, 'keywords'],
+      [{ query: 'x', limit: 0 }, 'limit'],
+      [{ query: 'x', limit: 101 }, 'limit'],
+      [{ query: 'x', offset: -1 }, 'offset'],
+      [{ query: 'x', offset: 10_001 }, 'offset'],
+      [{ query: 'x', startYear: 99 }, 'start_year'],
+      [{ query: 'x', endYear: 30_000 }, 'end_year'],
+      [{ query: 'x', startYear: 2020, endYear: 2019 }, 'start_year'],
+    ];
+    for (const [fields, param] of cases) {
+      await expect(search.searchPapers(request(fields))).rejects.toMatchObject({
+        code: 'invalid_request',
+        param,
+      });
+    }
+  });
+
+  it('finds a paper by typed identifier through its identity key', async () => {
+    const known = paper('Known', { doi: '10.1000/x', pdf_url: 'https://example.org/x.pdf' });
+    const index = new FakePaperIndex([], new Map([['doi:10.1000/x', known]]));
+    const found = await service(index).findByIdentifier({ type: 'DOI', value: '10.1000/x' });
+    expect(found).toMatchObject({ title: 'Known', pdf_id: 'PDF_URL:https://example.org/x.pdf' });
+    expect(index.lookedUp).toEqual([['doi:10.1000/x']]);
+    expect(await service(index).findByIdentifier({ type: 'ACL', value: 'P19-1001' })).toBeNull();
+  });
+});
