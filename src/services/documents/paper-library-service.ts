@@ -154,7 +154,7 @@ export class PaperLibraryService implements PaperLibrary {
     const identifiers: PaperIdentifiers = {};
     if (doi) identifiers.doi = doi;
     if (arxiv) identifiers.arxiv = arxiv;
-    const paper = emptyPaper(metadata.title?.trim() || titleOfFile(origin) || 'Untitled document');
+    const paper = emptyPaper(cleanTitle(metadata.title) || titleOfFile(origin) || 'Untitled document');
     return {
       ...paper,
       authors: metadata.authors ?? [],
@@ -171,6 +171,16 @@ export class PaperLibraryService implements PaperLibrary {
       source: origin.sourceUrl ? 'url' : 'upload',
     };
   }
+}
+
+/** A title as people type it: Unicode hyphens as `-`, single spaces. */
+function cleanTitle(title: string | undefined): string | undefined {
+  const cleaned = title
+    ?.normalize('NFKC')
+    .replace(/[\u2010\u2011]/g, '-')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return cleaned || undefined;
 }
 
 /** `my-paper_v2.pdf` → `my paper v2`, for PDFs that carry no title. */

@@ -74,7 +74,9 @@ export class ParseCache {
 
     let parsed: ParsedDocument;
     try {
-      parsed = await this.options.extractor.extract(await loadBytes(), { images: true });
+      // A private copy: extractors may transfer (detach) the buffer they get, and the caller still
+      // needs its bytes (to store them). A Node Buffer's slice() would share memory, so copy here.
+      parsed = await this.options.extractor.extract(new Uint8Array(await loadBytes()), { images: true });
     } catch (error) {
       if (error instanceof AppError && lastingFailures.has(error.code)) {
         await this.options.cache.set(
