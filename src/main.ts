@@ -323,6 +323,7 @@ function createAnswering(config: Config, logger: Logger, tools: ResearchTools) {
       model,
       tools,
       documentUrl,
+      readRemotePdfs: chat.readRemotePdfs,
       budgets: {
         maxSteps: chat.maxSteps,
         maxTokens: chat.maxTokens,

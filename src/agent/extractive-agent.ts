@@ -12,7 +12,13 @@ import { CitationFilter } from './citation-filter.js';
 import { referencesSection, selectSentences, sentenceLine } from './compose.js';
 import { deriveKeywords } from './keywords.js';
 import { plainLine } from './markdown-text.js';
-import { figureUrls, searchLibrary, searchWithRelaxation, withDeadline } from './retrieval.js';
+import {
+  figureUrls,
+  readForQuestion,
+  searchLibrary,
+  searchWithRelaxation,
+  withDeadline,
+} from './retrieval.js';
 import { citationMarkdown, type Evidence, type RetrievedSource, SourceLedger } from './source-ledger.js';
 
 export interface ExtractiveAgentOptions {
@@ -23,6 +29,13 @@ export interface ExtractiveAgentOptions {
   maxPapers?: number;
   /** Full texts read (asked the question) per run. */
   maxDocuments?: number;
+  /** Documents of at most this many chunks are scanned whole for sentences, beyond `ask`'s top chunks. */
+  scanLimit?: number;
+  /**
+   * Whether open-access PDFs of search results (`PDF_URL:` references) are fetched and read; when
+   * false only PDFs stored in projects are (offline installations, benchmarks). Default true.
+   */
+  readRemotePdfs?: boolean;
 }
 
 /**
@@ -120,7 +133,9 @@ export class ExtractiveAgent implements ResearchAgent {
       if (event) yield event;
     }
 
-    const documents = sources.filter((source) => source.paper.pdf_id).slice(0, this.maxDocuments);
+    const readable = (pdfRef: string | undefined) =>
+      pdfRef !== undefined && (this.options.readRemotePdfs !== false || /^PROJ:/i.test(pdfRef));
+    const documents = sources.filter((source) => readable(source.paper.pdf_id)).slice(0, this.maxDocuments);
     const fullTextEvidence: Evidence[] = [];
     if (documents.length > 0 && this.tools.fullText) {
       const reader = this.tools.fullText;
@@ -157,8 +172,8 @@ export class ExtractiveAgent implements ResearchAgent {
         }
       }
       const fromFullTexts = selectSentences(question, fullTextEvidence, {
-        max: 4,
-        perSource: 2,
+        max: 5,
+        perSource: 3,
         exclude: used,
       });
       if (fromFullTexts.length > 0) {

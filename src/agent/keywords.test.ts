@@ -25,6 +25,7 @@ describe('stem and contentTerms', () => {
   it('joins plural and singular but leaves identifiers with digits alone', () => {
     expect(stem('mutations')).toBe(stem('mutation'));
     expect(stem('studies')).toBe('study');
+    expect(stem('resistant')).toBe(stem('resistance'));
     expect(stem('A456V'.toLowerCase())).toBe('a456v');
     expect(contentTerms('The Rev1 subunits of the protein')).toEqual(['rev1', 'subunit', 'protein']);
   });

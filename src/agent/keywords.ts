@@ -35,9 +35,9 @@ export function tokenize(text: string): string[] {
 }
 
 /**
- * A light suffix stemmer (plural, -ing, -ed), applied alike to questions and sentences so
- * "resistant"/"resistance" stay apart but "mutations"/"mutation" meet. Tokens with digits (gene
- * names, variants such as A456V) are left alone.
+ * A light suffix stemmer (plural, -ing, -ed, -ance/-ant, -ence/-ent), applied alike to questions
+ * and sentences so "mutations"/"mutation" and "resistant"/"resistance" meet. Tokens with digits
+ * (gene names, variants such as A456V) are left alone.
  */
 export function stem(token: string): string {
   if (/\d/.test(token) || token.length <= 3) return token;
@@ -46,6 +46,9 @@ export function stem(token: string): string {
   if (token.endsWith('s') && !/(ss|us|is)$/.test(token)) return token.slice(0, -1);
   if (token.endsWith('ing') && token.length > 5) return token.slice(0, -3);
   if (token.endsWith('ed') && token.length > 4) return token.slice(0, -2);
+  // resistant/resistance, dependent/dependence: one stem.
+  if (token.length >= 7 && /(ance|ence)$/.test(token)) return token.slice(0, -4);
+  if (token.length >= 7 && /(ant|ent)$/.test(token)) return token.slice(0, -3);
   return token;
 }
 

@@ -21,6 +21,8 @@ export interface ResearchServiceOptions {
   budgets: AgentBudgets;
   /** Link target for records known only by a `PROJ:` reference. */
   documentUrl?: (pdfRef: string) => string;
+  /** Whether the extractive pipeline fetches open-access PDFs by url (default true). */
+  readRemotePdfs?: boolean;
 }
 
 /**
@@ -36,7 +38,11 @@ export class ResearchService {
   constructor(options: ResearchServiceOptions) {
     this.modelName = options.modelName;
     const documentUrl = options.documentUrl ? { documentUrl: options.documentUrl } : {};
-    const extractive = new ExtractiveAgent(options.tools, { budgets: options.budgets, ...documentUrl });
+    const extractive = new ExtractiveAgent(options.tools, {
+      budgets: options.budgets,
+      ...documentUrl,
+      ...(options.readRemotePdfs === undefined ? {} : { readRemotePdfs: options.readRemotePdfs }),
+    });
     this.mode = options.model ? 'tools' : 'extractive';
     this.agent = options.model
       ? new ToolAgent(options.model, options.tools, {

@@ -1,8 +1,9 @@
 import { AppError } from '../domain/errors.js';
+import type { Chunk } from '../domain/fulltext.js';
 import type { Paper } from '../domain/paper.js';
 import type { SearchRequest, SearchResult } from '../domain/search.js';
 import type { ProjectService } from '../services/project-service.js';
-import type { PaperSearch } from '../services/services.js';
+import type { FullTextReader, PaperSearch } from '../services/services.js';
 import { contentTerms } from './keywords.js';
 import { rankPassages } from './sentences.js';
 
@@ -111,4 +112,35 @@ export function figureUrls(imageMarkdown: string[]): string[] {
     const match = /\]\(([^)\s]+)/.exec(markdown);
     return match?.[1] ? [match[1]] : [];
   });
+}
+
+/**
+ * The chunks of a document worth reading for a question: the `topK` that `ask` ranks best (dense +
+ * BM25 over passages), plus — for documents of at most `scanLimit` chunks — every other chunk, so
+ * that sentence ranking also sees a passage the chunk ranking missed. Chunks come from the parse
+ * cache once the document has been asked, so the scan costs reads, not parsing.
+ */
+export async function readForQuestion(
+  reader: FullTextReader,
+  tenantId: string,
+  pdfRef: string,
+  question: string,
+  options: { topK: number; scanLimit: number; signal: AbortSignal },
+): Promise<{ chunks: Chunk[]; asked: Set<number>; total: number }> {
+  const answer = await reader.ask(tenantId, pdfRef, question, { topK: options.topK, signal: options.signal });
+  const chunks = new Map(answer.chunks.map((chunk) => [chunk.chunk_num, chunk]));
+  const asked = new Set(chunks.keys());
+  if (answer.total_chunk_num <= options.scanLimit) {
+    for (let number = 1; number <= answer.total_chunk_num; number += 1) {
+      if (chunks.has(number)) continue;
+      options.signal.throwIfAborted();
+      const read = await reader.readChunk(tenantId, pdfRef, number, { signal: options.signal });
+      for (const chunk of read.chunks) chunks.set(chunk.chunk_num, chunk);
+    }
+  }
+  return {
+    chunks: [...chunks.values()].sort((a, b) => a.chunk_num - b.chunk_num),
+    asked,
+    total: answer.total_chunk_num,
+  };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envVar, nonNegativeInt, optionalText, positiveInt, urlText } from '../env-var.js';
+import { booleanText, envVar, nonNegativeInt, optionalText, positiveInt, urlText } from '../env-var.js';
 
 /**
  * The research agent behind `POST /api/chat/completions` and the answers of `generative_mode=true`.
@@ -48,6 +48,11 @@ export const chatSection = {
   toolTimeoutMs: envVar('ALEXANDRIA_AGENT_TOOL_TIMEOUT_MS', positiveInt, {
     default: '30000',
     description: 'Deadline of one agent tool call (search, read, ask a PDF), in milliseconds.',
+  }),
+  readRemotePdfs: envVar('ALEXANDRIA_AGENT_READ_REMOTE_PDFS', booleanText, {
+    default: 'true',
+    description:
+      'Let the extractive agent fetch and read the open-access PDFs of search results (PDF_URL:); false reads only PDFs stored in projects (offline installations).',
   }),
   keepAliveMs: envVar('ALEXANDRIA_CHAT_KEEPALIVE_MS', positiveInt, {
     default: '10000',
