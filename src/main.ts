@@ -25,6 +25,7 @@ import type { Logger } from './platform/logger.js';
 import { packageVersion } from './platform/version.js';
 import type { BlobStore } from './ports/blob-store.js';
 import type { Cache } from './ports/cache.js';
+import type { ChatModel } from './ports/chat-model.js';
 import { type Clock, systemClock } from './ports/clock.js';
 import type { PaperIndex } from './ports/paper-index.js';
 import type { PdfExtractor } from './ports/pdf-extractor.js';
@@ -153,6 +154,8 @@ export async function createContainer(
       projects: projectService,
       chunkUrl: (pdfRef, chunk) =>
         `${publicUrlOf(config)}/api/fulltext?pdf_id=${encodeURIComponent(pdfRef)}&chunk=${chunk}`,
+      model: analysisModelOf(config),
+      modelTimeoutMs: config.chat.timeoutMs,
     }),
     ...createAnswering(config, logger, {
       projects: projectService,
@@ -346,4 +349,17 @@ function createAnswering(config: Config, logger: Logger, tools: ResearchTools) {
 /** The base URL clients reach the service at (links in answers). */
 function publicUrlOf(config: Config): string {
   return (config.server.publicUrl ?? `http://localhost:${config.server.port}`).replace(/\/+$/, '');
+}
+
+/** The chat model that writes comprehensive project analyses (the agent's settings), when configured. */
+function analysisModelOf(config: Config): ChatModel | undefined {
+  const { chat } = config;
+  if (!chat.url || !chat.model) return undefined;
+  return new OpenAiChatModel({
+    baseUrl: chat.url,
+    apiKey: chat.apiKey,
+    model: chat.model,
+    timeoutMs: chat.timeoutMs,
+    maxRetries: chat.maxRetries,
+  });
 }

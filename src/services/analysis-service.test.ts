@@ -2,6 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAiServer } from '../../test/fakes/fake-openai-server.js';
+import { OpenAiChatModel } from '../adapters/chat/openai-chat-model.js';
 import { createSqliteProjectStore } from '../adapters/sqlite/sqlite-project-store.js';
 import { AppError } from '../domain/errors.js';
 import type { FullTextResult } from '../domain/fulltext.js';
@@ -163,5 +165,56 @@ describe('AnalysisService', () => {
         mode: 'tabular',
       }),
     ).rejects.toMatchObject({ code: 'invalid_request', param: 'question' });
+  });
+});
+
+describe('comprehensive synthesis written by a chat model', () => {
+  it('cites only the project evidence: [n] becomes a link, unknown numbers and foreign links go', async () => {
+    const fake = await startFakeOpenAiServer([
+      {
+        text: 'DoTAT reaches 84.09% accuracy [1], the memo reports 80.5% [2]; a third study disagrees [7]. See [this](http://evil.example/x).',
+      },
+      { status: 500 },
+    ]);
+    try {
+      const model = new OpenAiChatModel({
+        baseUrl: fake.baseUrl,
+        model: 'fake-model',
+        timeoutMs: 5000,
+        maxRetries: 0,
+      });
+      const service = new AnalysisService({
+        projects,
+        fullText: reader,
+        model,
+        chunkUrl: (_pdfRef, chunk) => `http://alexandria.test/chunk/${chunk}`,
+      });
+      const question = 'What annotation accuracy is reached?';
+      const result = await service.analyze('lab', {
+        project: 'Annotation',
+        questions: [question],
+        mode: 'comprehensive',
+      });
+      const paragraph = result.markdown.split('\n')[2] ?? '';
+      expect(paragraph).toBe(
+        'DoTAT reaches 84.09% accuracy [1](http://alexandria.test/chunk/2), the memo reports 80.5% [2]; a third study disagrees. See this.',
+      );
+      expect(result.markdown).toContain('- [1] [DoTAT: A Domain-oriented Text Annotation Tool]');
+      expect(result.markdown).toContain('- [2] Scanned memo: “We measured the annotation accuracy');
+      // The evidence reached the model fenced, as data.
+      const sent = fake.requests[0]?.messages.map((message) => message.content).join('\n') ?? '';
+      expect(sent).toContain('<untrusted-paper-text nonce=');
+      expect(sent).toContain('84.09%');
+
+      const fallback = await service.analyze('lab', {
+        project: 'Annotation',
+        questions: [question],
+        mode: 'comprehensive',
+      });
+      expect(fallback.markdown.split('\n')[2]).toBe('2 of 3 papers address this:');
+      expect(fallback.hint).toContain('The chat model failed for 1 question');
+    } finally {
+      await fake.close();
+    }
   });
 });

@@ -3,6 +3,8 @@ import { quotePaperText } from '../agent/markdown-text.js';
 import { rankSentences } from '../agent/sentences.js';
 import { AppError, invalid } from '../domain/errors.js';
 import type { Paper } from '../domain/paper.js';
+import type { ChatModel } from '../ports/chat-model.js';
+import { synthesizeWithModel } from './analysis/model-synthesis.js';
 import type { ProjectService } from './project-service.js';
 import type { FullTextReader } from './services.js';
 
@@ -59,6 +61,10 @@ export interface AnalysisServiceDependencies {
   chunkUrl: (pdfRef: string, chunk: number) => string;
   /** Parallel questions to documents. */
   concurrency?: number;
+  /** Writes the comprehensive synthesis when configured; without it the synthesis is extractive. */
+  model?: ChatModel | undefined;
+  /** Deadline of one synthesis call, in ms. */
+  modelTimeoutMs?: number;
 }
 
 /**
@@ -127,14 +133,22 @@ export class AnalysisService {
         ),
       ),
     );
+    let written: Array<string | null> = [];
+    let modelNote = '';
+    if (request.mode === 'comprehensive' && this.dependencies.model) {
+      ({ written, note: modelNote } = await this.writeSyntheses(papers, questions, cells, options.signal));
+    }
     const markdown =
-      request.mode === 'tabular' ? table(papers, questions, cells) : synthesis(papers, questions, cells);
+      request.mode === 'tabular'
+        ? table(papers, questions, cells)
+        : synthesis(papers, questions, cells, written);
     const withText = papers.filter((paper) => paper.pdf_id).length;
     const hints = [
       `${papers.length} paper${papers.length === 1 ? '' : 's'} × ${questions.length} question${questions.length === 1 ? '' : 's'}; ${withText} answered from full text, the rest from abstracts.`,
       project.papers.length > papers.length
         ? `Only the first ${maxPapers} of ${project.papers.length} papers were analyzed.`
         : '',
+      modelNote,
       'Open a cited chunk with read_full_text / GET /api/fulltext to check an answer in context.',
     ];
     return {
@@ -152,6 +166,42 @@ export class AnalysisService {
       markdown,
       hint: hints.filter(Boolean).join(' '),
     };
+  }
+
+  /** One model-written paragraph per question (null where the model failed or nothing answers). */
+  private async writeSyntheses(
+    papers: Paper[],
+    questions: string[],
+    cells: AnalysisCell[][],
+    signal: AbortSignal | undefined,
+  ): Promise<{ written: Array<string | null>; note: string }> {
+    const model = this.dependencies.model;
+    let failures = 0;
+    const written = await Promise.all(
+      questions.map(async (question, column) => {
+        const evidence = papers.flatMap((paper, row) => {
+          const cell = cells[row]?.[column];
+          return cell?.answer ? [{ label: plainLabel(paper), link: cell.link, text: cell.answer }] : [];
+        });
+        if (!model || evidence.length === 0) return null;
+        try {
+          const text = await synthesizeWithModel(model, question, evidence, {
+            ...(signal ? { signal } : {}),
+            ...(this.dependencies.modelTimeoutMs ? { timeoutMs: this.dependencies.modelTimeoutMs } : {}),
+          });
+          return text || null;
+        } catch {
+          signal?.throwIfAborted();
+          failures += 1;
+          return null;
+        }
+      }),
+    );
+    const note =
+      failures > 0
+        ? `The chat model failed for ${failures} question${failures === 1 ? '' : 's'}; those syntheses are extractive.`
+        : '';
+    return { written, note };
   }
 
   private async cell(
@@ -217,6 +267,11 @@ function citation(cell: AnalysisCell): string {
   return cell.source === 'fulltext' ? `[chunk ${cell.chunk}](${cell.link})` : `[abstract](${cell.link})`;
 }
 
+function plainLabel(paper: Paper): string {
+  const year = yearOf(paper);
+  return year ? `${paper.title} (${year})` : paper.title;
+}
+
 function paperLabel(paper: Paper): string {
   const title = escapeCell(paper.title).replace(/[[\]]/g, '');
   const year = yearOf(paper);
@@ -238,24 +293,35 @@ function table(papers: Paper[], questions: string[], cells: AnalysisCell[][]): s
   return [header, rule, ...rows].join('\n');
 }
 
-function synthesis(papers: Paper[], questions: string[], cells: AnalysisCell[][]): string {
+function synthesis(
+  papers: Paper[],
+  questions: string[],
+  cells: AnalysisCell[][],
+  written: Array<string | null> = [],
+): string {
   return questions
     .map((question, column) => {
       const answers = papers
         .map((paper, row) => ({ paper, cell: cells[row]?.[column] }))
         .filter((entry): entry is { paper: Paper; cell: AnalysisCell } => Boolean(entry.cell?.answer));
-      // Full-text evidence first: it is the more specific answer.
-      answers.sort((a, b) => Number(b.cell.source === 'fulltext') - Number(a.cell.source === 'fulltext'));
+      const paragraph = written[column];
+      // Full-text evidence first (the more specific answer), unless a written paragraph numbers it.
+      if (!paragraph) {
+        answers.sort((a, b) => Number(b.cell.source === 'fulltext') - Number(a.cell.source === 'fulltext'));
+      }
       const silent = papers.filter((_paper, row) => !cells[row]?.[column]?.answer);
       const lines = [`### ${question}`, ''];
+      if (paragraph) lines.push(paragraph, '');
       if (answers.length === 0) lines.push('None of the papers addresses this question.');
       else {
         lines.push(
           `${answers.length} of ${papers.length} paper${papers.length === 1 ? '' : 's'} address${answers.length === 1 ? 'es' : ''} this:`,
           '',
         );
-        for (const { paper, cell } of answers)
-          lines.push(`- ${paperLabel(paper)}: “${cell.answer}” ${citation(cell)}`);
+        answers.forEach(({ paper, cell }, index) => {
+          const number = paragraph ? `[${index + 1}] ` : '';
+          lines.push(`- ${number}${paperLabel(paper)}: “${cell.answer}” ${citation(cell)}`);
+        });
       }
       if (silent.length > 0 && answers.length > 0) {
         lines.push('', `Not addressed by: ${silent.map((paper) => paperLabel(paper)).join('; ')}.`);
