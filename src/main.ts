@@ -3,7 +3,10 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import { OpenAiChatModel } from './adapters/chat/openai-chat-model.js';
+import { OnnxEmbeddingModel } from './adapters/embeddings/onnx-embedding-model.js';
+import { OpenAiEmbeddingModel } from './adapters/embeddings/openai-embedding-model.js';
 import { FsBlobStore } from './adapters/fs/fs-blob-store.js';
+import { UndiciUrlFetcher } from './adapters/http-fetch/undici-url-fetcher.js';
 import { MemoryCache } from './adapters/memory/memory-cache.js';
 import { MemoryRateLimiter } from './adapters/memory/memory-rate-limiter.js';
 import { createPostgresProjectStore } from './adapters/postgres/postgres-project-store.js';
@@ -27,6 +30,7 @@ import type { BlobStore } from './ports/blob-store.js';
 import type { Cache } from './ports/cache.js';
 import type { ChatModel } from './ports/chat-model.js';
 import { type Clock, systemClock } from './ports/clock.js';
+import type { EmbeddingModel } from './ports/embedding-model.js';
 import type { PaperIndex } from './ports/paper-index.js';
 import type { PdfExtractor } from './ports/pdf-extractor.js';
 import type { ProjectStore } from './ports/project-store.js';
@@ -34,6 +38,7 @@ import type { RateLimiter } from './ports/rate-limiter.js';
 import { AnalysisService } from './services/analysis-service.js';
 import { AuthService } from './services/auth-service.js';
 import { CitationService } from './services/citation-service.js';
+import { createDocumentServices } from './services/documents/create-document-services.js';
 import {
   createFederation,
   emptyLocalIndex,
@@ -41,6 +46,7 @@ import {
 } from './services/federation/paper-metadata-service.js';
 import { SourceMonitor } from './services/federation/source-monitor.js';
 import { ProjectService } from './services/project-service.js';
+import { QuestionRanker } from './services/question/question-ranker.js';
 import { SearchService } from './services/search-service.js';
 import type { AppServices, PaperLookup, PaperSearch, ReadinessProbe } from './services/services.js';
 import { ZoteroService } from './services/zotero-service.js';
@@ -137,9 +143,48 @@ export async function createContainer(
     local: localSearch,
     remember: async (paper) => void (await index.upsert([paper])),
   });
+  // Documents: SSRF-safe fetching, stored PDFs, the parse cache, full text, questions, figures.
+  const fetcher = new UndiciUrlFetcher({
+    maxBytes: config.documents.fetchMaxMb * 1024 * 1024,
+    maxRedirects: config.documents.fetchMaxRedirects,
+    headersTimeoutMs: config.documents.fetchHeadersTimeoutMs,
+    bodyTimeoutMs: config.documents.fetchBodyTimeoutMs,
+    totalTimeoutMs: config.documents.fetchTotalTimeoutMs,
+    allowedPrivateRanges: config.documents.fetchAllowedPrivateRanges,
+    userAgent: `Alexandria/${packageVersion()} (+${publicUrlOf(config)})`,
+  });
+  closers.push(() => fetcher.close());
+  const embeddings = createEmbeddingModel(config);
+  closers.push(() => embeddings.close());
+  const documents = createDocumentServices({
+    store: projects,
+    blobs,
+    cache,
+    projects: projectService,
+    extractor: pdf,
+    fetcher,
+    lookup: federation.papers,
+    ranker: new QuestionRanker({
+      model: embeddings,
+      blobs,
+      onStoreError: (error) => logger.warn({ err: error }, 'storing passage vectors failed'),
+    }),
+    sources: federation.fullTextSources,
+    // Stored parses are keyed by this: a new release or other figure limits parse documents again.
+    parserVersion: `pdfjs-${packageVersion()}-fig${config.pdf.figureMegapixels}`,
+    signingSecret,
+    publicUrl: publicUrlOf(config),
+    figureUrlTtlSeconds: config.documents.figureUrlTtlSeconds,
+    urlCacheTtlSeconds: config.documents.urlCacheTtlSeconds,
+    uploadMaxBytes: config.documents.uploadMaxMb * 1024 * 1024,
+    logger,
+  });
   const services: AppServices = {
     auth: new AuthService(projects),
     projects: projectService,
+    fullText: documents.fullText,
+    library: documents.library,
+    figures: documents.figures,
     citations: new CitationService(projectService),
     zotero: new ZoteroService({
       library: zoteroLibrary,
@@ -279,6 +324,42 @@ function createFederationServices(
     ...(dependencies.remember ? { remember: dependencies.remember } : {}),
   });
   return { ...federation, monitor, enabled, fullTextSources: fullTextSourcesOf(upstream.sources) };
+}
+
+/**
+ * The sentence encoder for questions to PDFs: local ONNX Runtime by default, or an
+ * OpenAI-compatible `/embeddings` API (ALEXANDRIA_EMBEDDING_PROVIDER=openai).
+ */
+function createEmbeddingModel(config: Config): EmbeddingModel {
+  const settings = config.embedding;
+  if (settings.provider === 'openai') {
+    if (!settings.url) {
+      throw new ConfigError(['ALEXANDRIA_EMBEDDING_URL: required when ALEXANDRIA_EMBEDDING_PROVIDER=openai']);
+    }
+    return new OpenAiEmbeddingModel({
+      baseUrl: settings.url,
+      apiKey: settings.apiKey,
+      model: settings.model,
+      dimensions: settings.dimensions,
+      maxTokens: settings.maxTokens,
+      batchSize: settings.batchSize,
+      timeoutMs: settings.timeoutMs,
+      maxRetries: settings.maxRetries,
+      queryPrefix: settings.queryPrefix,
+      documentPrefix: settings.documentPrefix,
+    });
+  }
+  return new OnnxEmbeddingModel({
+    modelDir: settings.modelDir,
+    modelFile: settings.modelFile,
+    name: settings.model,
+    pooling: settings.pooling,
+    maxSequence: settings.maxTokens,
+    threads: settings.threads,
+    batchSize: settings.batchSize,
+    queryPrefix: settings.queryPrefix,
+    documentPrefix: settings.documentPrefix,
+  });
 }
 
 async function loadOrCreateSecret(path: string): Promise<string> {

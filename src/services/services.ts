@@ -7,6 +7,7 @@ import type { SearchRequest, SearchResult } from '../domain/search.js';
 import type { AnalysisService } from './analysis-service.js';
 import type { AuthService } from './auth-service.js';
 import type { CitationService } from './citation-service.js';
+import type { FigureFiles } from './documents/figure-files.js';
 import type { PaperMetadataService } from './federation/paper-metadata-service.js';
 import type { SourceMonitor } from './federation/source-monitor.js';
 import type { ProjectSelector, ProjectService } from './project-service.js';
@@ -36,14 +37,14 @@ export interface FullTextReader {
     tenantId: string,
     pdfRef: string,
     chunk: number,
-    options?: { signal?: AbortSignal },
+    options?: { signal?: AbortSignal; param?: string },
   ): Promise<FullTextResult>;
   /** The chunk(s) that best answer `question`, best first (`topK` default 1). */
   ask(
     tenantId: string,
     pdfRef: string,
     question: string,
-    options?: { topK?: number; signal?: AbortSignal },
+    options?: { topK?: number; signal?: AbortSignal; param?: string },
   ): Promise<FullTextResult>;
 }
 
@@ -70,6 +71,12 @@ export interface PaperLibrary {
 export interface AppServices {
   auth: AuthService;
   projects: ProjectService;
+  /** Full text in numbered chunks and questions to a PDF (/api/fulltext, /api/question). */
+  fullText: FullTextReader;
+  /** add_to_project: uploads, PDF urls and typed identifiers into a tenant's projects. */
+  library: PaperLibrary;
+  /** Figure images behind signed links (/files/figures/…). */
+  figures: FigureFiles;
   /** BibTeX/RIS/CSL-JSON export and import of projects. */
   citations: CitationService;
   /** Saving citations into users' Zotero libraries (save-citation). */

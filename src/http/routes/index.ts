@@ -1,6 +1,9 @@
 import { analysisRoutes } from './analysis-routes.js';
 import { chatRoutes } from './chat-routes.js';
 import { citationRoutes } from './citation-routes.js';
+import { figureRoutes } from './figure-routes.js';
+import { fullTextRoutes } from './fulltext-routes.js';
+import { libraryRoutes } from './library-routes.js';
 import { mcpRoutes } from './mcp-routes.js';
 import { paperRoutes } from './paper-routes.js';
 import { projectRoutes } from './project-routes.js';
@@ -22,4 +25,7 @@ export const routeModules: RouteModule[] = [
   mcpRoutes,
   webRoutes,
   chatRoutes,
+  fullTextRoutes,
+  libraryRoutes,
+  figureRoutes,
 ];

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { errorEnvelopeSchema } from '../schemas.js';
+import type { RouteModule } from './route-context.js';
+
+/**
+ * `GET /files/figures/<sha256>/<figure>.png?exp=…&sig=…`: figure images linked from `img_mds`.
+ * Outside `/api`, so no API key: the signature (HMAC of path and expiry) is the credential, because
+ * markdown image links are opened by browsers and chat clients that do not send our header.
+ */
+export const figureRoutes: RouteModule = (app, { services }) => {
+  app.get(
+    '/files/figures/:sha256/:file',
+    {
+      schema: {
+        summary: 'A figure image (signed link)',
+        description:
+          'Serves a figure PNG to the holder of a signed link from `img_mds`. An invalid or expired signature is a 403; read the chunk again for a fresh link.',
+        tags: ['full text'],
+        params: z.object({
+          sha256: z.string().max(64),
+          file: z.string().max(80).describe('`<figure id>.png`'),
+        }),
+        querystring: z.object({
+          exp: z.string().max(20).optional().describe('Expiry (Unix seconds).'),
+          sig: z.string().max(100).optional().describe('Signature.'),
+        }),
+        response: {
+          200: z.any().describe('The PNG image.'),
+          403: errorEnvelopeSchema.describe('Invalid or expired signature.'),
+          404: errorEnvelopeSchema.describe('No such figure.'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { sha256, file } = request.params;
+      const expires = Number(request.query.exp ?? '');
+      const png = await services.figures.read({
+        sha256,
+        figureId: file.replace(/\.png$/i, ''),
+        expires: Number.isFinite(expires) ? expires : 0,
+        signature: request.query.sig ?? '',
+      });
+      const maxAge = Math.max(0, Math.min(86_400, Math.floor(expires - Date.now() / 1000)));
+      return reply
+        .header('content-type', 'image/png')
+        .header('cache-control', `private, max-age=${maxAge}, immutable`)
+        .header('x-content-type-options', 'nosniff')
+        .send(Buffer.from(png.buffer, png.byteOffset, png.byteLength));
+    },
+  );
+};

@@ -1,0 +1,155 @@
+import multipart from '@fastify/multipart';
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { AppError, invalid } from '../../domain/errors.js';
+import { parsePaperIdentifier } from '../../domain/identifiers.js';
+import { paperSchema } from '../../domain/paper.js';
+import type { AddPaperInput } from '../../services/services.js';
+import { principalOf } from '../auth.js';
+import { errorEnvelopeSchema, errorResponses } from '../schemas.js';
+import { type RouteModule, typed } from './route-context.js';
+
+/** The parameters of add_to_project, from the query, a JSON body or multipart form fields. */
+const addFields = z.object({
+  project_id: z.string().trim().max(200).optional().describe('Project to add to (default "gpt").'),
+  project_name: z
+    .string()
+    .trim()
+    .max(200)
+    .optional()
+    .describe('Project name, instead of project_id; created when missing.'),
+  paper_id: z
+    .string()
+    .trim()
+    .max(500)
+    .optional()
+    .describe('A typed identifier `<TYPE>:<value>`, TYPE one of DOI, PMID, SS_ID, ARXIV, MAG, ACL, PMCID.'),
+  pdf_url: z.string().trim().max(4000).optional().describe('Url of a PDF to fetch and store.'),
+  url: z.string().trim().max(4000).optional().describe('Same as pdf_url.'),
+});
+type AddFields = z.infer<typeof addFields>;
+
+const addedPaperSchema = paperSchema
+  .extend({ hint: z.string().optional().describe('What was done, and how to read the paper next.') })
+  .meta({ id: 'AddedPaper' });
+
+/** Multipart parts whose file we take as the PDF. */
+const fileFields = new Set(['file', 'files', 'pdf', 'upload']);
+
+/**
+ * `POST|GET /api/add_to_project`: adds papers to a project from a multipart upload (field `file`),
+ * a raw `application/pdf` body, a PDF url or a typed identifier. ScholarAI's SDK sends every
+ * parameter in the query string, even on POST, so the query is read on both methods.
+ */
+export const libraryRoutes: RouteModule = async (root, { services, config }) => {
+  const uploadLimit = config.documents.uploadMaxMb * 1024 * 1024;
+  // Own scope: the multipart parser and the raw-PDF body limit apply to this route only.
+  await root.register(async (scope) => {
+    await scope.register(multipart, {
+      throwFileSizeLimit: true,
+      limits: { fileSize: uploadLimit, files: 10, fields: 20, fieldSize: 8 * 1024, parts: 40 },
+    });
+    scope.addContentTypeParser(
+      'application/pdf',
+      { parseAs: 'buffer', bodyLimit: uploadLimit },
+      (_request, body, done) => done(null, body),
+    );
+    typed(scope).route({
+      method: ['GET', 'POST'],
+      url: '/api/add_to_project',
+      bodyLimit: uploadLimit + 1024 * 1024,
+      schema: {
+        summary: 'Add papers to a project',
+        description:
+          'Adds a paper to the caller\'s project (`project_id`, default "gpt", or `project_name`) from a multipart upload (field `file`), a raw PDF body (`Content-Type: application/pdf`), a PDF url (`pdf_url`/`url`) or a typed identifier (`paper_id`). Parameters may come in the query (as ScholarAI clients send them), a JSON body or form fields. Returns the paper records; `pdf_id` (`PROJ:<project>/<document>`) reads the stored PDF with /api/fulltext. Adding the same PDF or identifier again returns the same entry.',
+        tags: ['projects'],
+        querystring: addFields,
+        response: {
+          200: z.array(addedPaperSchema),
+          ...errorResponses,
+          413: errorEnvelopeSchema.describe('The PDF is larger than the configured limit.'),
+          415: errorEnvelopeSchema.describe('The file or url is not a PDF.'),
+          422: errorEnvelopeSchema.describe('The PDF could not be parsed.'),
+          502: errorEnvelopeSchema.describe('The PDF url could not be fetched.'),
+        },
+      },
+      handler: async (request) => {
+        const { fields, uploads } = await readBody(request, config.documents.uploadMaxMb);
+        const merged: AddFields = { ...fields, ...stripEmpty(request.query) };
+        const inputs: AddPaperInput[] = [...uploads];
+        const pdfUrl = merged.pdf_url || merged.url;
+        if (pdfUrl) inputs.push({ kind: 'url', url: pdfUrl.replace(/^PDF_URL:/i, '').trim() });
+        if (merged.paper_id) {
+          inputs.push({ kind: 'identifier', identifier: parsePaperIdentifier(merged.paper_id, 'paper_id') });
+        }
+        if (inputs.length === 0) {
+          throw invalid(
+            'paper_id',
+            'Nothing to add: send a PDF (multipart field "file"), pdf_url, or paper_id=<TYPE>:<value>',
+          );
+        }
+        const tenantId = principalOf(request).tenantId;
+        const selector = { projectId: merged.project_id, projectName: merged.project_name };
+        const added = [];
+        for (const input of inputs) added.push(...(await services.library.add(tenantId, selector, input)));
+        return added;
+      },
+    });
+  });
+};
+
+/** Form fields and uploaded PDFs of a multipart, JSON or raw-PDF body. */
+async function readBody(
+  request: FastifyRequest,
+  limitMb: number,
+): Promise<{ fields: AddFields; uploads: AddPaperInput[] }> {
+  const uploads: AddPaperInput[] = [];
+  if (request.isMultipart()) {
+    const form: Record<string, string> = {};
+    for await (const part of request.parts()) {
+      if (part.type === 'file') {
+        if (!fileFields.has(part.fieldname)) {
+          part.file.resume();
+          continue;
+        }
+        const bytes = await part.toBuffer().catch((error: { code?: string }) => {
+          if (error.code !== 'FST_REQ_FILE_TOO_LARGE') throw error;
+          throw new AppError('payload_too_large', `file is larger than the upload limit (${limitMb} MB)`, {
+            param: 'file',
+          });
+        });
+        if (bytes.byteLength > 0) uploads.push({ kind: 'upload', bytes, filename: part.filename });
+      } else if (typeof part.value === 'string' && part.value.trim() !== '') {
+        form[part.fieldname] ??= part.value;
+      }
+    }
+    return { fields: parseFields(form, 'form field'), uploads };
+  }
+  const body = request.body;
+  if (Buffer.isBuffer(body)) {
+    uploads.push({ kind: 'upload', bytes: new Uint8Array(body) });
+    return { fields: {}, uploads };
+  }
+  if (body && typeof body === 'object') return { fields: parseFields(body, 'body field'), uploads };
+  return { fields: {}, uploads };
+}
+
+function parseFields(raw: object, where: string): AddFields {
+  const parsed = addFields.safeParse(stripEmpty(raw));
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const param = issue?.path.join('.') || undefined;
+  throw new AppError(
+    'invalid_request',
+    `Invalid ${where} ${param ?? ''}: ${issue?.message ?? 'invalid value'}`,
+    {
+      ...(param ? { param } : {}),
+    },
+  );
+}
+
+function stripEmpty<T extends object>(record: T): Partial<T> {
+  return Object.fromEntries(
+    Object.entries(record).filter(([, value]) => !(typeof value === 'string' && value.trim() === '')),
+  ) as Partial<T>;
+}
