@@ -19,7 +19,7 @@ const bulletStart = /^(?:[•▪◦‣∙●○■–]|\(\w{1,3}\)|\d{1,2}[.)]|\
  * runs off the bottom of a column (or page) without ending its sentence continues in the next one.
  */
 export function buildBlocks(lines: TextLine[], body: BodyStyle, title: TextLine[] = []): TextBlock[] {
-  const leading = typicalLeading(lines, body);
+  const leading = leadingByPage(lines, body);
   const titleLines = new Set(title);
   const drafts: DraftBlock[] = [];
   let current: DraftBlock | undefined;
@@ -59,7 +59,11 @@ export function buildBlocks(lines: TextLine[], body: BodyStyle, title: TextLine[
         current = { kind: 'heading', level, lines: [line] };
         drafts.push(current);
       }
-    } else if (!current || current.kind === 'heading' || startsBlock(current, previous, line, leading)) {
+    } else if (
+      !current ||
+      current.kind === 'heading' ||
+      startsBlock(current, previous, line, leading.get(line.page) ?? body.size * 1.2)
+    ) {
       current = { kind: captionStart.test(line.text) ? 'caption' : 'paragraph', lines: [line] };
       drafts.push(current);
     } else {
@@ -120,7 +124,12 @@ function startsBlock(block: DraftBlock, previous: TextLine | undefined, line: Te
   const endsSentence = /[.!?:]["'”’)\]]?$/.test(previous.text);
   if (!isDirectlyBelow(previous, line, 3 * line.size)) return endsSentence;
   const gap = line.bottom - previous.bottom;
-  if (gap > Math.max(leading * 1.4, line.size * 1.5)) return true;
+  // The paragraph's own line spacing, once it has one, beats the page's (double-spaced preprints
+  // have single-spaced references and captions).
+  const last = block.lines.length >= 2 ? block.lines[block.lines.length - 2] : undefined;
+  const ownGap =
+    last && isDirectlyBelow(last, previous, 3 * line.size) ? previous.bottom - last.bottom : undefined;
+  if (gap > Math.max((ownGap ?? leading) * 1.4, line.size * 1.5)) return true;
   const left = Math.min(...block.lines.map((each) => each.x0));
   const right = Math.max(...block.lines.map((each) => each.x1));
   const short = right - previous.x1 > 3 * line.size;
@@ -190,17 +199,24 @@ function isDirectlyBelow(previous: TextLine, line: TextLine, maximumGap: number)
   return Math.min(line.x1, previous.x1) - Math.max(line.x0, previous.x0) > 0;
 }
 
-/** Median baseline distance between consecutive body lines of one paragraph column. */
-function typicalLeading(lines: TextLine[], body: BodyStyle): number {
-  const gaps: number[] = [];
+/** Median baseline distance between consecutive body lines of one column, per page. */
+function leadingByPage(lines: TextLine[], body: BodyStyle): Map<number, number> {
+  const gapsByPage = new Map<number, number[]>();
   for (let index = 1; index < lines.length; index++) {
     const previous = lines[index - 1] as TextLine;
     const line = lines[index] as TextLine;
     if (Math.abs(line.size - body.size) > 0.5 || Math.abs(previous.size - body.size) > 0.5) continue;
-    if (isDirectlyBelow(previous, line, 2.5 * body.size)) gaps.push(line.bottom - previous.bottom);
+    if (!isDirectlyBelow(previous, line, 3 * body.size)) continue;
+    const gaps = gapsByPage.get(line.page) ?? [];
+    gaps.push(line.bottom - previous.bottom);
+    gapsByPage.set(line.page, gaps);
   }
-  gaps.sort((a, b) => a - b);
-  return gaps[Math.floor(gaps.length / 2)] ?? body.size * 1.2;
+  const leading = new Map<number, number>();
+  for (const [page, gaps] of gapsByPage) {
+    gaps.sort((a, b) => a - b);
+    leading.set(page, gaps[Math.floor(gaps.length / 2)] ?? body.size * 1.2);
+  }
+  return leading;
 }
 
 function toBlock(draft: DraftBlock, vocabulary: Set<string>): TextBlock {

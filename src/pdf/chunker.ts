@@ -43,10 +43,13 @@ export function buildChunks(
   };
   for (const piece of pieces) {
     const added = piece.text.length + (current.length > 0 ? 2 : 0);
+    // A block that starts in lower case continues a sentence (after an equation or a float):
+    // keep it with what precedes while the maximum allows.
+    const continues = /^\p{Ll}/u.test(piece.text) && length + added <= sizes.maxChars;
     if (
       current.length > 0 &&
       (length + added > sizes.maxChars ||
-        length >= sizes.targetChars ||
+        (length >= sizes.targetChars && !continues) ||
         (piece.heading && length >= sizes.targetChars / 2))
     ) {
       flush();

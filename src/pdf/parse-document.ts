@@ -11,7 +11,7 @@ import { findTitleLines, sniffMetadata } from './metadata.js';
 import { readImagePixels, readImagePlacements, readPageText } from './page-content.js';
 import { loadPdfJs, pdfJsDataPaths } from './pdfjs-loader.js';
 import { orderLines } from './reading-order.js';
-import { removeRunningLines } from './running-lines.js';
+import { removeLineNumbers, removeRunningLines } from './running-lines.js';
 import { assertNoDecompressionBomb } from './stream-guard.js';
 import { buildLines } from './text-lines.js';
 
@@ -96,7 +96,7 @@ export async function parseDocument(
           page: number,
           width: text.width,
           height: text.height,
-          lines: buildLines(text.runs, number),
+          lines: buildLines(removeLineNumbers(text.runs), number),
           rotatedText: text.rotatedText,
         });
         if (wantImages && !figures.exhausted) {
