@@ -8,7 +8,7 @@ import { once } from 'node:events';
 export async function startChildServer(
   script: URL,
   env: Record<string, string> = {},
-): Promise<{ url: string; extra: string; stop(): Promise<void> }> {
+): Promise<{ url: string; extra: string; pid: number; stop(): Promise<void> }> {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', script.pathname], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -26,6 +26,7 @@ export async function startChildServer(
   return {
     url,
     extra,
+    pid: child.pid ?? 0,
     async stop() {
       child.kill('SIGTERM');
       if (child.exitCode === null) await once(child, 'exit');

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config/load-config.js';
 import { createHttpApp } from '../../src/http/server.js';
+import { resolveInputs } from '../../src/ingest/ingest-inputs.js';
+import { ingest } from '../../src/ingest/ingest-pipeline.js';
 import { createContainer } from '../../src/main.js';
 import { createLogger } from '../../src/platform/logger.js';
 
@@ -14,8 +16,13 @@ const config = loadConfig({
   ALEXANDRIA_LOG_LEVEL: 'silent',
   ALEXANDRIA_RATE_LIMIT_PER_MINUTE: '100000000',
   ALEXANDRIA_RATE_LIMIT_BURST: '100000000',
+  ALEXANDRIA_SEARCH_CACHE_TTL_SECONDS: '3600',
 });
 const container = await createContainer(config, createLogger({ level: 'silent' }));
+// Records to search (BENCH_INGEST: a file the ingest pipeline reads), so search endpoints answer real pages.
+if (process.env.BENCH_INGEST) {
+  await ingest(container.stores.index, await resolveInputs(process.env.BENCH_INGEST, process.stdin));
+}
 const { key } = await container.services.auth.createKey('bench');
 const app = await createHttpApp(container);
 const address = await app.listen({ host: '127.0.0.1', port: 0 });

@@ -4,7 +4,9 @@ import { type Paper, paperSchema } from '../../domain/paper.js';
 import { type SearchRequest, type SearchResult, sortOrders } from '../../domain/search.js';
 import { sourcesHeader } from '../../services/federation/source-monitor.js';
 import type { AppServices } from '../../services/services.js';
+import { memoizedValidatorCompiler } from '../memo-validator.js';
 import { queryBoolean, queryInt } from '../query.js';
+import { type CachedResponse, ResponseCache } from '../response-cache.js';
 import { errorResponses } from '../schemas.js';
 import type { RouteModule } from './route-context.js';
 
@@ -83,10 +85,13 @@ const pagingDescription =
  * Paper and patent search: /api/abstracts (may add generated answers), /api/fast_paper_search (the
  * fastest path: no answers, no enrichment) and /api/patents, with ScholarAI's parameter names.
  */
-export const searchRoutes: RouteModule = (app, { services }) => {
+export const searchRoutes: RouteModule = (app, { services, config }) => {
+  const responses = new ResponseCache({ ttlSeconds: config.search.cacheTtlSeconds });
+
   app.get(
     '/api/abstracts',
     {
+      validatorCompiler: memoizedValidatorCompiler,
       schema: {
         summary: 'Search papers, for agents',
         description: `Relevant papers with their abstracts and metadata (BM25 over the local index; federated upstream when configured). With generative_mode=true each record also gets an answer.${pagingDescription}`,
@@ -96,18 +101,23 @@ export const searchRoutes: RouteModule = (app, { services }) => {
       },
     },
     async (request, reply) => {
+      const generative = request.query.generative_mode === true;
+      const key = generative ? undefined : `abstracts|${JSON.stringify(request.query)}`;
+      const cached = key === undefined ? undefined : responses.get(key);
+      if (cached) return replay(reply, cached);
       const search = toSearchRequest(request.query);
       const signal = abortSignalOf(reply);
       const result = await services.search.searchPapers(search, { signal });
-      const generative = request.query.generative_mode === true;
       const papers = await withAnswers(services, result.papers, search, { generative, signal });
-      return send(reply, request.query, papers, result);
+      const body = send(reply, request.query, papers, result);
+      return key === undefined ? body : remember(responses, key, reply, body);
     },
   );
 
   app.get(
     '/api/fast_paper_search',
     {
+      validatorCompiler: memoizedValidatorCompiler,
       schema: {
         summary: 'Search papers, fastest path',
         description: `The same search as /api/abstracts with no language-model work and no per-paper enrichment (generative_mode is accepted and ignored).${pagingDescription}`,
@@ -117,16 +127,20 @@ export const searchRoutes: RouteModule = (app, { services }) => {
       },
     },
     async (request, reply) => {
+      const key = `fast|${JSON.stringify(request.query)}`;
+      const cached = responses.get(key);
+      if (cached) return replay(reply, cached);
       const result = await services.search.searchPapers(toSearchRequest(request.query), {
         signal: abortSignalOf(reply),
       });
-      return send(reply, request.query, result.papers, result);
+      return remember(responses, key, reply, send(reply, request.query, result.papers, result));
     },
   );
 
   app.get(
     '/api/patents',
     {
+      validatorCompiler: memoizedValidatorCompiler,
       schema: {
         summary: 'Search patents',
         description: `Patents (inventors as authors, assignees, number, kind, dates) by 2–6 keywords; ask for a specific patent with a quoted phrase in query. peer_reviewed_only=true (default) keeps granted patents.${pagingDescription}`,
@@ -136,12 +150,16 @@ export const searchRoutes: RouteModule = (app, { services }) => {
       },
     },
     async (request, reply) => {
+      const generative = request.query.generative_mode === true;
+      const key = generative ? undefined : `patents|${JSON.stringify(request.query)}`;
+      const cached = key === undefined ? undefined : responses.get(key);
+      if (cached) return replay(reply, cached);
       const search = toSearchRequest(request.query);
       const signal = abortSignalOf(reply);
       const result = await services.search.searchPatents(search, { signal });
-      const generative = request.query.generative_mode === true;
       const papers = await withAnswers(services, result.papers, search, { generative, signal });
-      return send(reply, request.query, papers, result);
+      const body = send(reply, request.query, papers, result);
+      return key === undefined ? body : remember(responses, key, reply, body);
     },
   );
 };
@@ -194,12 +212,31 @@ function send(reply: FastifyReply, query: SearchQuery, papers: Paper[], result: 
   };
 }
 
+/** Headers of a search answer that a replayed answer must carry too. */
+const pagingHeaders = ['x-total-count', 'x-next-offset', 'x-alexandria-sources'] as const;
+
+/** Serialises the answer once, keeps it with its paging headers, and sends that text. */
+function remember(responses: ResponseCache, key: string, reply: FastifyReply, body: unknown): FastifyReply {
+  const headers: Record<string, string> = {};
+  for (const name of pagingHeaders) {
+    const value = reply.getHeader(name);
+    if (value !== undefined) headers[name] = String(value);
+  }
+  const cached = { body: JSON.stringify(body), headers };
+  responses.set(key, cached);
+  return replay(reply, cached);
+}
+
+function replay(reply: FastifyReply, cached: CachedResponse): FastifyReply {
+  reply.headers(cached.headers);
+  return reply.type('application/json; charset=utf-8').send(cached.body);
+}
+
 /** Aborts when the client goes away before the answer is sent. */
 function abortSignalOf(reply: FastifyReply): AbortSignal {
   const controller = new AbortController();
-  const response = reply.raw;
-  response.once('close', () => {
-    if (!response.writableFinished) controller.abort();
+  reply.raw.once('close', () => {
+    if (!reply.sent) controller.abort();
   });
   return controller.signal;
 }
