@@ -1,3 +1,4 @@
+import { agentBench } from './agent.bench.js';
 import { embeddingBench } from './embedding.bench.js';
 import { federationBench } from './federation.bench.js';
 import { httpBench } from './http.bench.js';
@@ -17,4 +18,5 @@ export const benchmarks: Benchmark[] = [
   { name: 'embedding', run: (options) => embeddingBench(options) },
   { name: 'ingest-formats', run: ({ quick }) => ingestFormatsBench({ quick }) },
   { name: 'search', run: (options) => searchBench(options) },
+  { name: 'agent', run: (options) => agentBench(options) },
 ];

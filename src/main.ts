@@ -197,6 +197,7 @@ export async function createContainer(
     sourceMonitor: federation.monitor,
     analysis: new AnalysisService({
       projects: projectService,
+      fullText: documents.fullText,
       chunkUrl: (pdfRef, chunk) =>
         `${publicUrlOf(config)}/api/fulltext?pdf_id=${encodeURIComponent(pdfRef)}&chunk=${chunk}`,
       model: analysisModelOf(config),

@@ -3,6 +3,7 @@ import { packageVersion } from '../platform/version.js';
 import type { AppServices } from '../services/services.js';
 import type { ToolContext, ToolModule } from './tool-kit.js';
 import { analysisTools } from './tools/analysis-tools.js';
+import { fullTextTools, libraryTools } from './tools/document-tools.js';
 import { paperTools } from './tools/paper-tools.js';
 import { projectTools } from './tools/project-tools.js';
 import { searchTools } from './tools/search-tools.js';
@@ -18,6 +19,8 @@ const instructions = [
 function toolModules(services: AppServices): ToolModule[] {
   return [
     searchTools(services.search, services.answers),
+    fullTextTools(services.fullText),
+    libraryTools(services.library),
     projectTools,
     analysisTools,
     paperTools(services.papers),

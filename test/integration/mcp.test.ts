@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -14,7 +16,8 @@ let baseUrl: string;
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  t = await createTestApp();
+  // Loopback is opened for the PDF server of the document tools' test (never in production).
+  t = await createTestApp({ ALEXANDRIA_FETCH_ALLOW_PRIVATE_RANGES: '127.0.0.1/32' });
   baseUrl = await t.app.listen({ host: '127.0.0.1', port: 0 });
 });
 afterAll(async () => {
@@ -237,6 +240,60 @@ describe('search tools', () => {
     const restEmpty = await t.app.inject({ method: 'GET', url: '/api/abstracts', headers: withKey(t.key) });
     expect(empty.isError).toBe(true);
     expect(textOf(empty)).toBe(restEmpty.json().error.message);
+  });
+});
+
+describe('document tools', () => {
+  it('add_to_project fetches a PDF url, read_full_text reads it and ask_pdf finds the answering chunk', async () => {
+    const pdf = readFileSync(join(sharedData, 'pdfs', 'beyond_summarization_2304.02623v1.pdf'));
+    const server = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/pdf' });
+      response.end(pdf);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/beyond.pdf`;
+      const client = await httpClient(t.key);
+      const added = await client.callTool({
+        name: 'add_to_project',
+        arguments: { pdf_url: url, project_name: 'MCP reading' },
+      });
+      expect(added.isError).toBeFalsy();
+      const body = JSON.parse(textOf(added));
+      const pdfId = body.result[0].pdf_id as string;
+      expect(pdfId).toMatch(/^PROJ:/);
+      expect(body.hint).toContain(`read_full_text(pdf_id="${pdfId}")`);
+
+      const first = textOf(await client.callTool({ name: 'read_full_text', arguments: { pdf_id: pdfId } }));
+      expect(first).toMatch(/^Chunk 1 of \d+ · PROJ:/);
+      expect(first).toContain('Beyond Summarization');
+      expect(first).toContain('Hint:');
+
+      const answer = textOf(
+        await client.callTool({
+          name: 'ask_pdf',
+          arguments: { pdf_id: pdfId, question: 'How did the authors study expository writing support?' },
+        }),
+      );
+      expect(answer).toMatch(/^Best answer: chunk \d+ of \d+/);
+
+      const bad = await client.callTool({
+        name: 'read_full_text',
+        arguments: { pdf_id: 'PROJ:../etc/passwd' },
+      });
+      const rest = await t.app.inject({
+        method: 'GET',
+        url: `/api/fulltext?pdf_id=${encodeURIComponent('PROJ:../etc/passwd')}`,
+        headers: withKey(t.key),
+      });
+      expect(rest.statusCode).toBe(400);
+      expect(bad.isError).toBe(true);
+      expect(textOf(bad)).toBe(rest.json().error.message);
+      expect(bad._meta).toMatchObject({ code: 'invalid_request', param: 'pdf_id' });
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
 

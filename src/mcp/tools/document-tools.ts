@@ -57,7 +57,10 @@ export function fullTextTools(reader: FullTextReader): ToolModule {
         guarded(context, async () =>
           textResult(
             chunkText(
-              await reader.readChunk(context.tenantId, pdf_id, chunk, { signal: extra.signal }),
+              await reader.readChunk(context.tenantId, pdf_id, chunk, {
+                signal: extra.signal,
+                param: 'pdf_id',
+              }),
               'Chunk {n}',
             ),
           ),
@@ -92,7 +95,11 @@ export function fullTextTools(reader: FullTextReader): ToolModule {
         guarded(context, async () =>
           textResult(
             chunkText(
-              await reader.ask(context.tenantId, pdf_id, question, { topK: top_k, signal: extra.signal }),
+              await reader.ask(context.tenantId, pdf_id, question, {
+                topK: top_k,
+                signal: extra.signal,
+                param: 'pdf_id',
+              }),
               'Best answer: chunk {n}',
             ),
           ),
