@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,6 +54,8 @@ function aclPapers(count: number): Paper[] {
 }
 
 let t: TestApp;
+let pdfServer: Server;
+let pdfOrigin: string;
 let webDir: string;
 let baseUrl: string;
 let browser: BrowserContext;
@@ -60,7 +64,18 @@ let page: Page;
 describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
   beforeAll(async () => {
     webDir = await buildWebUi();
-    t = await createTestApp({ ALEXANDRIA_WEB_DIR: webDir });
+    const pdf = readFileSync(join(sharedData, 'pdfs', 'beyond_summarization_2304.02623v1.pdf'));
+    pdfServer = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/pdf' });
+      response.end(pdf);
+    });
+    await new Promise<void>((resolve) => pdfServer.listen(0, '127.0.0.1', resolve));
+    pdfOrigin = `http://127.0.0.1:${(pdfServer.address() as AddressInfo).port}`;
+    // The reader fetches the PDF url from a loopback server: opened for this test only.
+    t = await createTestApp({
+      ALEXANDRIA_WEB_DIR: webDir,
+      ALEXANDRIA_FETCH_ALLOW_PRIVATE_RANGES: '127.0.0.1/32',
+    });
     baseUrl = await t.app.listen({ host: '127.0.0.1', port: 0 });
     browser = await launchBrowser();
     page = await browser.newPage();
@@ -68,6 +83,8 @@ describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
   afterAll(async () => {
     await browser?.close();
     await t?.close();
+    pdfServer?.closeAllConnections();
+    await new Promise<void>((resolve) => (pdfServer ? pdfServer.close(() => resolve()) : resolve()));
     if (webDir) await rm(webDir, { recursive: true, force: true });
   });
 
@@ -118,6 +135,60 @@ describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
     await expect.poll(() => first.textContent()).toBe('DoTAT: A Domain-oriented Text Annotation Tool');
   });
 
+  it('opens a result in the reader, pages it, asks it a question and files it in a project', async () => {
+    await t.container.stores.index.upsert([
+      {
+        ...emptyPaper('Beyond Summarization: Designing AI Support for Real-World Expository Writing Tasks'),
+        authors: ['Zejiang Shen', 'Tal August', 'Pao Siangliulue', 'Kyle Lo', 'Jonathan Bragg'],
+        abstract:
+          'A position paper on AI support for expository writing, such as literature reviews, where authors make sense of many source documents.',
+        year: 2023,
+        publication_date: '2023-04-05',
+        type: 'preprint',
+        pdf_url: `${pdfOrigin}/beyond.pdf`,
+        identifiers: { arxiv: '2304.02623' },
+      },
+    ]);
+    await page.getByRole('link', { name: 'Search' }).click();
+    await page.getByLabel('What are you looking for?').fill('expository writing support');
+    await page.getByLabel('From year').fill('');
+    await page.getByLabel('Peer-reviewed only').uncheck();
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    const card = page.locator('.paper', { hasText: 'Beyond Summarization' });
+    await card.getByRole('link', { name: 'Read full text' }).click();
+
+    const position = page.locator('.chunk-nav span');
+    await expect.poll(() => position.textContent(), { timeout: 60_000 }).toMatch(/^Chunk 1 of \d+$/);
+    const total = Number(/of (\d+)/.exec((await position.textContent()) ?? '')?.[1]);
+    expect(total).toBeGreaterThan(1);
+    expect(await page.locator('.chunk').textContent()).toContain('Beyond Summarization');
+    await screenshot(page, '03-reader');
+    await page.getByRole('button', { name: 'Next →' }).click();
+    await expect.poll(() => position.textContent()).toBe(`Chunk 2 of ${total}`);
+    await page.locator('.chunk').click();
+    await page.keyboard.press('ArrowLeft');
+    await expect.poll(() => position.textContent()).toBe(`Chunk 1 of ${total}`);
+
+    await page
+      .getByLabel('Ask this paper a question')
+      .fill('What are the three components for AI support design?');
+    await page.getByRole('button', { name: 'Ask', exact: true }).click();
+    const banner = page.locator('.answer-chunk .answer-banner');
+    await banner.waitFor({ timeout: 60_000 });
+    expect(await banner.textContent()).toContain(
+      'Best answer to “What are the three components for AI support design?”',
+    );
+    expect(await page.locator('.answer-chunk mark').count()).toBeGreaterThan(0);
+    await screenshot(page, '04-answer-highlighted');
+
+    await page.getByRole('button', { name: 'Add to project' }).click();
+    await expect
+      .poll(() => page.locator('.add-to-project [role=status]').textContent(), { timeout: 60_000 })
+      .toContain('Added “Beyond Summarization');
+    const gpt = await t.app.inject({ method: 'GET', url: '/api/projects/gpt', headers: withKey(t.key) });
+    expect(gpt.json().papers[0]).toMatchObject({ pdf_id: expect.stringMatching(/^PROJ:gpt\//) });
+  });
+
   it('creates a project, imports BibTeX, removes a paper and exports the rest', async () => {
     await page.getByRole('link', { name: 'Projects' }).click();
     await page.getByLabel('New project').fill('Annotation tools');
@@ -134,7 +205,7 @@ describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
       .poll(() => page.getByRole('status').first().textContent())
       .toContain('Imported 2 entries (2 new)');
     await page.getByRole('heading', { name: 'DoTAT: A Domain-oriented Text Annotation Tool' }).waitFor();
-    await screenshot(page, '04-project-imported');
+    await screenshot(page, '05-project-imported');
 
     await page
       .getByRole('button', {
@@ -175,6 +246,6 @@ describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
     const citation = answer.locator('a.citation').first();
     expect(await citation.count()).toBe(1);
     expect(await citation.getAttribute('href')).toBeTruthy();
-    await screenshot(page, '05-chat');
+    await screenshot(page, '06-chat');
   });
 });

@@ -35,10 +35,9 @@ function safeUrl(target: string): string | null {
 function markWords(text: string, options: MarkdownOptions, key: string): ComponentChild[] {
   const words = (options.highlight ?? []).filter((word) => word.length > 2);
   if (words.length === 0) return [text];
-  const pattern = new RegExp(
-    `(${words.map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`,
-    'gi',
-  );
+  // Whole words that start with a question word ("support" marks "supported"), never parts of words.
+  const alternatives = words.map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
+  const pattern = new RegExp(`(?<![\\p{L}\\p{N}])((?:${alternatives})[\\p{L}\\p{N}]*)`, 'giu');
   return text
     .split(pattern)
     .map((part, index) => (index % 2 === 1 ? <mark key={`${key}m${index}`}>{part}</mark> : part));
