@@ -238,14 +238,37 @@ describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
       .getByLabel('Your research question')
       .fill('How much does DoTAT reduce the event annotation time?');
     await page.getByRole('button', { name: 'Send' }).click();
-    const answer = page.locator('.turn.assistant .answer-text');
-    await expect.poll(() => answer.textContent(), { timeout: 30_000 }).toContain('19.7%');
+    const answer = page.locator('.turn.assistant .answer-text').last();
+    await expect.poll(() => answer.textContent(), { timeout: 60_000 }).toContain('19.7%');
     await page
       .locator('.turn.assistant .progress summary', { hasText: 'What the agent did' })
-      .waitFor({ timeout: 30_000 });
+      .first()
+      .waitFor({ timeout: 60_000 });
+    const progress = await page.locator('.turn.assistant .progress pre').first().textContent();
+    expect(progress?.length).toBeGreaterThan(10);
     const citation = answer.locator('a.citation').first();
-    expect(await citation.count()).toBe(1);
     expect(await citation.getAttribute('href')).toBeTruthy();
     await screenshot(page, '06-chat');
+
+    // A follow-up about the stored PDF: its citation opens the paper in the reader.
+    await page
+      .getByLabel('Your research question')
+      .fill('What are the three components for AI support design in expository writing?');
+    await page.keyboard.press('Enter');
+    const second = page.locator('.turn.assistant .answer-text').nth(1);
+    await expect.poll(() => second.locator('a.citation').count(), { timeout: 60_000 }).toBeGreaterThan(0);
+    await page
+      .locator('.turn.assistant .progress summary', { hasText: 'What the agent did' })
+      .nth(1)
+      .waitFor({ timeout: 60_000 });
+    await screenshot(page, '07-chat-follow-up');
+    const readerLink = second.locator('a.citation[href^="#/read"]').first();
+    expect(await readerLink.count()).toBe(1);
+    await readerLink.click();
+    await expect
+      .poll(() => page.locator('.chunk-nav span').textContent(), { timeout: 60_000 })
+      .toMatch(/^Chunk \d+ of \d+$/);
+    expect(await page.locator('h1').textContent()).toBe('Full text');
+    await screenshot(page, '08-citation-opened');
   });
 });

@@ -47,9 +47,22 @@ describe('MCP over streamable HTTP (stateless, at /mcp)', () => {
     const client = await httpClient(t.key);
     const { tools } = await client.listTools();
     const names = tools.map((tool) => tool.name);
-    expect(names).toEqual(
-      expect.arrayContaining(['create_project', 'list_projects', 'get_project', 'export_project']),
-    );
+    expect(names.sort()).toEqual([
+      'add_to_project',
+      'analyze_project',
+      'ask_pdf',
+      'create_project',
+      'export_project',
+      'fast_paper_search',
+      'get_paper_metadata',
+      'get_project',
+      'list_projects',
+      'literature_map',
+      'read_full_text',
+      'search_papers',
+      'search_patents',
+    ]);
+    for (const tool of tools) expect(tool.description?.length, tool.name).toBeGreaterThan(80);
     const create = tools.find((tool) => tool.name === 'create_project');
     expect(create?.description).toContain('collection of papers');
     expect(create?.inputSchema).toMatchObject({

@@ -84,8 +84,19 @@ export function inline(text: string, options: MarkdownOptions = {}, keyPrefix = 
           </a>,
         );
     } else if (bold !== undefined) nodes.push(<strong key={key}>{inline(bold, options, key)}</strong>);
-    else if (code !== undefined) nodes.push(<code key={key}>{code}</code>);
-    else nodes.push(<em key={key}>{inline(italic ?? italicUnderscore ?? '', options, key)}</em>);
+    else if (code !== undefined) {
+      // A document reference (`PROJ:…`, `PDF_URL:…`) in an answer opens the reader.
+      const reader = /^(PDF_URL|PROJ):/i.test(code) ? readerLink(code) : null;
+      nodes.push(
+        reader ? (
+          <a key={key} href={reader} class="citation">
+            <code>{code}</code>
+          </a>
+        ) : (
+          <code key={key}>{code}</code>
+        ),
+      );
+    } else nodes.push(<em key={key}>{inline(italic ?? italicUnderscore ?? '', options, key)}</em>);
   }
   if (last < text.length) nodes.push(...markWords(text.slice(last), options, `${keyPrefix}-end`));
   return nodes;
