@@ -4,6 +4,7 @@ import { federationBench } from './federation.bench.js';
 import { httpBench } from './http.bench.js';
 import { ingestFormatsBench } from './ingest-formats.bench.js';
 import type { BenchReport } from './lib/report.js';
+import { pdfBench } from './pdf.bench.js';
 import { searchBench } from './search.bench.js';
 
 export interface Benchmark {
@@ -16,6 +17,7 @@ export const benchmarks: Benchmark[] = [
   { name: 'http', run: ({ quick }) => httpBench({ durationMs: quick ? 2000 : 8000 }) },
   { name: 'federation', run: ({ quick }) => federationBench({ iterations: quick ? 20 : 60 }) },
   { name: 'embedding', run: (options) => embeddingBench(options) },
+  { name: 'pdf', run: (options) => pdfBench(options) },
   { name: 'ingest-formats', run: ({ quick }) => ingestFormatsBench({ quick }) },
   { name: 'search', run: (options) => searchBench(options) },
   { name: 'agent', run: (options) => agentBench(options) },

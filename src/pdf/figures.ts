@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { encode } from 'fast-png';
 import type { ImagePlacement, TextBlock } from './layout-types.js';
 import type { DecodedImage } from './page-content.js';
+import { encodePng, type Pixels } from './png.js';
 
 export interface FigureLimits {
   /** Smallest painted side, in points; smaller images are icons, bullets or rules. */
@@ -125,19 +125,12 @@ export class FigureCollector {
     this.#pixelsLeft -= pixels.width * pixels.height;
     if (this.#pixelsLeft < 0) return null;
     this.#encoded.set(hash, {
-      png: encode({ ...pixels, depth: 8 }),
+      png: encodePng(pixels),
       width: pixels.width,
       height: pixels.height,
     });
     return hash;
   }
-}
-
-interface Pixels {
-  width: number;
-  height: number;
-  channels: number;
-  data: Uint8Array;
 }
 
 /** pdf.js image data as 8-bit gray/RGB/RGBA, box-filtered down to `maxSide` pixels. */

@@ -4,6 +4,7 @@ import type { ParsedDocument } from '../ports/pdf-extractor.js';
 import { buildBlocks } from './blocks.js';
 import { buildChunks, type ChunkSizes, defaultChunkSizes } from './chunker.js';
 import { defaultFigureLimits, FigureCollector, type FigureLimits, placeFigures } from './figures.js';
+import { hasRoomForFigure } from './free-space.js';
 import { bodyStyleOf } from './headings.js';
 import { surveyImages } from './image-survey.js';
 import type { TextLine } from './layout-types.js';
@@ -92,14 +93,15 @@ export async function parseDocument(
       const page = await document.getPage(number);
       try {
         const text = await readPageText(pdfjs, page);
+        const lines = buildLines(removeLineNumbers(text.runs), number);
         pages.push({
           page: number,
           width: text.width,
           height: text.height,
-          lines: buildLines(removeLineNumbers(text.runs), number),
+          lines,
           rotatedText: text.rotatedText,
         });
-        if (wantImages && !figures.exhausted) {
+        if (wantImages && !figures.exhausted && mayShowFigure(lines, text)) {
           const placements = await readImagePlacements(pdfjs, page);
           await figures.addPage(number, text, placements, (id) => readImagePixels(page, id));
         }
@@ -156,6 +158,18 @@ function assemble(
       return { id, page, number, width, height, png, ...(caption ? { caption } : {}) };
     }),
   };
+}
+
+/**
+ * Whether to build the page's operator list to look for images: when a line starts a figure caption,
+ * or when the text leaves an empty square of an inch somewhere (a page filled with text has no
+ * uncaptioned figure). On the shared PDFs this skips 0–75% of the pages of papers with figures and
+ * misses none of their figures.
+ */
+function mayShowFigure(lines: TextLine[], page: { width: number; height: number }): boolean {
+  return (
+    lines.some((line) => /^(?:fig(?:ure)?\.?)\s*\d/i.test(line.text)) || hasRoomForFigure(lines, page, 72)
+  );
 }
 
 function openingError(error: unknown): AppError {

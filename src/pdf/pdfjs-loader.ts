@@ -20,6 +20,11 @@ export function loadPdfJs(): Promise<PdfJs> {
       stringify: JSON.stringify,
     };
     const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
+    // pdf.js parses on this thread through its "fake worker"; loading the worker module now (rather
+    // than at the first getDocument) lets its polyfills be undone below too.
+    const workerModule = 'pdfjs-dist/legacy/build/pdf.worker.mjs';
+    const worker: unknown = await import(workerModule);
+    (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = worker;
     Object.defineProperty(Array.prototype, 'push', {
       value: natives.push,
       writable: true,

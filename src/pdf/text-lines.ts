@@ -82,6 +82,7 @@ function mergeSegments(segments: Segment[], columnGapEm: number): Segment[] {
 }
 
 function isNumbering(segment: Segment): boolean {
+  if (segment.runs.length > 2) return false;
   const text = segment.runs
     .map((run) => run.text)
     .join('')
