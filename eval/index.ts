@@ -1,3 +1,4 @@
+import { agentEval } from './agent.eval.js';
 import { pdfQaEval } from './pdf-qa.eval.js';
 import { searchEval } from './search.eval.js';
 
@@ -19,4 +20,5 @@ export interface Evaluation {
 export const evaluations: Evaluation[] = [
   { name: 'pdf-qa', run: (options) => pdfQaEval(options) },
   { name: 'search', run: (options) => searchEval(options) },
+  { name: 'agent', run: (options) => agentEval(options) },
 ];

@@ -207,6 +207,8 @@ export async function createContainer(
       projects: projectService,
       search: federation.search,
       literatureMap: federation.papers,
+      fullText: documents.fullText,
+      library: documents.library,
     }),
   };
 

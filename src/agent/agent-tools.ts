@@ -110,7 +110,12 @@ export function createAgentTools(
         (args) => `Searching your projects: ${args.query}`,
         async (args, context) => {
           const papers = await withDeadline(
-            () => searchLibrary(projects, context.tenantId, args.query, { limit: 5 }),
+            (signal) =>
+              searchLibrary(projects, context.tenantId, args.query, {
+                limit: 5,
+                signal,
+                ...(fullText ? { fullText } : {}),
+              }),
             context.timeoutMs,
             context.signal,
             'search_my_library',

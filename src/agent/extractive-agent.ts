@@ -14,6 +14,7 @@ import { deriveKeywords } from './keywords.js';
 import { plainLine } from './markdown-text.js';
 import {
   figureUrls,
+  type OpeningCache,
   readForQuestion,
   searchLibrary,
   searchWithRelaxation,
@@ -49,6 +50,8 @@ export interface ExtractiveAgentOptions {
 export class ExtractiveAgent implements ResearchAgent {
   private readonly maxPapers: number;
   private readonly maxDocuments: number;
+  /** Openings of stored PDFs without an abstract, for ranking the caller's projects. */
+  private readonly openings: OpeningCache = new Map();
 
   constructor(
     private readonly tools: ResearchTools,
@@ -78,12 +81,17 @@ export class ExtractiveAgent implements ResearchAgent {
     const [library, found] = await Promise.all([
       this.tools.projects
         ? withDeadline(
-            () =>
+            (inner) =>
               searchLibrary(
                 this.tools.projects as NonNullable<ResearchTools['projects']>,
                 request.tenantId,
                 question,
-                { limit: 3 },
+                {
+                  limit: 3,
+                  openings: this.openings,
+                  signal: inner,
+                  ...(this.tools.fullText ? { fullText: this.tools.fullText } : {}),
+                },
               ),
             budgets.toolTimeoutMs,
             signal,
