@@ -72,6 +72,7 @@ describe('SearchService', () => {
       should: [{ text: 'quantum' }, { text: 'gravity' }, { text: 'banana' }],
     });
     expect(result.papers.map((record) => record.title)).toEqual(['Partial match']);
+    expect(result.scores).toEqual([10]);
     expect(result.hint).toContain('No papers contain every keyword (quantum, gravity, banana)');
   });
 

@@ -150,6 +150,7 @@ function toResult(
     nextOffset: more ? end : null,
     hint: hintFor(kind, request, page, { ...context, more, end }),
     sources: [{ source: 'index', status: 'ok', count: papers.length }],
+    scores: page.scores,
   };
 }
 

@@ -257,7 +257,7 @@ describe('year filters on the ingested corpora', () => {
   it('run inside MATCH, with the full-text table as the outer loop of every plan (no FTS5 cliff)', () => {
     const index = test.container.stores.index as SqlitePaperIndex;
     const filtered = query({ startYear: 2018, endYear: 2019 });
-    expect(index.matchExpressionFor(filtered)).toContain('facets : ("y2018" OR "y2019")');
+    expect(index.matchExpressionFor(filtered)).toContain('("zzy2018" OR "zzy2019")');
     for (const sort of ['relevance', 'cited_by_count', 'publication_date'] as const) {
       const plan = index.queryPlan({ ...filtered, sort });
       expect(plan[0], plan.join(' / ')).toMatch(/^SCAN papers_fts VIRTUAL TABLE/);

@@ -15,7 +15,8 @@ export const defaultTokenizer = 'porter unicode61 remove_diacritics 2';
  * - `paper_keys`: 48-bit hashes of identity keys → paper (hash collisions are checked on read);
  * - `papers_fts`: contentless FTS5 (the text lives once, in `paper_records`), with delete support, and
  *   a `facets` column of filter tokens (kind, year, reviewed) so filters run inside MATCH;
- * - `paper_years`: how many records each year has (year filters expand to the years that exist).
+ * - `facet_counts`: how many records carry each facet token (kind, year, reviewed): filters expand
+ *   to the years that exist and are written on their cheaper side (see fts-expression.ts).
  */
 const steps: Array<(db: Database.Database, options: { tokenizer: string }) => void> = [
   (db, { tokenizer }) => {
@@ -36,7 +37,7 @@ const steps: Array<(db: Database.Database, options: { tokenizer: string }) => vo
         paper_id INTEGER NOT NULL,
         PRIMARY KEY (hash, paper_id)
       ) WITHOUT ROWID;
-      CREATE TABLE paper_years (year INTEGER PRIMARY KEY, records INTEGER NOT NULL) WITHOUT ROWID;
+      CREATE TABLE facet_counts (token TEXT PRIMARY KEY, records INTEGER NOT NULL) WITHOUT ROWID;
       CREATE TABLE index_settings (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
     `);
     db.prepare(

@@ -6,14 +6,7 @@ import { identityKeys, type Paper } from '../../domain/paper.js';
 import { identifiersConflict, unitePapers } from '../../domain/paper-union.js';
 import { isPatent, isPeerReviewed } from '../../domain/peer-review.js';
 import type { IndexKind, IndexPage, IndexQuery, PaperIndex, UpsertSummary } from '../../ports/paper-index.js';
-import {
-  clauseProbe,
-  facetText,
-  filterExpression,
-  matchExpression,
-  quoteClause,
-  userExpression,
-} from './fts-expression.js';
+import { facetsOf, filterParts, matchExpression, quoteClause, userExpression } from './fts-expression.js';
 import { openSqlite } from './open-sqlite.js';
 import { defaultTokenizer, migratePaperIndex } from './paper-index-migrations.js';
 import { PaperRecordBlocks, type RecordLocation } from './paper-record-blocks.js';
@@ -89,7 +82,7 @@ export class SqlitePaperIndex implements PaperIndex {
   private readonly statements;
   /** Document frequency (capped at the budget + 1) of each probed clause; cleared when the data changes. */
   private readonly frequencies = new Map<string, number>();
-  private knownYears: number[] | null = null;
+  private facetCounts: Map<string, number> | null = null;
   private dataVersion = -1;
   private readonly records: PaperRecordBlocks;
   /** The id the next new record gets (set under the write lock of each upsert). */
@@ -119,10 +112,10 @@ export class SqlitePaperIndex implements PaperIndex {
       insertKey: db.prepare('INSERT OR IGNORE INTO paper_keys (hash, paper_id) VALUES (?, ?)'),
       deleteKey: db.prepare('DELETE FROM paper_keys WHERE hash = ? AND paper_id = ?'),
       idsOfKey: db.prepare('SELECT paper_id FROM paper_keys WHERE hash = ?').pluck(),
-      addYear: db.prepare(
-        'INSERT INTO paper_years (year, records) VALUES (?, ?) ON CONFLICT (year) DO UPDATE SET records = records + excluded.records',
+      countFacet: db.prepare(
+        'INSERT INTO facet_counts (token, records) VALUES (?, ?) ON CONFLICT (token) DO UPDATE SET records = records + excluded.records',
       ),
-      years: db.prepare('SELECT year FROM paper_years WHERE records > 0 ORDER BY year').pluck(),
+      facetCounts: db.prepare('SELECT token, records FROM facet_counts WHERE records > 0').raw(),
       counts: db.prepare('SELECT kind, count(*) AS n FROM papers GROUP BY kind'),
       probe: db
         .prepare('SELECT count(*) FROM (SELECT 1 FROM papers_fts WHERE papers_fts MATCH ? LIMIT ?)')
@@ -187,12 +180,12 @@ export class SqlitePaperIndex implements PaperIndex {
     const must = unique(query.must.map(quoteClause));
     const should = unique(query.should.map(quoteClause)).filter((clause) => !must.includes(clause));
     if (must.length === 0 && should.length === 0) return null;
-    const filters = filterExpression({
+    const filters = filterParts({
       kind: query.kind,
       peerReviewedOnly: query.peerReviewedOnly,
       startYear: query.startYear,
       endYear: query.endYear,
-      knownYears: this.years(),
+      counts: this.counts(),
     });
     if (filters === null) return null;
     const candidates = must.length > 0 ? should : this.selectiveClauses(should);
@@ -317,7 +310,7 @@ export class SqlitePaperIndex implements PaperIndex {
       return;
     }
     this.statements.deleteFts.run(id);
-    this.statements.addYear.run(paperRow(current)[1] ?? 0, -1);
+    this.countFacets(current, -1);
     const location = this.statements.location.get(id) as RecordLocation | undefined;
     if (location) this.records.release(location);
     if (options.deleteRow) this.statements.deletePaper.run(id);
@@ -329,7 +322,7 @@ export class SqlitePaperIndex implements PaperIndex {
       const row = paperRow(paper);
       this.statements.putPaper.run(id, ...row, location.block, location.slot);
       this.statements.insertFts.run(id, ...ftsRow(paper));
-      this.statements.addYear.run(row[1] ?? 0, 1);
+      this.countFacets(paper, 1);
     }
   }
 
@@ -343,7 +336,7 @@ export class SqlitePaperIndex implements PaperIndex {
     const frequency = (clause: string) => {
       let value = this.frequencies.get(clause);
       if (value === undefined) {
-        value = this.statements.probe.get(clauseProbe(clause), cap) as number;
+        value = this.statements.probe.get(clause, cap) as number;
         if (this.frequencies.size > 50_000) this.frequencies.clear();
         this.frequencies.set(clause, value);
       }
@@ -362,9 +355,14 @@ export class SqlitePaperIndex implements PaperIndex {
     return chosen.length === should.length ? should : chosen;
   }
 
-  private years(): number[] {
-    this.knownYears ??= this.statements.years.all() as number[];
-    return this.knownYears;
+  /** Records per facet token (cached until the data changes). */
+  private counts(): Map<string, number> {
+    this.facetCounts ??= new Map(this.statements.facetCounts.all() as Array<[string, number]>);
+    return this.facetCounts;
+  }
+
+  private countFacets(paper: Paper, change: 1 | -1): void {
+    for (const token of facetsFor(paper)) this.statements.countFacet.run(token, change);
   }
 
   /** Another connection (an ingest) committed: cached years and frequencies are stale. */
@@ -377,7 +375,7 @@ export class SqlitePaperIndex implements PaperIndex {
   }
 
   private forgetCaches(): void {
-    this.knownYears = null;
+    this.facetCounts = null;
     this.frequencies.clear();
     this.records.reset();
   }
@@ -413,9 +411,14 @@ function paperRow(paper: Paper): [number, number | null, string | null, number |
   ];
 }
 
+/** The facet tokens of a record (kind, year, reviewed). */
+function facetsFor(paper: Paper): string[] {
+  const [kind, year, , , reviewed] = paperRow(paper);
+  return facetsOf(kind === kindCodes.patent ? 'patent' : 'paper', year, reviewed === 1);
+}
+
 /** title, abstract, authors, venue, extra (identifiers, assignees), facets. */
 function ftsRow(paper: Paper): string[] {
-  const [kind, year, , , reviewed] = paperRow(paper);
   const ids = paper.identifiers ?? {};
   const patentNumber = paper.patent_number ?? ids.patent_number ?? null;
   const extra = [
@@ -435,6 +438,6 @@ function ftsRow(paper: Paper): string[] {
     paper.authors.join('; '),
     paper.venue ?? '',
     extra.join(' ; '),
-    facetText(kind === kindCodes.patent ? 'patent' : 'paper', year, reviewed === 1),
+    facetsFor(paper).join(' '),
   ];
 }
