@@ -34,9 +34,10 @@ describe('generative_mode without a chat model (extractive answers)', () => {
   it('adds to each record the abstract sentences that answer the query, cited to its url', async () => {
     const records = await search(app, { query, generative_mode: 'true' });
     const first = records.find((record) => record.url === dotat);
-    expect(first?.answer).toBe(
-      `Experiments on the ACE2005 dataset show that DoTAT can reduce the event annotation time by 19.7% compared with existing annotation tools. [Lin et al., 2022](${dotat})`,
+    expect(first?.answer).toContain(
+      'Experiments on the ACE2005 dataset show that DoTAT can reduce the event annotation time by 19.7% compared with existing annotation tools.',
     );
+    expect(first?.answer?.endsWith(` [Lin et al., 2022](${dotat})`)).toBe(true);
     expect(
       records.every(
         (record) => typeof record.answer === 'string' && record.answer.includes(`](${record.url})`),
