@@ -248,7 +248,10 @@ export async function createContainer(
  */
 export async function openPaperIndex(config: Config): Promise<PaperIndex> {
   const path = config.search.indexPath ?? join(resolve(config.storage.dataDir), 'index.db');
-  return createSqlitePaperIndex(resolve(path), { mmapBytes: config.search.mmapMb * 1024 * 1024 });
+  return createSqlitePaperIndex(resolve(path), {
+    mmapBytes: config.search.mmapMb * 1024 * 1024,
+    searchThreads: config.search.threads,
+  });
 }
 
 /**

@@ -1,16 +1,19 @@
 import { hash } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import { Piscina } from 'piscina';
 import { AppError } from '../../domain/errors.js';
 import { normalizeTitle } from '../../domain/identifiers.js';
 import { identityKeys, type Paper } from '../../domain/paper.js';
 import { identifiersConflict, unitePapers } from '../../domain/paper-union.js';
 import { isPatent, isPeerReviewed } from '../../domain/peer-review.js';
+import { workerModule } from '../../platform/worker-file.js';
 import type { IndexKind, IndexPage, IndexQuery, PaperIndex, UpsertSummary } from '../../ports/paper-index.js';
 import { facetsOf, filterParts, matchExpression, quoteClause, userExpression } from './fts-expression.js';
 import { openSqlite } from './open-sqlite.js';
 import { defaultTokenizer, migratePaperIndex } from './paper-index-migrations.js';
 import { PaperRecordBlocks, type RecordLocation } from './paper-record-blocks.js';
 import { recordJson } from './paper-record-codec.js';
+import type { SearchWorkerData } from './sqlite-search-worker.js';
 
 /** BM25 weight of each text column (the `facets` column always weighs 0). */
 export interface FieldWeights {
@@ -43,6 +46,11 @@ export interface SqlitePaperIndexOptions {
   countCap?: number;
   /** Bytes of the file SQLite may memory-map for reads (default 2 GiB; 0 turns it off). */
   mmapBytes?: number;
+  /**
+   * Worker threads that run searches on read-only connections of their own, so that a search over
+   * a large index never blocks the event loop (default 0: searches run inline).
+   */
+  searchThreads?: number;
 }
 
 /** Opens (creating and migrating when needed) the index file at `path`. */
@@ -56,7 +64,19 @@ export async function createSqlitePaperIndex(
     db.pragma(`mmap_size = ${Math.max(0, Math.floor(mmap))}`);
     db.pragma('cache_size = -65536');
     migratePaperIndex(db, { tokenizer: options.tokenizer ?? defaultTokenizer });
-    return new SqlitePaperIndex(db, options);
+    const { searchThreads = 0, ...readerOptions } = options;
+    const pool =
+      searchThreads > 0
+        ? new Piscina<IndexQuery, IndexPage>({
+            ...workerModule(new URL('./sqlite-search-worker.js', import.meta.url)),
+            workerData: { path, options: readerOptions } satisfies SearchWorkerData,
+            minThreads: 0,
+            maxThreads: searchThreads,
+            idleTimeout: 60_000,
+            atomics: 'disabled',
+          })
+        : undefined;
+    return new SqlitePaperIndex(db, readerOptions, pool);
   } catch (error) {
     db.close();
     throw error;
@@ -91,6 +111,7 @@ export class SqlitePaperIndex implements PaperIndex {
   constructor(
     private readonly db: Database.Database,
     options: SqlitePaperIndexOptions = {},
+    private readonly pool?: Piscina<IndexQuery, IndexPage>,
   ) {
     this.records = new PaperRecordBlocks(db);
     this.weights = options.weights ?? defaultFieldWeights;
@@ -157,6 +178,7 @@ export class SqlitePaperIndex implements PaperIndex {
   }
 
   async search(query: IndexQuery): Promise<IndexPage> {
+    if (this.pool) return this.pool.run(query);
     const expression = this.matchExpressionFor(query);
     if (expression === null) return { papers: [], scores: [], total: 0, totalIsExact: true };
     const rows = this.statementFor(query.sort).all(expression, query.limit, query.offset) as PageRow[];
@@ -229,6 +251,7 @@ export class SqlitePaperIndex implements PaperIndex {
   }
 
   async close(): Promise<void> {
+    await this.pool?.destroy();
     if (this.db.open) this.db.close();
   }
 

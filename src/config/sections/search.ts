@@ -11,6 +11,11 @@ export const searchSection = {
     description:
       'How long an identical search is answered from the cache, in seconds (0 turns the search cache off).',
   }),
+  threads: envVar('ALEXANDRIA_SEARCH_THREADS', nonNegativeInt, {
+    default: '2',
+    description:
+      'Worker threads that run index searches off the event loop, each with its own read-only connection (0 runs them inline).',
+  }),
   mmapMb: envVar('ALEXANDRIA_INDEX_MMAP_MB', nonNegativeInt, {
     default: '2048',
     description:
