@@ -53,6 +53,15 @@ function aclPapers(count: number): Paper[] {
     }));
 }
 
+/** A loopback port nobody listens on right now. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
 let t: TestApp;
 let pdfServer: Server;
 let pdfOrigin: string;
@@ -64,19 +73,27 @@ let page: Page;
 describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
   beforeAll(async () => {
     webDir = await buildWebUi();
-    const pdf = readFileSync(join(sharedData, 'pdfs', 'beyond_summarization_2304.02623v1.pdf'));
-    pdfServer = createServer((_request, response) => {
-      response.writeHead(200, { 'content-type': 'application/pdf' });
+    const pdfs: Record<string, Buffer> = {
+      '/beyond.pdf': readFileSync(join(sharedData, 'pdfs', 'beyond_summarization_2304.02623v1.pdf')),
+      '/pasa.pdf': readFileSync(join(sharedData, 'pdfs', 'pasa_2501.10120.pdf')),
+    };
+    pdfServer = createServer((request, response) => {
+      const pdf = pdfs[request.url ?? ''];
+      response.writeHead(pdf ? 200 : 404, { 'content-type': 'application/pdf' });
       response.end(pdf);
     });
     await new Promise<void>((resolve) => pdfServer.listen(0, '127.0.0.1', resolve));
     pdfOrigin = `http://127.0.0.1:${(pdfServer.address() as AddressInfo).port}`;
     // The reader fetches the PDF url from a loopback server: opened for this test only.
+    // Figure links are absolute (ALEXANDRIA_PUBLIC_URL), so the service must know its address first.
+    const port = await freePort();
+    baseUrl = `http://127.0.0.1:${port}`;
     t = await createTestApp({
       ALEXANDRIA_WEB_DIR: webDir,
       ALEXANDRIA_FETCH_ALLOW_PRIVATE_RANGES: '127.0.0.1/32',
+      ALEXANDRIA_PUBLIC_URL: baseUrl,
     });
-    baseUrl = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    await t.app.listen({ host: '127.0.0.1', port });
     browser = await launchBrowser();
     page = await browser.newPage();
   });
@@ -169,6 +186,29 @@ describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
     await page.keyboard.press('ArrowLeft');
     await expect.poll(() => position.textContent()).toBe(`Chunk 1 of ${total}`);
 
+    // Figures render inline, from the service's signed figure links (PaSa has figures).
+    const figureRef = `PDF_URL:${pdfOrigin}/pasa.pdf`;
+    let figureChunk = 0;
+    for (let chunk = 1, chunks = 1; chunk <= chunks && figureChunk === 0; chunk++) {
+      const read = await t.app.inject({
+        method: 'GET',
+        url: `/api/fulltext?pdf_id=${encodeURIComponent(figureRef)}&chunk=${chunk}`,
+        headers: withKey(t.key),
+      });
+      chunks = read.json().total_chunk_num;
+      if (read.json().chunks[0].img_mds.length > 0) figureChunk = chunk;
+    }
+    expect(figureChunk).toBeGreaterThan(0);
+    await page.goto(`${baseUrl}/#/read?pdf=${encodeURIComponent(figureRef)}&chunk=${figureChunk}`);
+    const figure = page.locator('.chunk figure img').first();
+    await figure.waitFor({ timeout: 60_000 });
+    await expect
+      .poll(() => figure.evaluate((image: HTMLImageElement) => image.naturalWidth))
+      .toBeGreaterThan(50);
+    await screenshot(page, '03b-reader-figure');
+    await page.goBack();
+    await expect.poll(() => position.textContent()).toBe(`Chunk 1 of ${total}`);
+
     await page
       .getByLabel('Ask this paper a question')
       .fill('What are the three components for AI support design?');
@@ -222,6 +262,21 @@ describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
       'DoTAT: A Domain-oriented Text Annotation Tool',
     ]);
 
+    // Upload a PDF, and add a paper by identifier (found in the index, its PDF fetched).
+    await page
+      .getByLabel('Upload a PDF')
+      .setInputFiles(join(sharedData, 'pdfs', 'immunology_editorial_imm13445.pdf'));
+    await expect
+      .poll(() => page.getByRole('status').first().textContent(), { timeout: 60_000 })
+      .toMatch(/^Uploaded “/);
+    await page.getByLabel('Add by identifier or PDF url').fill('ARXIV:2304.02623');
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await expect
+      .poll(() => page.getByRole('status').first().textContent(), { timeout: 60_000 })
+      .toContain('Added “Beyond Summarization');
+    await expect.poll(() => page.locator('.project .paper').count()).toBe(3);
+    await screenshot(page, '05b-project-added');
+
     const [download] = await Promise.all([
       page.waitForEvent('download'),
       page.getByRole('button', { name: 'BibTeX', exact: true }).click(),
@@ -230,6 +285,7 @@ describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
     const file = await readFile((await download.path()) as string, 'utf8');
     expect(file).toContain('@inproceedings{Lin2022DoTAT,');
     expect(file).toContain('doi = {10.18653/v1/2022.acl-demo.1}');
+    expect(file).toContain('title = {Beyond {Summarization}: Designing {AI} {Support}');
   });
 
   it('streams a research answer in the chat with its progress and clickable citations', async () => {
