@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { OnnxEmbeddingModel } from '../src/adapters/embeddings/onnx-embedding-model.js';
 import { loadConfig } from '../src/config/load-config.js';
 import { PdfjsExtractor } from '../src/pdf/pdfjs-extractor.js';
-import { type FusionOptions, fuseScores, type RankMode } from '../src/services/question/fusion.js';
+import {
+  defaultFusion,
+  type FusionOptions,
+  fuseScores,
+  type RankMode,
+} from '../src/services/question/fusion.js';
 import {
   defaultPassageSizes,
   type PassageScores,
@@ -21,7 +26,14 @@ const sharedData = join(import.meta.dirname, '..', '..', 'shared', 'data');
 interface PdfQuestion {
   pdf_file: string;
   question: string;
+  ideal: string;
+  distractors: string[];
   key_passage: string;
+}
+
+/** The question as LitQA2 poses it to a model: followed by its answer options (sorted, so the right one has no fixed place). */
+function withOptions(question: PdfQuestion): string {
+  return `${question.question} Options: ${[question.ideal, ...question.distractors].sort().join('; ')}.`;
 }
 
 /** A fusion setting under test: a mode, and for hybrid the fusion method and dense weight. */
@@ -52,7 +64,7 @@ const settings: Setting[] = [
  * (`containsPassage`: ≥ 80% of its word trigrams). (2) A bigger proxy to choose the fusion weight:
  * SciFact claims over synthetic documents of same-topic abstracts (`loadSciFactDocuments`). Every
  * fusion setting is scored on the same passage scores. `PDF_QA_PASSAGE_TOKENS=64,128,192` also
- * sweeps the passage size.
+ * sweeps the passage size, `PDF_QA_SECTION_CONTEXT=on,off` the section headings in passages.
  */
 export async function pdfQaEval(options: { quick: boolean }): Promise<EvalReport> {
   const config = loadConfig();
@@ -84,29 +96,37 @@ export async function pdfQaEval(options: { quick: boolean }): Promise<EvalReport
       });
     }
     const scifact = loadSciFactDocuments(join(sharedData, 'eval', 'scifact'), {
-      claims: options.quick ? 60 : 300,
+      claims: Number(process.env.PDF_QA_CLAIMS ?? (options.quick ? 60 : 300)),
       distractors: 7,
     });
-    const sizes = (process.env.PDF_QA_PASSAGE_TOKENS ?? String(defaultPassageSizes.targetTokens))
+    const variants = (process.env.PDF_QA_PASSAGE_TOKENS ?? String(defaultPassageSizes.targetTokens))
       .split(',')
-      .map(Number);
+      .flatMap((tokens) =>
+        (process.env.PDF_QA_SECTION_CONTEXT ?? 'on')
+          .split(',')
+          .map((context) => ({ targetTokens: Number(tokens), sectionContext: context !== 'off' })),
+      );
     const metrics: EvalReport['metrics'] = {};
     const summary: string[] = [];
-    for (const targetTokens of sizes) {
-      const ranker = new QuestionRanker({ model, passages: { targetTokens } });
+    for (const { targetTokens, sectionContext } of variants) {
+      const ranker = new QuestionRanker({ model, passages: { targetTokens, sectionContext } });
       const litqaScores: PassageScores[] = [];
+      const litqaOptionScores: PassageScores[] = [];
       for (const question of questions) {
         const pdf = pdfs.get(question.pdf_file) as { key: string; chunks: string[] };
-        litqaScores.push(
-          await ranker.passageScores({
-            documentKey: pdf.key,
-            chunks: pdf.chunks,
-            question: question.question,
-          }),
-        );
+        const request = { documentKey: pdf.key, chunks: pdf.chunks };
+        litqaScores.push(await ranker.passageScores({ ...request, question: question.question }));
+        litqaOptionScores.push(await ranker.passageScores({ ...request, question: withOptions(question) }));
       }
       const scifactScores: PassageScores[] = [];
       for (const document of scifact) {
+        if (scifactScores.length % 25 === 0) {
+          // Progress on stderr, and the vectors so far on disk: a full run embeds for minutes.
+          console.error(
+            `pdf-qa: ${targetTokens}-token passages, SciFact document ${scifactScores.length}/${scifact.length}`,
+          );
+          model.save();
+        }
         scifactScores.push(
           await ranker.passageScores({
             documentKey: `scifact:${document.claimId}`,
@@ -115,13 +135,18 @@ export async function pdfQaEval(options: { quick: boolean }): Promise<EvalReport
           }),
         );
       }
-      summary.push(`passages of ${targetTokens} tokens (1 sentence overlap):`);
+      summary.push(
+        `passages of ${targetTokens} tokens (1 sentence overlap), section headings ${sectionContext ? 'in front' : 'as sentences'}:`,
+      );
       for (const setting of settings) {
-        const litqaHits = questions.filter((question, index) => {
-          const top = topChunk(litqaScores[index] as PassageScores, setting);
-          const chunks = pdfs.get(question.pdf_file)?.chunks ?? [];
-          return containsPassage(chunks[top.index] ?? '', question.key_passage);
-        }).length;
+        const litqaHitsOf = (scores: PassageScores[]) =>
+          questions.filter((question, index) => {
+            const top = topChunk(scores[index] as PassageScores, setting);
+            const chunks = pdfs.get(question.pdf_file)?.chunks ?? [];
+            return containsPassage(chunks[top.index] ?? '', question.key_passage);
+          }).length;
+        const litqaHits = litqaHitsOf(litqaScores);
+        const litqaOptionHits = litqaHitsOf(litqaOptionScores);
         let chunkHits = 0;
         let passageHits = 0;
         scifact.forEach((document, index) => {
@@ -134,12 +159,16 @@ export async function pdfQaEval(options: { quick: boolean }): Promise<EvalReport
         const chunkRate = chunkHits / scifact.length;
         const passageRate = passageHits / scifact.length;
         summary.push(
-          `  ${setting.label.padEnd(14)} LitQA2-PDF ${litqaHits}/${questions.length}  SciFact-docs chunk@1 ${chunkRate.toFixed(3)} passage@1 ${passageRate.toFixed(3)}`,
+          `  ${setting.label.padEnd(14)} LitQA2-PDF ${litqaHits}/${questions.length} (with options ${litqaOptionHits}/${questions.length})  SciFact-docs chunk@1 ${chunkRate.toFixed(3)} passage@1 ${passageRate.toFixed(3)}`,
         );
-        const isDefault = targetTokens === defaultPassageSizes.targetTokens;
-        if (isDefault && ['dense', 'bm25', 'convex w=0.5'].includes(setting.label)) {
+        const isDefault =
+          targetTokens === defaultPassageSizes.targetTokens &&
+          sectionContext === (defaultPassageSizes.sectionContext ?? true);
+        const defaultLabel = `${defaultFusion.method} w=${defaultFusion.weight}`;
+        if (isDefault && ['dense', 'bm25', defaultLabel].includes(setting.label)) {
           const name = setting.mode === 'hybrid' ? 'hybrid' : setting.mode;
           metrics[`litqa2-pdf top-1 hit ${name}`] = litqaRate;
+          metrics[`litqa2-pdf+options top-1 hit ${name}`] = litqaOptionHits / questions.length;
           metrics[`scifact-docs chunk@1 ${name}`] = chunkRate;
           metrics[`scifact-docs passage@1 ${name}`] = passageRate;
         }

@@ -1,3 +1,5 @@
+import { porterStem } from './porter-stemmer.js';
+
 /** BM25 parameters; the classic defaults (Robertson; Lucene/Pyserini use the same k1 0.9–1.2, b 0.4–0.75). */
 export interface Bm25Parameters {
   k1: number;
@@ -69,8 +71,9 @@ const stopwords = new Set(
 
 /**
  * Terms of a text: lower-cased, accents folded, split at anything not a letter or digit, stop
- * words dropped, and a light plural stemmer (Harman's S-stemmer) so "mutants" matches "mutant".
- * Mixed tokens such as "A456V", "Rev1" or "p53" stay whole (they are often the point of a question).
+ * words dropped, Porter-stemmed (as Lucene's English analyzer does: "resistant" matches
+ * "resistance"). Tokens with digits such as "A456V", "Rev1" or "p53" stay whole (they are often the
+ * point of a question).
  */
 export function analyze(text: string): string[] {
   const words =
@@ -88,10 +91,5 @@ export function analyze(text: string): string[] {
 }
 
 function stem(word: string): string {
-  if (word.length <= 3 || /\d/.test(word)) return word;
-  if (word.endsWith('ies') && !word.endsWith('eies') && !word.endsWith('aies'))
-    return `${word.slice(0, -3)}y`;
-  if (word.endsWith('es') && !/(?:aes|ees|oes)$/.test(word)) return word.slice(0, -1);
-  if (word.endsWith('s') && !/(?:us|ss)$/.test(word)) return word.slice(0, -1);
-  return word;
+  return /\d/.test(word) ? word : porterStem(word);
 }

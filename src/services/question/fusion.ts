@@ -13,10 +13,10 @@ export interface FusionOptions {
 }
 
 /**
- * The default, chosen by measurement (docs/decisions/0013-question-ranking.md): convex combination
- * with dense weight 0.5, best on SciFact-derived documents and on the LitQA2 PDF questions.
+ * The default, chosen by measurement (`npm run eval -- pdf-qa`; docs/decisions/0011-question-ranking.md):
+ * convex combination with dense weight 0.4.
  */
-export const defaultFusion: FusionOptions = { method: 'convex', weight: 0.5 };
+export const defaultFusion: FusionOptions = { method: 'convex', weight: 0.4 };
 
 /** One fused score per passage (higher is better). */
 export function fuseScores(

@@ -85,3 +85,28 @@ describe('splitPassages', () => {
     );
   });
 });
+
+describe('splitPassages with section headings', () => {
+  const sizes = { targetTokens: 40, maxTokens: 60, overlapSentences: 1 };
+  const body = (topic: string) =>
+    `${topic} was measured in three independent replicates with a calibrated assay and the results were consistent across all strains and all temperatures tested here.`;
+
+  it('starts a new window at a heading and puts the section heading in front of its passages', () => {
+    const chunks = [
+      `## Results\n\n### Growth in serum\n\n${body('Growth')}`,
+      // A run-in heading (no #, no final period) before a long paragraph, as PDFs give them.
+      `A. baumannii readily evolved resistance to ciprofloxacin\n\n${body('Resistance')}`,
+    ];
+    const passages = splitPassages(chunks, sizes, countWords);
+    expect(passages.map((passage) => passage.text.split('\n')[0])).toEqual([
+      'Results — Growth in serum',
+      'A. baumannii readily evolved resistance to ciprofloxacin',
+    ]);
+    for (const passage of passages) expect(countWords(passage.text)).toBeLessThanOrEqual(60);
+  });
+
+  it('keeps the heading in force across a chunk boundary', () => {
+    const passages = splitPassages([`## Methods\n\n${body('Binding')}`, body('Elution')], sizes, countWords);
+    expect(passages.at(-1)?.text).toMatch(/^Methods\nElution was measured/);
+  });
+});

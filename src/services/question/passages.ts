@@ -12,48 +12,79 @@ export interface PassageSizes {
   maxTokens: number;
   /** Sentences carried over from the end of one window into the next (context across the cut). */
   overlapSentences: number;
+  /**
+   * Section headings close windows and are put in front of their section's passages (default
+   * true); false treats a heading as one more sentence.
+   */
+  sectionContext?: boolean;
 }
 
 /**
  * Splits chunks into sentence windows: sentences are packed until `targetTokens`, the next window
- * repeats the last `overlapSentences` sentences, and a sentence longer than `maxTokens` is cut
- * between words. Headings, list items and paragraphs are sentence bounds; figure links are dropped
- * (they carry no text worth matching). `countTokens` is the model's own counter, so the limit holds
- * in the model's word pieces.
+ * repeats the last `overlapSentences` sentences, and a sentence longer than the limit is cut between
+ * words. A section heading (markdown `#`, or a short unpunctuated paragraph before a long one, as
+ * run-in headings come out of PDFs) closes the window, and the heading of the current section is
+ * put in front of each of its passages (`Heading\nsentences…`), so a passage keeps its context.
+ * Figure links are dropped. `countTokens` is the model's own counter, so the limit holds in the
+ * model's word pieces, heading included.
  */
 export function splitPassages(
   chunks: readonly string[],
   sizes: PassageSizes,
   countTokens: (text: string) => number,
 ): Passage[] {
-  const limit = Math.min(sizes.targetTokens, sizes.maxTokens);
   const passages: Passage[] = [];
+  // The section heading in force: it carries over into the next chunk until a new heading comes.
+  let heading: Sentence | undefined;
+  let headingClosed = true; // a body sentence followed the heading: the next heading replaces it
   chunks.forEach((chunk, chunkIndex) => {
-    const sentences = splitSentences(chunk).flatMap((sentence) =>
-      cutLongSentence(sentence, countTokens(sentence), sizes.maxTokens, countTokens),
-    );
-    let window: Array<{ text: string; tokens: number }> = [];
+    let window: Sentence[] = [];
     let fresh = 0; // sentences in the window that no earlier passage holds
-    // Joining sentences with a space never merges word pieces; +1 per join keeps a margin anyway.
-    const tokensOf = (items: typeof window) =>
-      items.reduce((sum, item) => sum + item.tokens, 0) + Math.max(0, items.length - 1);
     const emit = () => {
-      if (fresh > 0) passages.push({ chunk: chunkIndex, text: window.map((item) => item.text).join(' ') });
+      if (fresh > 0) {
+        const body = window.map((item) => item.text).join(' ');
+        passages.push({ chunk: chunkIndex, text: heading ? `${heading.text}\n${body}` : body });
+      }
       window = sizes.overlapSentences > 0 ? window.slice(-sizes.overlapSentences) : [];
       fresh = 0;
     };
-    for (const sentence of sentences) {
-      while (window.length > 0 && tokensOf([...window, sentence]) > sizes.maxTokens) {
+    for (const unit of sentenceUnits(chunk)) {
+      if (unit.heading && sizes.sectionContext !== false) {
         if (fresh > 0) emit();
-        else window.shift(); // only carried-over context left and no room: drop the oldest
+        window = [];
+        const text = heading && !headingClosed ? `${heading.text} — ${unit.text}` : unit.text;
+        const tokens = countTokens(text);
+        // A heading longer than a quarter of the limit would crowd out the text: it becomes a sentence.
+        heading = tokens <= sizes.maxTokens / 4 ? { text, tokens } : undefined;
+        headingClosed = false;
+        if (heading) continue;
       }
-      window.push(sentence);
-      fresh += 1;
-      if (tokensOf(window) >= limit) emit();
+      headingClosed = true;
+      // Joining with a space or newline never merges word pieces; +1 per join keeps a margin anyway.
+      const budget = sizes.maxTokens - (heading ? heading.tokens + 1 : 0);
+      const limit = Math.min(sizes.targetTokens, budget);
+      for (const sentence of cutLongSentence(unit.text, countTokens(unit.text), budget, countTokens)) {
+        while (window.length > 0 && tokensOf([...window, sentence]) > budget) {
+          if (fresh > 0) emit();
+          else window.shift(); // only carried-over context left and no room: drop the oldest
+        }
+        window.push(sentence);
+        fresh += 1;
+        if (tokensOf(window) >= limit) emit();
+      }
     }
     if (fresh > 0) emit();
   });
   return passages;
+}
+
+interface Sentence {
+  text: string;
+  tokens: number;
+}
+
+function tokensOf(items: readonly Sentence[]): number {
+  return items.reduce((sum, item) => sum + item.tokens, 0) + Math.max(0, items.length - 1);
 }
 
 /** Splits a sentence longer than `maxTokens` between words into pieces that fit. */
@@ -62,9 +93,9 @@ function cutLongSentence(
   tokens: number,
   maxTokens: number,
   countTokens: (text: string) => number,
-): Array<{ text: string; tokens: number }> {
+): Sentence[] {
   if (tokens <= maxTokens) return [{ text, tokens }];
-  const pieces: Array<{ text: string; tokens: number }> = [];
+  const pieces: Sentence[] = [];
   let current: string[] = [];
   let currentTokens = 0;
   for (const word of text.split(/\s+/)) {
@@ -92,35 +123,61 @@ const abbreviations = new Set(
   ),
 );
 
-/**
- * Sentences of a markdown chunk. Blank lines, headings and list items always break; inside a
- * paragraph a break needs `.`, `!` or `?` followed by a capital, digit or bracket, and not after an
- * abbreviation or a single capital letter ("E. coli", "J. Smith").
- */
+/** Sentences of a markdown chunk, as text (see `sentenceUnits`). */
 export function splitSentences(markdown: string): string[] {
+  return sentenceUnits(markdown).map((unit) => unit.text);
+}
+
+/**
+ * Sentences of a markdown chunk, headings marked. Blank lines, headings and list items always
+ * break; inside a paragraph a break needs `.`, `!` or `?` followed by a capital, digit or bracket,
+ * and not after an abbreviation or a single capital letter ("E. coli", "J. Smith"). A paragraph of
+ * at most 20 words with no final punctuation, followed by a paragraph of 20 words or more, counts as
+ * a heading (PDF run-in headings are rarely marked).
+ */
+export function sentenceUnits(markdown: string): Array<{ text: string; heading: boolean }> {
   const blocks = markdown
     .replace(/!\[[^\]]*\]\([^)]*\)/g, ' ')
     .split(/\n\s*\n|\n(?=\s*(?:#{1,6}\s|[-*+]\s|\d+[.)]\s))/)
-    .map((block) =>
-      block
-        .replace(/^#{1,6}\s+/, '')
+    .map((block) => ({
+      marked: /^\s*#{1,6}\s/.test(block),
+      text: block
+        .replace(/^\s*#{1,6}\s+/, '')
         .replace(/\s+/g, ' ')
         .trim(),
-    )
-    .filter((block) => block.length > 0);
-  const sentences: string[] = [];
-  for (const block of blocks) {
+    }))
+    .filter((block) => block.text.length > 0);
+  const units: Array<{ text: string; heading: boolean }> = [];
+  blocks.forEach((block, index) => {
+    const next = blocks[index + 1];
+    const words = block.text.split(' ').length;
+    const runIn =
+      !block.marked &&
+      words <= 20 &&
+      /^[\p{Lu}\d]/u.test(block.text) &&
+      !/[.!?:;,]$/.test(block.text) &&
+      !/^[-*+]\s/.test(block.text) &&
+      next !== undefined &&
+      !next.marked &&
+      next.text.split(' ').length >= 20;
+    if (block.marked || runIn) {
+      units.push({ text: block.text, heading: true });
+      return;
+    }
     let start = 0;
-    for (const match of block.matchAll(/[.!?]["')\]]*\s+(?=["'([]?[A-Z0-9])/g)) {
+    for (const match of block.text.matchAll(/[.!?]["')\]]*\s+(?=["'([]?[A-Z0-9])/g)) {
       const end = (match.index ?? 0) + match[0].length;
-      const before = block.slice(start, match.index ?? 0);
-      const lastWord = before.split(/\s+/).at(-1) ?? '';
+      const lastWord =
+        block.text
+          .slice(start, match.index ?? 0)
+          .split(/\s+/)
+          .at(-1) ?? '';
       if (abbreviations.has(lastWord.toLowerCase()) || /^[A-Z]$/.test(lastWord)) continue;
-      sentences.push(block.slice(start, end).trim());
+      units.push({ text: block.text.slice(start, end).trim(), heading: false });
       start = end;
     }
-    const rest = block.slice(start).trim();
-    if (rest.length > 0) sentences.push(rest);
-  }
-  return sentences;
+    const rest = block.text.slice(start).trim();
+    if (rest.length > 0) units.push({ text: rest, heading: false });
+  });
+  return units;
 }

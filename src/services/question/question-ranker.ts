@@ -20,10 +20,11 @@ export interface QuestionRankerOptions {
   onStoreError?: ((error: unknown) => void) | undefined;
 }
 
-/** Passage size chosen by measurement (docs/decisions/0013-question-ranking.md). */
+/** Passage size and section context chosen by measurement (docs/decisions/0011-question-ranking.md). */
 export const defaultPassageSizes: Omit<PassageSizes, 'maxTokens'> = {
   targetTokens: 128,
   overlapSentences: 1,
+  sectionContext: true,
 };
 
 export interface RankRequest {
@@ -60,7 +61,7 @@ interface PreparedDocument extends PassageVectors {
 }
 
 /** Bump when passage cutting changes: stored vectors of the old cut are then never read. */
-const passageFormatVersion = 1;
+const passageFormatVersion = 2;
 
 /**
  * Ranks a document's chunks for a question. Chunks are cut into sentence-window passages that fit
