@@ -155,8 +155,9 @@ export class ExtractiveAgent implements ResearchAgent {
         documents.map((source) =>
           withDeadline(
             (inner) =>
-              reader.ask(request.tenantId, source.paper.pdf_id as string, question, {
-                topK: 2,
+              readForQuestion(reader, request.tenantId, source.paper.pdf_id as string, question, {
+                topK: 3,
+                scanLimit: this.options.scanLimit ?? 80,
                 signal: inner,
               }),
             budgets.toolTimeoutMs,

@@ -15,7 +15,8 @@ export function tinyPdf(pages: string[][], title = 'Test document'): Uint8Array 
     const content = `BT /F1 10 Tf 14 TL 56 760 Td\n${text}\nET`;
     objects[pageId] =
       `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${pageId + 1} 0 R >>`;
-    objects[pageId + 1] = `<< /Length ${Buffer.byteLength(content, 'latin1')} >>\nstream\n${content}\nendstream`;
+    objects[pageId + 1] =
+      `<< /Length ${Buffer.byteLength(content, 'latin1')} >>\nstream\n${content}\nendstream`;
   });
   const infoId = objects.length;
   objects[infoId] = `<< /Title (${escapePdfText(title)}) /Producer (alexandria tests) >>`;
@@ -27,7 +28,8 @@ export function tinyPdf(pages: string[][], title = 'Test document'): Uint8Array 
   }
   const xrefOffset = Buffer.byteLength(body, 'latin1');
   body += `xref\n0 ${objects.length}\n0000000000 65535 f \n`;
-  for (let id = 1; id < objects.length; id += 1) body += `${String(offsets[id]).padStart(10, '0')} 00000 n \n`;
+  for (let id = 1; id < objects.length; id += 1)
+    body += `${String(offsets[id]).padStart(10, '0')} 00000 n \n`;
   body += `trailer\n<< /Size ${objects.length} /Root 1 0 R /Info ${infoId} 0 R >>\nstartxref\n${xrefOffset}\n%%EOF\n`;
   return new Uint8Array(Buffer.from(body, 'latin1'));
 }

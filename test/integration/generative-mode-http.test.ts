@@ -46,7 +46,9 @@ describe('generative_mode without a chat model (extractive answers)', () => {
   });
 
   it('adds nothing when generative_mode is false or absent', async () => {
-    for (const parameters of [{ query }, { query, generative_mode: 'false' }]) {
+    for (const parameters of [{ query }, { query, generative_mode: 'false' }] as Array<
+      Record<string, string>
+    >) {
       const records = await search(app, parameters);
       expect(records.length).toBeGreaterThan(0);
       expect(records.some((record) => 'answer' in record)).toBe(false);
