@@ -122,6 +122,7 @@ export async function createContainer(
     maxPages: config.pdf.maxPages,
     maxBytes: config.pdf.maxMb * 1024 * 1024,
     figurePixels: config.pdf.figureMegapixels * 1_000_000,
+    logger,
   });
   closers.push(() => pdf.close());
 

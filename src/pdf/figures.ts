@@ -164,20 +164,25 @@ function downscale(source: Pixels, factor: number): Pixels {
   const height = Math.floor(source.height / factor);
   const { channels } = source;
   const data = new Uint8Array(width * height * channels);
+  const rowLength = width * channels;
+  const sums = new Uint32Array(rowLength);
   const area = factor * factor;
+  // One pass over the source: each source row is added into the sums of its output row.
   for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      for (let channel = 0; channel < channels; channel++) {
-        let sum = 0;
-        for (let dy = 0; dy < factor; dy++) {
-          const row = (y * factor + dy) * source.width;
-          for (let dx = 0; dx < factor; dx++) {
-            sum += source.data[(row + x * factor + dx) * channels + channel] ?? 0;
-          }
+    sums.fill(0);
+    for (let dy = 0; dy < factor; dy++) {
+      const sourceRow = (y * factor + dy) * source.width * channels;
+      for (let x = 0; x < width; x++) {
+        const sourceStart = sourceRow + x * factor * channels;
+        const target = x * channels;
+        for (let offset = 0; offset < factor * channels; offset++) {
+          const sum = target + (offset % channels);
+          sums[sum] = (sums[sum] as number) + (source.data[sourceStart + offset] as number);
         }
-        data[(y * width + x) * channels + channel] = Math.round(sum / area);
       }
     }
+    const outputRow = y * rowLength;
+    for (let index = 0; index < rowLength; index++) data[outputRow + index] = (sums[index] as number) / area;
   }
   return { width, height, channels, data };
 }

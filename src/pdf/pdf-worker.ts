@@ -16,6 +16,11 @@ export type PdfTaskResult =
   | { ok: true; document: ParsedDocument }
   | { ok: false; code: ErrorCode; message: string };
 
+// pdf.js leaves some internal promises unobserved when a broken document makes it give up (font
+// and image loads of a page it no longer needs). Each parse reports its own outcome, so such a
+// rejection must not end the thread, let alone abort a neighbouring task.
+process.on('unhandledRejection', () => undefined);
+
 /** The piscina entry point: parses one PDF inside this worker thread. */
 export default async function parsePdfTask(task: PdfTask): Promise<PdfTaskResult> {
   try {

@@ -1,5 +1,6 @@
 import { Piscina } from 'piscina';
 import { AppError } from '../domain/errors.js';
+import type { Logger } from '../platform/logger.js';
 import { workerModule } from '../platform/worker-file.js';
 import type { ParsedDocument, PdfExtractOptions, PdfExtractor } from '../ports/pdf-extractor.js';
 import { defaultChunkSizes } from './chunker.js';
@@ -20,6 +21,8 @@ export interface PdfjsExtractorOptions {
   figurePixels: number;
   /** How long an idle worker stays alive (it keeps pdf.js loaded), in ms. */
   idleTimeoutMs?: number;
+  /** Told about a worker that failed between documents (the pool replaces it). */
+  logger?: Pick<Logger, 'warn'>;
 }
 
 /**
@@ -48,6 +51,10 @@ export class PdfjsExtractor implements PdfExtractor {
       idleTimeout: options.idleTimeoutMs ?? 60_000,
       atomics: 'disabled',
       resourceLimits: { maxOldGenerationSizeMb: options.memoryMb, stackSizeMb: 8 },
+    });
+    // A worker that fails while idle is reported here; without a listener the event would throw.
+    this.#pool.on('error', (error: unknown) => {
+      options.logger?.warn({ err: error }, 'a PDF worker thread failed between documents; it is replaced');
     });
   }
 

@@ -82,11 +82,12 @@ export function joinLines(lines: string[], vocabulary: Set<string>): string {
       continue;
     }
     // A URL broken at the line end continues on the next line ("https://doi." + "org/10.1111/…").
-    if (/(?:https?:\/\/|www\.)\S*[./_#?=&-]$/.test(text) && /^[\w./#%-]/.test(line)) {
+    if (/(?:https?:\/\/|www\.)\S*[./_#?=&-]$/.test(text.slice(-200)) && /^[\w./#%-]/.test(line)) {
       text += line;
       continue;
     }
-    const hyphenated = lineEndHyphen.exec(text);
+    // Only the end of the paragraph so far matters (and scanning it all again per line is quadratic).
+    const hyphenated = lineEndHyphen.exec(text.slice(-80));
     const next = lineStartWord.exec(line);
     if (hyphenated && text.endsWith('\u00ad') && next) {
       text = text.slice(0, -1) + line;
