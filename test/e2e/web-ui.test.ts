@@ -122,7 +122,9 @@ describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
     await page.goto(`${baseUrl}/`);
     await page.getByLabel('API key').fill('alx_not_a_key');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toContain('Invalid or revoked API key');
+    await expect
+      .poll(() => page.getByRole('alert').textContent(), { timeout: 30_000 })
+      .toContain('Invalid or revoked API key');
     await screenshot(page, '01-sign-in-refused');
     await page.getByLabel('API key').fill(t.key);
     await page.keyboard.press('Enter');
@@ -139,17 +141,25 @@ describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
     await page.getByLabel('Sort by').selectOption('relevance');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     const first = page.locator('.results .paper h3').first();
-    await expect.poll(() => first.textContent()).toBe('DoTAT: A Domain-oriented Text Annotation Tool');
+    await expect
+      .poll(() => first.textContent(), { timeout: 30_000 })
+      .toBe('DoTAT: A Domain-oriented Text Annotation Tool');
     expect(page.url()).toContain('q=annotation+tool');
     expect(page.url()).toContain('from=2022');
     await page.getByRole('button', { name: 'Show abstract' }).first().click();
-    await expect.poll(() => page.locator('.results .abstract p').first().textContent()).toContain('19.7%');
+    await expect
+      .poll(() => page.locator('.results .abstract p').first().textContent(), { timeout: 30_000 })
+      .toContain('19.7%');
     await screenshot(page, '02-search');
     await page.getByRole('button', { name: 'Next page' }).click();
-    await expect.poll(() => page.locator('p.status').first().textContent()).toContain('from 11');
+    await expect
+      .poll(() => page.locator('p.status').first().textContent(), { timeout: 30_000 })
+      .toContain('from 11');
     expect(await page.locator('.results .paper').count()).toBeGreaterThan(0);
     await page.goBack();
-    await expect.poll(() => first.textContent()).toBe('DoTAT: A Domain-oriented Text Annotation Tool');
+    await expect
+      .poll(() => first.textContent(), { timeout: 30_000 })
+      .toBe('DoTAT: A Domain-oriented Text Annotation Tool');
   });
 
   it('opens a result in the reader, pages it, asks it a question and files it in a project', async () => {
@@ -175,16 +185,16 @@ describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
     await card.getByRole('link', { name: 'Read full text' }).click();
 
     const position = page.locator('.chunk-nav span');
-    await expect.poll(() => position.textContent(), { timeout: 60_000 }).toMatch(/^Chunk 1 of \d+$/);
+    await expect.poll(() => position.textContent(), { timeout: 180_000 }).toMatch(/^Chunk 1 of \d+$/);
     const total = Number(/of (\d+)/.exec((await position.textContent()) ?? '')?.[1]);
     expect(total).toBeGreaterThan(1);
     expect(await page.locator('.chunk').textContent()).toContain('Beyond Summarization');
     await screenshot(page, '03-reader');
     await page.getByRole('button', { name: 'Next →' }).click();
-    await expect.poll(() => position.textContent()).toBe(`Chunk 2 of ${total}`);
+    await expect.poll(() => position.textContent(), { timeout: 30_000 }).toBe(`Chunk 2 of ${total}`);
     await page.locator('.chunk').click();
     await page.keyboard.press('ArrowLeft');
-    await expect.poll(() => position.textContent()).toBe(`Chunk 1 of ${total}`);
+    await expect.poll(() => position.textContent(), { timeout: 30_000 }).toBe(`Chunk 1 of ${total}`);
 
     // Figures render inline, from the service's signed figure links (PaSa has figures).
     const figureRef = `PDF_URL:${pdfOrigin}/pasa.pdf`;
@@ -201,20 +211,20 @@ describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
     expect(figureChunk).toBeGreaterThan(0);
     await page.goto(`${baseUrl}/#/read?pdf=${encodeURIComponent(figureRef)}&chunk=${figureChunk}`);
     const figure = page.locator('.chunk figure img').first();
-    await figure.waitFor({ timeout: 60_000 });
+    await figure.waitFor({ timeout: 180_000 });
     await expect
       .poll(() => figure.evaluate((image: HTMLImageElement) => image.naturalWidth))
       .toBeGreaterThan(50);
     await screenshot(page, '03b-reader-figure');
     await page.goBack();
-    await expect.poll(() => position.textContent()).toBe(`Chunk 1 of ${total}`);
+    await expect.poll(() => position.textContent(), { timeout: 30_000 }).toBe(`Chunk 1 of ${total}`);
 
     await page
       .getByLabel('Ask this paper a question')
       .fill('What are the three components for AI support design?');
     await page.getByRole('button', { name: 'Ask', exact: true }).click();
     const banner = page.locator('.answer-chunk .answer-banner');
-    await banner.waitFor({ timeout: 60_000 });
+    await banner.waitFor({ timeout: 180_000 });
     expect(await banner.textContent()).toContain(
       'Best answer to “What are the three components for AI support design?”',
     );
@@ -223,11 +233,11 @@ describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
 
     await page.getByRole('button', { name: 'Add to project' }).click();
     await expect
-      .poll(() => page.locator('.add-to-project [role=status]').textContent(), { timeout: 60_000 })
+      .poll(() => page.locator('.add-to-project [role=status]').textContent(), { timeout: 180_000 })
       .toContain('Added “Beyond Summarization');
     const gpt = await t.app.inject({ method: 'GET', url: '/api/projects/gpt', headers: withKey(t.key) });
     expect(gpt.json().papers[0]).toMatchObject({ pdf_id: expect.stringMatching(/^PROJ:gpt\//) });
-  });
+  }, 300_000);
 
   it('creates a project, imports BibTeX, removes a paper and exports the rest', async () => {
     await page.getByRole('link', { name: 'Projects' }).click();
@@ -252,7 +262,9 @@ describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
         name: 'Remove “TS-ANNO: An Annotation Tool to Build, Annotate and Evaluate Text Simplification Corpora” from the project',
       })
       .click();
-    await expect.poll(() => page.getByRole('status').first().textContent()).toContain('Removed “TS-ANNO');
+    await expect
+      .poll(() => page.getByRole('status').first().textContent(), { timeout: 30_000 })
+      .toContain('Removed “TS-ANNO');
     const listed = await t.app.inject({
       method: 'GET',
       url: '/api/projects/Annotation%20tools',
@@ -267,14 +279,14 @@ describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
       .getByLabel('Upload a PDF')
       .setInputFiles(join(sharedData, 'pdfs', 'immunology_editorial_imm13445.pdf'));
     await expect
-      .poll(() => page.getByRole('status').first().textContent(), { timeout: 60_000 })
+      .poll(() => page.getByRole('status').first().textContent(), { timeout: 180_000 })
       .toMatch(/^Uploaded “/);
     await page.getByLabel('Add by identifier or PDF url').fill('ARXIV:2304.02623');
     await page.getByRole('button', { name: 'Add', exact: true }).click();
     await expect
-      .poll(() => page.getByRole('status').first().textContent(), { timeout: 60_000 })
+      .poll(() => page.getByRole('status').first().textContent(), { timeout: 180_000 })
       .toContain('Added “Beyond Summarization');
-    await expect.poll(() => page.locator('.project .paper').count()).toBe(3);
+    await expect.poll(() => page.locator('.project .paper').count(), { timeout: 30_000 }).toBe(3);
     await screenshot(page, '05b-project-added');
 
     const [download] = await Promise.all([
@@ -286,7 +298,7 @@ describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
     expect(file).toContain('@inproceedings{Lin2022DoTAT,');
     expect(file).toContain('doi = {10.18653/v1/2022.acl-demo.1}');
     expect(file).toContain('title = {Beyond {Summarization}: Designing {AI} {Support}');
-  });
+  }, 300_000);
 
   it('streams a research answer in the chat with its progress and clickable citations', async () => {
     await page.getByRole('link', { name: 'Chat' }).click();
@@ -295,11 +307,11 @@ describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
       .fill('How much does DoTAT reduce the event annotation time?');
     await page.getByRole('button', { name: 'Send' }).click();
     const answer = page.locator('.turn.assistant .answer-text').last();
-    await expect.poll(() => answer.textContent(), { timeout: 60_000 }).toContain('19.7%');
+    await expect.poll(() => answer.textContent(), { timeout: 180_000 }).toContain('19.7%');
     await page
       .locator('.turn.assistant .progress summary', { hasText: 'What the agent did' })
       .first()
-      .waitFor({ timeout: 60_000 });
+      .waitFor({ timeout: 180_000 });
     const progress = await page.locator('.turn.assistant .progress pre').first().textContent();
     expect(progress?.length).toBeGreaterThan(10);
     const citation = answer.locator('a.citation').first();
@@ -312,19 +324,19 @@ describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
       .fill('What are the three components for AI support design in expository writing?');
     await page.keyboard.press('Enter');
     const second = page.locator('.turn.assistant .answer-text').nth(1);
-    await expect.poll(() => second.locator('a.citation').count(), { timeout: 60_000 }).toBeGreaterThan(0);
+    await expect.poll(() => second.locator('a.citation').count(), { timeout: 180_000 }).toBeGreaterThan(0);
     await page
       .locator('.turn.assistant .progress summary', { hasText: 'What the agent did' })
       .nth(1)
-      .waitFor({ timeout: 60_000 });
+      .waitFor({ timeout: 180_000 });
     await screenshot(page, '07-chat-follow-up');
     const readerLink = second.locator('a.citation[href^="#/read"]').first();
     expect(await readerLink.count()).toBe(1);
     await readerLink.click();
     await expect
-      .poll(() => page.locator('.chunk-nav span').textContent(), { timeout: 60_000 })
+      .poll(() => page.locator('.chunk-nav span').textContent(), { timeout: 180_000 })
       .toMatch(/^Chunk \d+ of \d+$/);
     expect(await page.locator('h1').textContent()).toBe('Full text');
     await screenshot(page, '08-citation-opened');
-  });
+  }, 300_000);
 });

@@ -307,7 +307,7 @@ describe('document tools', () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
-  });
+  }, 240_000);
 });
 
 describe('MCP over stdio (`alexandria mcp`)', () => {
@@ -335,7 +335,7 @@ describe('MCP over stdio (`alexandria mcp`)', () => {
     const failed = await client.callTool({ name: 'get_project', arguments: { project: 'absent' } });
     expect(failed.isError).toBe(true);
     expect(textOf(failed)).toBe('No project "absent"');
-  });
+  }, 240_000);
 
   it('refuses to start without a key', async () => {
     const { execFile } = await import('node:child_process');
@@ -349,5 +349,5 @@ describe('MCP over stdio (`alexandria mcp`)', () => {
     });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('Set ALEXANDRIA_MCP_API_KEY');
-  });
+  }, 240_000);
 });
