@@ -163,21 +163,22 @@ function downscale(source: Pixels, factor: number): Pixels {
   const width = Math.floor(source.width / factor);
   const height = Math.floor(source.height / factor);
   const { channels } = source;
+  const input = source.data;
   const data = new Uint8Array(width * height * channels);
   const rowLength = width * channels;
-  const sums = new Uint32Array(rowLength);
+  const sums = new Float64Array(rowLength);
   const area = factor * factor;
   // One pass over the source: each source row is added into the sums of its output row.
   for (let y = 0; y < height; y++) {
     sums.fill(0);
     for (let dy = 0; dy < factor; dy++) {
-      const sourceRow = (y * factor + dy) * source.width * channels;
+      let at = (y * factor + dy) * source.width * channels;
       for (let x = 0; x < width; x++) {
-        const sourceStart = sourceRow + x * factor * channels;
         const target = x * channels;
-        for (let offset = 0; offset < factor * channels; offset++) {
-          const sum = target + (offset % channels);
-          sums[sum] = (sums[sum] as number) + (source.data[sourceStart + offset] as number);
+        for (let dx = 0; dx < factor; dx++) {
+          for (let channel = 0; channel < channels; channel++) {
+            sums[target + channel] = (sums[target + channel] as number) + (input[at++] as number);
+          }
         }
       }
     }
