@@ -102,7 +102,7 @@ export class SourceLedger {
     const normalized = normalizeLabel(text);
     const exact = this.list.find((source) => normalizeLabel(source.label) === normalized);
     if (exact) return exact;
-    const match = /^(.+?)(?:\s+et al\.?|\s+(?:and|&)\s+\S+)?,?\s+((?:1[5-9]|20)\d{2})$/u.exec(normalized);
+    const match = /^(.+?)(?:\s+et al|\s+(?:and|&)\s+\S+)?\s+((?:1[5-9]|20)\d{2})$/u.exec(normalized);
     if (!match) return undefined;
     const [, surname, year] = match;
     return this.list.find(
@@ -216,11 +216,13 @@ function shortTitle(title: string): string {
   return words.length <= 4 ? words.join(' ') : `${words.slice(0, 4).join(' ')}…`;
 }
 
+/** Case, accents, commas and periods ignored: "Smith et al 2020" reads as "Smith et al., 2020". */
 function normalizeLabel(text: string): string {
   return text
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
+    .replace(/[.,]/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();
 }
@@ -243,7 +245,7 @@ export function urlKey(raw: string): string | undefined {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
   const host = url.hostname.toLowerCase().replace(/^www\./, '');
   if (host === 'doi.org' || host === 'dx.doi.org') {
-    return `doi:${safeDecode(url.pathname.slice(1)).toLowerCase()}`;
+    return `doi:${safeDecode(url.pathname.slice(1)).replace(/\/+$/, '').toLowerCase()}`;
   }
   const path = safeDecode(url.pathname).replace(/\/+$/, '');
   return `${host}${path}${url.search}`;
