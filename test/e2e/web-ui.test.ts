@@ -134,7 +134,7 @@ describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Search');
   });
 
-  it('searches papers with filters and sorts, and pages through the results', async () => {
+  it('searches papers and patents with filters and sorts, and pages through the results', async () => {
     await t.container.stores.index.upsert(aclPapers(60));
     await page.getByLabel('What are you looking for?').fill('annotation tool');
     await page.getByLabel('From year').fill('2022');
@@ -160,6 +160,30 @@ describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
     await expect
       .poll(() => first.textContent(), { timeout: 30_000 })
       .toBe('DoTAT: A Domain-oriented Text Annotation Tool');
+
+    // Patents: the same form, switched to patents.
+    await t.container.stores.index.upsert([
+      {
+        ...emptyPaper('Wireless physiological sensor patches and systems'),
+        abstract:
+          'A wireless physiological sensor patch worn on the skin measures and transmits physiological signals.',
+        publication_date: '2015-01-06',
+        year: 2015,
+        type: 'patent',
+        patent_number: 'US8926509B2',
+        kind: 'B2',
+        identifiers: { patent_number: 'US8926509B2' },
+      },
+    ]);
+    await page.getByLabel('What are you looking for?').fill('wireless physiological sensor');
+    await page.getByLabel('From year').fill('');
+    await page.getByRole('radio', { name: 'Patents' }).check();
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await expect
+      .poll(() => first.textContent(), { timeout: 30_000 })
+      .toBe('Wireless physiological sensor patches and systems');
+    expect(await page.locator('.results .paper .meta').first().textContent()).toContain('Patent US8926509B2');
+    expect(page.url()).toContain('kind=patents');
   });
 
   it('opens a result in the reader, pages it, asks it a question and files it in a project', async () => {
