@@ -1,4 +1,5 @@
 import { agentBench } from './agent.bench.js';
+import { documentsBench } from './documents.bench.js';
 import { embeddingBench } from './embedding.bench.js';
 import { federationBench } from './federation.bench.js';
 import { httpBench } from './http.bench.js';
@@ -17,6 +18,7 @@ export const benchmarks: Benchmark[] = [
   { name: 'http', run: ({ quick }) => httpBench({ durationMs: quick ? 2000 : 8000 }) },
   { name: 'federation', run: ({ quick }) => federationBench({ iterations: quick ? 20 : 60 }) },
   { name: 'embedding', run: (options) => embeddingBench(options) },
+  { name: 'documents', run: (options) => documentsBench(options) },
   { name: 'pdf', run: (options) => pdfBench(options) },
   { name: 'ingest-formats', run: ({ quick }) => ingestFormatsBench({ quick }) },
   { name: 'search', run: (options) => searchBench(options) },
