@@ -110,7 +110,7 @@ export async function ingest(
         fileIndex,
         fileCount: inputs.length,
         ...totals,
-        bytes: bytesBefore + opened.rawBytes(),
+        bytes: bytesBefore + Math.min(opened.rawBytes(), input.size ?? Number.POSITIVE_INFINITY),
         totalBytes,
         elapsedMs: now - started,
       });
@@ -159,8 +159,8 @@ export async function ingest(
       await flush();
       report.error = `reading stopped: ${(error as Error).message}`;
     } finally {
-      bytesBefore += input.size ?? opened.rawBytes();
       progress(true);
+      bytesBefore += input.size ?? opened.rawBytes();
     }
   }
 
