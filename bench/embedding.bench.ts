@@ -61,7 +61,7 @@ export async function embeddingBench(options: { quick: boolean }): Promise<Bench
     const sizes = { ...defaultPassageSizes, maxTokens: model.maxTokens };
     const paperBytes = readFileSync(join(pdfs, twentyPagePaper));
     const parseStarted = performance.now();
-    const paper = await extractor.extract(paperBytes);
+    const paper = await extractor.extract(paperBytes.slice());
     const parseSeconds = (performance.now() - parseStarted) / 1000;
     const chunks = paper.chunks.map((chunk) => chunk.text);
     const passages = splitPassages(chunks, sizes, (text) => model.countTokens(text)).map(
@@ -161,7 +161,8 @@ export async function embeddingBench(options: { quick: boolean }): Promise<Bench
 
     // 4. Cold question: parse (pdf.js, with figures) + cut + embed + rank, nothing cached but the model.
     const coldStarted = performance.now();
-    const reparsed = await extractor.extract(paperBytes);
+    // A fresh copy: the extractor may hand the first buffer to its worker.
+    const reparsed = await extractor.extract(readFileSync(join(pdfs, twentyPagePaper)));
     await new QuestionRanker({ model }).rank({
       documentKey: 'bench:cold',
       chunks: reparsed.chunks.map((chunk) => chunk.text),
