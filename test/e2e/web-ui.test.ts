@@ -155,7 +155,7 @@ describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
     await expect
       .poll(() => page.locator('p.status').first().textContent(), { timeout: 30_000 })
       .toContain('from 11');
-    expect(await page.locator('.results .paper').count()).toBeGreaterThan(0);
+    await expect.poll(() => page.locator('.results .paper').count(), { timeout: 30_000 }).toBeGreaterThan(0);
     await page.goBack();
     await expect
       .poll(() => first.textContent(), { timeout: 30_000 })

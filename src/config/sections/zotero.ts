@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { booleanText, envVar, positiveInt, urlText } from '../env-var.js';
 
 /** Saving citations into a user's Zotero library (`GET /api/save-citation`). */

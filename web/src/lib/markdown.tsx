@@ -189,7 +189,15 @@ export function Markdown({ text, options = {} }: { text: string; options?: Markd
       const children = items.map((item, itemIndex) => (
         <li key={itemIndex}>{inline(item, options, `${key}l${itemIndex}`)}</li>
       ));
-      blocks.push(ordered ? <ol key={key}>{children}</ol> : <ul key={key}>{children}</ul>);
+      blocks.push(
+        ordered ? (
+          <ol key={key}>{children}</ol>
+        ) : (
+          <ul key={key} class="md-bullets">
+            {children}
+          </ul>
+        ),
+      );
       continue;
     }
     if (line.startsWith('>')) {

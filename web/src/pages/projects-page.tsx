@@ -152,10 +152,11 @@ export function ProjectsPage({ params }: { params: URLSearchParams }) {
       </h1>
       <div class="columns">
         <nav aria-label="Projects" class="project-list">
-          <ul>
+          <ul class="project-items">
             {projects.map((item) => (
               <li key={item.id}>
                 <a
+                  class="project-link"
                   href={href('projects', { id: item.id })}
                   aria-current={item.id === selected ? 'page' : undefined}
                 >
