@@ -268,7 +268,7 @@ describe('service endpoints', () => {
     expect((await t.app.inject({ method: 'GET', url: '/healthz' })).json()).toEqual({ status: 'ok' });
     const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
     expect(ready.statusCode).toBe(200);
-    expect(ready.json().checks).toEqual({ project_store: 'ok', blob_store: 'ok' });
+    expect(ready.json().checks).toEqual({ project_store: 'ok', blob_store: 'ok', paper_index: 'ok' });
     await t.app.inject({ method: 'GET', url: '/api/projects', headers: withKey(t.key) });
     const metrics = await t.app.inject({ method: 'GET', url: '/metrics' });
     expect(metrics.headers['content-type']).toContain('text/plain');
