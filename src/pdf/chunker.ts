@@ -92,10 +92,12 @@ function toPieces(block: TextBlock, index: number, sizes: ChunkSizes): Piece[] {
     const text = `${'#'.repeat(block.level ?? 2)} ${block.text}`.slice(0, sizes.maxChars);
     return [{ text, block: index, heading: true }];
   }
-  if (block.text.length <= sizes.targetChars) return [{ text: block.text, block: index, heading: false }];
+  // Body text that starts like markdown syntax ("# These authors contributed equally") is escaped.
+  const text = /^[#>]/.test(block.text) ? `\\${block.text}` : block.text;
+  if (text.length <= sizes.targetChars) return [{ text, block: index, heading: false }];
   // Half-target pieces let the chunk loop close near the target instead of near the maximum.
   const pieceSizes = { ...sizes, targetChars: Math.ceil(sizes.targetChars / 2) };
-  return splitLongText(block.text, pieceSizes).map((text) => ({ text, block: index, heading: false }));
+  return splitLongText(text, pieceSizes).map((piece) => ({ text: piece, block: index, heading: false }));
 }
 
 /** Packs sentences into pieces of at most `targetChars` (a sentence over `maxChars` is cut at spaces). */

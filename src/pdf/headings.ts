@@ -70,7 +70,9 @@ export function isStrongHeading(text: string): boolean {
     .toLowerCase()
     .replace(/^[\d.\s]+|[:.]$/g, '')
     .trim();
-  return numberedHeading.test(text.trim()) || sectionNames.has(bare);
+  // Letter numbering ("A. Proofs") is left out: it reads like an initial ("D. White").
+  const numbered = numberedHeading.exec(text.trim());
+  return (numbered !== null && numbered[3] === undefined) || sectionNames.has(bare);
 }
 
 /**
@@ -93,15 +95,15 @@ export function headingLevel(line: TextLine, body: BodyStyle): number | undefine
     .toLowerCase()
     .replace(/^[\d.\s]+|[:.]$/g, '')
     .trim();
+  // Author lines are set large or bold too: "Jane Roe,1* John Doe 2", "D. White∗,‡".
+  const authorLike = /[*@†‡∗§¶⋄]|\p{L},?\d|,.*,/u.test(text);
   const match = numberedHeading.exec(text);
-  if (match && otherFont) {
+  if (match && otherFont && !authorLike) {
     if (match[1]) return Math.min(4, 2 + (match[1].split('.').length - 1));
     if (match[2]) return 2;
     return 3;
   }
   if (sectionNames.has(bare) && (otherFont || text === text.toUpperCase())) return 2;
-  // Author lines are set large too: "Jane Roe,1* John Doe 2".
-  const authorLike = /[*@†‡]|\p{L},?\d|,.*,/u.test(text);
   if (larger && words <= 12 && /^\p{Lu}/u.test(text) && !authorLike) return 2;
   return undefined;
 }

@@ -17,18 +17,28 @@ export interface MetadataSources {
 
 /**
  * The title lines of page 1: the largest type in the upper half of the page that is clearly larger
- * than the body text and reads like a title (three words at least, so large figure labels and
- * journal logos set in type do not count), as one run of lines.
+ * than the body text and reads like a title (three words or twenty letters at least, so large
+ * figure labels and journal logos set in type do not count), as one run of lines.
  */
 export function findTitleLines(firstPage: TextLine[], pageHeight: number, body: BodyStyle): TextLine[] {
   const upper = firstPage.filter(
     (line) => line.bottom < pageHeight * 0.5 && (line.text.match(/\p{L}/gu)?.length ?? 0) >= 2,
   );
-  const sizes = [...new Set(upper.map((line) => line.size))]
-    .filter((size) => size >= body.size * 1.15)
-    .sort((a, b) => b - a);
+  // Large type first; then (preprints) a title only a little larger than the body but in bold.
+  return (
+    titleRun(upper, (size) => size >= body.size * 1.15) ??
+    titleRun(
+      upper.filter((line) => line.font !== body.font && line.bottom < pageHeight * 0.4),
+      (size) => size > body.size * 1.04,
+    ) ??
+    []
+  );
+}
+
+function titleRun(lines: TextLine[], large: (size: number) => boolean): TextLine[] | undefined {
+  const sizes = [...new Set(lines.map((line) => line.size))].filter(large).sort((a, b) => b - a);
   for (const size of sizes) {
-    const sorted = upper
+    const sorted = lines
       .filter((line) => Math.abs(line.size - size) <= size * 0.05)
       .sort((a, b) => a.bottom - b.bottom);
     const first = sorted[0];
@@ -38,10 +48,11 @@ export function findTitleLines(firstPage: TextLine[], pageHeight: number, body: 
       if (line.bottom - (run[run.length - 1] as TextLine).bottom > 2.5 * size) break;
       run.push(line);
     }
-    const words = run.reduce((count, line) => count + line.text.split(/\s+/).length, 0);
-    if (words >= 3 && run.length <= 6) return run;
+    const text = run.map((line) => line.text).join(' ');
+    const readsLikeTitle = text.split(/\s+/).length >= 3 || (text.match(/\p{L}/gu)?.length ?? 0) >= 20;
+    if (readsLikeTitle && run.length <= 6) return run;
   }
-  return [];
+  return undefined;
 }
 
 const doiPattern = /\b(10\.\d{4,9}\/[^\s"<>{}]+)/;
@@ -180,7 +191,7 @@ const notInNames = new Set([
 function splitNames(text: string): string[] {
   return normalizeText(text)
     .replace(/^by\s+/i, '')
-    .replace(/[\d*†‡§¶⋄□∗♯♮♣♠♥♦✉]+|(?<=\p{Ll})[α-ω]+/gu, ' ')
+    .replace(/[\d*#†‡§¶⋄□∗♯♮♣♠♥♦✉]+|(?<=\p{Ll})[α-ω]+/gu, ' ')
     .split(/\s*(?:;|,|\band\b|&)\s*/)
     .map((name) => name.replace(/\s+/g, ' ').trim())
     .filter((name) => {

@@ -7,7 +7,7 @@ import { defaultFigureLimits, FigureCollector, type FigureLimits, placeFigures }
 import { hasRoomForFigure } from './free-space.js';
 import { bodyStyleOf } from './headings.js';
 import { surveyImages } from './image-survey.js';
-import type { TextLine } from './layout-types.js';
+import type { TextBlock, TextLine } from './layout-types.js';
 import { findTitleLines, sniffMetadata } from './metadata.js';
 import { readImagePixels, readImagePlacements, readPageText } from './page-content.js';
 import { loadPdfJs, pdfJsDataPaths } from './pdfjs-loader.js';
@@ -144,6 +144,7 @@ function assemble(
 
   const hasTextLayer = allLines.some((line) => /[\p{L}\p{N}]/u.test(line.text));
   const blocks = hasTextLayer ? buildBlocks(allLines, body, titleLines) : [];
+  useMetadataTitle(blocks, metadata.title);
   const collected = figureCollector.finish();
   const placed = placeFigures(collected, blocks);
   const captionById = new Map(placed.map((figure) => [figure.id, figure.caption]));
@@ -158,6 +159,17 @@ function assemble(
       return { id, page, number, width, height, png, ...(caption ? { caption } : {}) };
     }),
   };
+}
+
+/**
+ * The printed title sometimes lacks its spaces (words placed side by side without space glyphs);
+ * when the info dictionary's title has the same letters, the heading uses it.
+ */
+function useMetadataTitle(blocks: TextBlock[], title: string | undefined): void {
+  const heading = blocks.find((block) => block.kind === 'heading' && block.level === 1);
+  const letters = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
+  if (heading && title && heading.text !== title && letters(heading.text) === letters(title))
+    heading.text = title;
 }
 
 /**
