@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { OnnxEmbeddingModel } from '../src/adapters/embeddings/onnx-embedding-model.js';
+import { defaultOnnxThreads, OnnxEmbeddingModel } from '../src/adapters/embeddings/onnx-embedding-model.js';
 import { readOnnxModelFolder } from '../src/adapters/embeddings/onnx-model-folder.js';
 import { loadConfig } from '../src/config/load-config.js';
 import { PdfjsExtractor } from '../src/pdf/pdfjs-extractor.js';
@@ -37,7 +37,7 @@ const questions = [
 export async function embeddingBench(options: { quick: boolean }): Promise<BenchReport> {
   const loadAtStart = loadavg()[0] ?? 0;
   const config = loadConfig();
-  const threads = config.embedding.threads || 2;
+  const threads = config.embedding.threads || defaultOnnxThreads();
   const batchSize = config.embedding.batchSize;
   const folder = readOnnxModelFolder(config.embedding.modelDir, { modelFile: config.embedding.modelFile });
   const model = new OnnxEmbeddingModel({

@@ -62,7 +62,7 @@ export const embeddingSection = {
   threads: envVar('ALEXANDRIA_EMBEDDING_THREADS', nonNegativeInt, {
     default: '0',
     description:
-      'ONNX Runtime intra-op threads of the embedding worker thread; 0 = min(2, CPU cores available).',
+      'ONNX Runtime intra-op threads of the embedding worker thread; 0 = half the CPU cores, at least 1.',
   }),
   batchSize: envVar('ALEXANDRIA_EMBEDDING_BATCH_SIZE', positiveInt, {
     default: '16',
