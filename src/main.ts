@@ -123,6 +123,7 @@ export async function createContainer(
     maxBytes: config.pdf.maxMb * 1024 * 1024,
     figurePixels: config.pdf.figureMegapixels * 1_000_000,
     logger,
+    ...(config.pdf.ocr ? { ocr: { languages: config.pdf.ocrLanguages } } : {}),
   });
   closers.push(() => pdf.close());
 

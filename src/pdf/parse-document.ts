@@ -1,16 +1,24 @@
-import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { AppError } from '../domain/errors.js';
 import type { ParsedDocument } from '../ports/pdf-extractor.js';
 import { buildBlocks } from './blocks.js';
 import { buildChunks, type ChunkSizes, defaultChunkSizes } from './chunker.js';
-import { defaultFigureLimits, FigureCollector, type FigureLimits, placeFigures } from './figures.js';
+import {
+  defaultFigureLimits,
+  FigureCollector,
+  type FigureLimits,
+  placeFigures,
+  toPixels,
+} from './figures.js';
 import { hasRoomForFigure } from './free-space.js';
 import { bodyStyleOf } from './headings.js';
 import { surveyImages } from './image-survey.js';
-import type { TextBlock, TextLine } from './layout-types.js';
+import type { ImagePlacement, TextBlock, TextLine, TextRun } from './layout-types.js';
 import { findTitleLines, sniffMetadata } from './metadata.js';
+import { type OcrOptions, recognizePage } from './ocr.js';
 import { readImagePixels, readImagePlacements, readPageText } from './page-content.js';
-import { loadPdfJs, pdfJsDataPaths } from './pdfjs-loader.js';
+import { loadPdfJs, type PdfJs, pdfJsDataPaths } from './pdfjs-loader.js';
+import { encodePng } from './png.js';
 import { orderLines } from './reading-order.js';
 import { removeLineNumbers, removeRunningLines } from './running-lines.js';
 import { assertNoDecompressionBomb } from './stream-guard.js';
@@ -27,6 +35,8 @@ export interface ParseOptions {
   maxStreamBytes: number;
   figures: FigureLimits;
   chunks: ChunkSizes;
+  /** Recognise the text of pages that have none (scans) with Tesseract; off when absent. */
+  ocr?: OcrOptions;
 }
 
 export const defaultParseOptions: ParseOptions = {
@@ -89,11 +99,17 @@ export async function parseDocument(
     const figures = new FigureCollector(options.figures);
     const wantImages = (survey?.figureCandidates ?? 0) > 0;
     const pages: PageResult[] = [];
+    let ocrPages = 0;
     for (let number = 1; number <= document.numPages; number++) {
       const page = await document.getPage(number);
       try {
         const text = await readPageText(pdfjs, page);
-        const lines = buildLines(removeLineNumbers(text.runs), number);
+        let runs = text.runs;
+        if (options.ocr && !runs.some((run) => /[\p{L}\p{N}]/u.test(run.text))) {
+          runs = await recognizeScan(pdfjs, page, text, options.ocr);
+          if (runs.length > 0) ocrPages++;
+        }
+        const lines = buildLines(removeLineNumbers(runs), number);
         pages.push({
           page: number,
           width: text.width,
@@ -113,7 +129,8 @@ export async function parseDocument(
       string,
       unknown
     >;
-    return assemble(pages, info, figures, options);
+    const parsed = assemble(pages, info, figures, options);
+    return ocrPages > 0 ? { ...parsed, ocrPages } : parsed;
   } finally {
     await document.destroy().catch(() => undefined);
   }
@@ -159,6 +176,26 @@ function assemble(
       return { id, page, number, width, height, png, ...(caption ? { caption } : {}) };
     }),
   };
+}
+
+/**
+ * The text of a scanned page: its largest image (a quarter of the page at least), recognised by
+ * Tesseract at up to 5000 pixels a side, as positioned runs.
+ */
+async function recognizeScan(
+  pdfjs: PdfJs,
+  page: PDFPageProxy,
+  size: { width: number; height: number },
+  ocr: OcrOptions,
+): Promise<TextRun[]> {
+  const placements = await readImagePlacements(pdfjs, page);
+  const area = (box: ImagePlacement) => (box.x1 - box.x0) * (box.bottom - box.top);
+  const largest = placements.sort((a, b) => area(b) - area(a))[0];
+  if (!largest || area(largest) < 0.25 * size.width * size.height) return [];
+  const image = await readImagePixels(page, largest.objectId);
+  const pixels = image ? toPixels(image, 5000) : undefined;
+  if (!pixels) return [];
+  return recognizePage(encodePng(pixels), pixels, largest, ocr);
 }
 
 /**

@@ -5,6 +5,7 @@ import { workerModule } from '../platform/worker-file.js';
 import type { ParsedDocument, PdfExtractOptions, PdfExtractor } from '../ports/pdf-extractor.js';
 import { defaultChunkSizes } from './chunker.js';
 import { defaultFigureLimits } from './figures.js';
+import { ocrAvailable } from './ocr.js';
 import { defaultParseOptions, type ParseOptions } from './parse-document.js';
 import type { PdfTask, PdfTaskResult } from './pdf-worker.js';
 
@@ -23,6 +24,8 @@ export interface PdfjsExtractorOptions {
   idleTimeoutMs?: number;
   /** Told about a worker that failed between documents (the pool replaces it). */
   logger?: Pick<Logger, 'warn'>;
+  /** OCR pages without a text layer with Tesseract (`tesseract` on PATH), in these languages. */
+  ocr?: { languages: string; command?: string };
 }
 
 /**
@@ -38,11 +41,20 @@ export class PdfjsExtractor implements PdfExtractor {
 
   constructor(options: PdfjsExtractorOptions) {
     this.#options = options;
+    const ocrCommand = options.ocr?.command ?? 'tesseract';
+    if (options.ocr && !ocrAvailable(ocrCommand)) {
+      throw new Error(
+        `ALEXANDRIA_PDF_OCR is on but "${ocrCommand} --version" does not run: install tesseract-ocr (and its language data) or turn OCR off.`,
+      );
+    }
     this.#parseOptions = {
       ...defaultParseOptions,
       maxPages: options.maxPages,
       figures: { ...defaultFigureLimits, maxTotalPixels: options.figurePixels },
       chunks: defaultChunkSizes,
+      ...(options.ocr
+        ? { ocr: { command: ocrCommand, languages: options.ocr.languages, timeoutMs: options.timeoutMs } }
+        : {}),
     };
     this.#pool = new Piscina({
       ...workerModule(new URL('./pdf-worker.js', import.meta.url)),

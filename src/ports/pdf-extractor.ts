@@ -22,6 +22,11 @@ export interface ParsedDocument {
   pageCount: number;
   /** False when no page has a text layer (a scan): chunks are then empty. */
   hasTextLayer: boolean;
+  /**
+   * Pages whose text was recognised by OCR (only when OCR is configured and a page had no text
+   * layer); `hasTextLayer` is then true because the chunks hold that text.
+   */
+  ocrPages?: number;
   /** Metadata from the PDF's info dictionary and first page, when found. */
   metadata: PdfMetadata;
   /** Chunks in reading order, numbered from 1 by their position. */

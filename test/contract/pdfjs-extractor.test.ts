@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ocrAvailable } from '../../src/pdf/ocr.js';
 import { PdfjsExtractor, type PdfjsExtractorOptions } from '../../src/pdf/pdfjs-extractor.js';
 import { buildPdf, deflateRepeated, textContent } from '../helpers/pdf-builder.js';
 import { sharedData } from '../helpers/test-app.js';
@@ -85,5 +86,33 @@ describe('PdfjsExtractor limits', () => {
     const error = await appErrorOf(extractor.extract(bytes));
     expect(['unprocessable', 'timeout']).toContain(error.code);
     expect((await extractor.extract(small)).chunks[0]?.text).toBe('A healthy one-page document.');
+  });
+
+  it.skipIf(!ocrAvailable('tesseract'))(
+    'reads a scan with OCR when configured',
+    async () => {
+      const extractor = create({ ocr: { languages: 'eng' }, timeoutMs: 240_000 });
+      const scan = new Uint8Array(
+        readFileSync(join(sharedData, 'pdfs', 'lisp_ii_garbage_collector_ai_memo19_SCANNED.pdf')),
+      );
+      const document = await extractor.extract(scan);
+      expect(document.ocrPages).toBe(2);
+      expect(document.hasTextLayer).toBe(true);
+      const text = document.chunks
+        .map((chunk) => chunk.text)
+        .join('\n\n')
+        .replace(/\s+/g, ' ');
+      expect(text).toContain('Memo 19--LISP II Garbage Collector');
+      // "pro-|grams" joined across the line break, as for born-digital text.
+      expect(text).toContain('LISP II will be able to handle arrays, binary programs and other quantities');
+      expect(document.figures).toEqual([]);
+    },
+    300_000,
+  );
+
+  it('refuses to start OCR without the tesseract command', () => {
+    expect(() => create({ ocr: { languages: 'eng', command: 'no-such-tesseract' } })).toThrow(
+      /tesseract-ocr/,
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envVar, positiveInt } from '../env-var.js';
+import { booleanText, envVar, positiveInt } from '../env-var.js';
 
 /** PDF parsing: the worker pool and the limits every document is parsed within. */
 export const pdfSection = {
@@ -31,4 +31,17 @@ export const pdfSection = {
     description:
       'Pixels of figures extracted per document, in millions (images are scaled to at most 2000 px a side); 0 turns figure extraction off.',
   }),
+  ocr: envVar('ALEXANDRIA_PDF_OCR', booleanText, {
+    default: 'false',
+    description:
+      'Recognise the text of scanned pages (no text layer) with Tesseract; needs the tesseract command (apt install tesseract-ocr). Off: a scan gets a hint instead of chunks.',
+  }),
+  ocrLanguages: envVar(
+    'ALEXANDRIA_PDF_OCR_LANGUAGES',
+    z.string().regex(/^[a-z_]+(\+[a-z_]+)*$/, 'expected e.g. eng or eng+deu'),
+    {
+      default: 'eng',
+      description: 'Tesseract languages for OCR, joined by + (their traineddata packages must be installed).',
+    },
+  ),
 };
