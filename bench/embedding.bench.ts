@@ -177,7 +177,7 @@ export async function embeddingBench(options: { quick: boolean }): Promise<Bench
       `cold ${paper.pageCount}-page question (parse + embed + rank) ${coldSeconds.toFixed(1)} s (goal ≤ 10 s for 20 pages: ${(coldSeconds * 20) / paper.pageCount <= 10 ? 'met' : 'NOT met'})`,
     );
     summary.push(
-      `machine shared with other jobs: 1-min load average ${loadAtStart.toFixed(1)} at start, ${(loadavg()[0] ?? 0).toFixed(1)} at end on ${threads === 1 ? 'a' : threads}-thread runs; timings are noisy`,
+      `machine shared with other jobs: 1-min load average ${loadAtStart.toFixed(1)} at start, ${(loadavg()[0] ?? 0).toFixed(1)} at end (${threads} ONNX thread${threads === 1 ? '' : 's'}); timings are noisy`,
     );
     return { name: 'Embeddings and questions to a PDF (all-MiniLM-L6-v2, int8 ONNX)', rows, summary };
   } finally {
