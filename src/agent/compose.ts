@@ -21,8 +21,8 @@ export interface SelectOptions {
 
 /**
  * The retrieved sentences that best answer the question: BM25-ranked, at most `perSource` per
- * record, no repeats, and only sentences that share enough terms with the question (two, or one
- * when the question has a single term) and score at least a quarter of the best one.
+ * record, no repeats, and only sentences that share enough terms with the question (two; for long
+ * questions a third of their terms, at most four), that are not bibliography entries, and score at least a quarter of the best one.
  */
 export function selectSentences(
   question: string,
@@ -34,13 +34,15 @@ export function selectSentences(
     evidence.map((item) => ({ text: item.text, origin: item })),
   );
   const best = ranked[0]?.score ?? 0;
-  const needed = Math.min(2, new Set(contentTerms(question)).size);
+  // Two shared terms, more for long questions (a third of them, at most four).
+  const terms = new Set(contentTerms(question)).size;
+  const needed = Math.min(terms, Math.max(2, Math.min(4, Math.ceil(terms / 3))));
   const perSource = new Map<string, number>();
   const used = options.exclude ?? new Set<string>();
   const chosen: SelectedSentence[] = [];
   for (const entry of ranked) {
     if (chosen.length >= options.max) break;
-    if (entry.matched < needed || entry.score < best * 0.25) continue;
+    if (entry.matched < needed || entry.score < best * 0.25 || isBibliographic(entry.text)) continue;
     const key = normalizeSentence(entry.text);
     const count = perSource.get(entry.origin.source.id) ?? 0;
     if (used.has(key) || count >= options.perSource) continue;
@@ -75,4 +77,22 @@ export function normalizeSentence(text: string): string {
     .toLowerCase()
     .replace(/[^\p{L}\p{N}]+/gu, ' ')
     .trim();
+}
+
+/**
+ * Whether a "sentence" is an entry of a bibliography rather than prose: several Vancouver-style
+ * author names ("Heredia VV, Thomson J,"), a volume/issue/pages pattern ("2019;12:345", "pp. 3–9")
+ * or a DOI. Chunks that continue a paper's reference list have no heading to cut them by.
+ */
+export function isBibliographic(sentence: string): boolean {
+  const names = sentence.match(/\b\p{Lu}[\p{L}'’-]+,? (?:\p{Lu}\.? ?){1,3}[,.]/gu) ?? [];
+  if (names.length >= 2) return true;
+  return /\b(?:19|20)\d{2}\s*;\s*\d+|\bpp?\.\s*\d+|\bdoi:\s*10\.|\bvol\.\s*\d+/i.test(sentence);
+}
+
+/** The text of a chunk before a references/bibliography heading, if it has one. */
+export function withoutBibliography(chunk: string): string {
+  const heading =
+    /^#{1,6}\s*(?:\d+\.?\s*)?(?:references|bibliography|literature cited|works cited)\b.*$/im.exec(chunk);
+  return heading ? chunk.slice(0, heading.index) : chunk;
 }

@@ -9,7 +9,7 @@ import {
   type ResearchTools,
 } from './agent-types.js';
 import { CitationFilter } from './citation-filter.js';
-import { referencesSection, selectSentences, sentenceLine } from './compose.js';
+import { referencesSection, selectSentences, sentenceLine, withoutBibliography } from './compose.js';
 import { deriveKeywords } from './keywords.js';
 import { plainLine } from './markdown-text.js';
 import {
@@ -175,7 +175,12 @@ export class ExtractiveAgent implements ResearchAgent {
         }
         for (const chunk of outcome.value.chunks) {
           for (const url of figureUrls(chunk.img_mds)) ledger.addFigure(url);
-          const evidence: Evidence = { source, text: chunk.chunk, kind: 'fulltext', chunk: chunk.chunk_num };
+          const evidence: Evidence = {
+            source,
+            text: withoutBibliography(chunk.chunk),
+            kind: 'fulltext',
+            chunk: chunk.chunk_num,
+          };
           ledger.addEvidence(evidence);
           fullTextEvidence.push(evidence);
         }

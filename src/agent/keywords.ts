@@ -25,11 +25,15 @@ const stopwords = new Set(
 
 const wordPattern = /[\p{L}\p{N}][\p{L}\p{N}'’-]*[\p{L}\p{N}]|[\p{L}\p{N}]/gu;
 
-/** Lower-cased word tokens of `text` (hyphenated words kept whole, possessives dropped). */
+/**
+ * Lower-cased word tokens of `text`, possessives dropped. A hyphenated word gives its parts
+ * ("Rev1-DTD" → rev1, dtd), so it meets the same words written apart.
+ */
 export function tokenize(text: string): string[] {
   const tokens: string[] = [];
   for (const match of text.matchAll(wordPattern)) {
-    tokens.push(match[0].toLowerCase().replace(/['’]s$/, ''));
+    const word = match[0].toLowerCase().replace(/['’]s$/, '');
+    for (const part of word.split('-')) if (part.length > 0) tokens.push(part);
   }
   return tokens;
 }
