@@ -13,7 +13,7 @@ export interface FusionOptions {
 }
 
 /**
- * The default, chosen by measurement (`npm run eval -- pdf-qa`; docs/decisions/0011-question-ranking.md):
+ * The default, chosen by measurement (`npm run eval -- pdf-qa`; docs/decisions/0012-question-ranking.md):
  * convex combination with dense weight 0.4.
  */
 export const defaultFusion: FusionOptions = { method: 'convex', weight: 0.4 };

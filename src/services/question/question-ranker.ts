@@ -20,7 +20,7 @@ export interface QuestionRankerOptions {
   onStoreError?: ((error: unknown) => void) | undefined;
 }
 
-/** Passage size and section context chosen by measurement (docs/decisions/0011-question-ranking.md). */
+/** Passage size and section context chosen by measurement (docs/decisions/0012-question-ranking.md). */
 export const defaultPassageSizes: Omit<PassageSizes, 'maxTokens'> = {
   targetTokens: 128,
   overlapSentences: 1,
