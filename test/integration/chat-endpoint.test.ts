@@ -197,6 +197,29 @@ describe('the SSE wire format', () => {
   });
 });
 
+describe('a client that gives up on a non-streamed completion', () => {
+  it('aborts the run and the tool call in flight', async () => {
+    reader.delayMs = 10_000;
+    const abortedBefore = reader.aborted;
+    const callsBefore = reader.calls.length;
+    const controller = new AbortController();
+    try {
+      const pending = fetch(`${t.url}/api/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ messages: [{ role: 'user', content: question }] }),
+        signal: controller.signal,
+      }).catch((error: unknown) => error);
+      await expect.poll(() => reader.calls.length, { timeout: 5000 }).toBeGreaterThan(callsBefore);
+      controller.abort();
+      await pending;
+      await expect.poll(() => reader.aborted, { timeout: 3000 }).toBe(abortedBefore + 1);
+    } finally {
+      reader.delayMs = 0;
+    }
+  });
+});
+
 describe('an error after the headers', () => {
   let failing: ChatTestApp;
   beforeAll(async () => {

@@ -104,10 +104,19 @@ export const chatRoutes: RouteModule = (app, { services, config }) => {
         let content = '';
         let reasoning = '';
         let summary: RunSummary | undefined;
-        for await (const event of events) {
-          if (event.type === 'content') content += event.text;
-          else if (event.type === 'progress') reasoning += event.text;
-          else summary = event.summary;
+        try {
+          for await (const event of events) {
+            if (event.type === 'content') content += event.text;
+            else if (event.type === 'progress') reasoning += event.text;
+            else summary = event.summary;
+          }
+        } catch (error) {
+          if (!controller.signal.aborted) throw error;
+          // The client is gone: nobody to answer, and not a server failure worth an error log.
+          request.log.info('chat completion aborted by the client');
+          reply.hijack();
+          reply.raw.destroy();
+          return reply;
         }
         return {
           ...identity,
@@ -139,12 +148,12 @@ export const chatRoutes: RouteModule = (app, { services, config }) => {
       });
       const sse = new SseWriter(reply.raw, config.chat.keepAliveMs);
       try {
-        await sse.data(chunkOf(identity, { role: 'assistant', content: '' }));
+        await sse.data(chunkOf(identity, { role: 'assistant', content: '' }), { flush: true });
         let summary: RunSummary | undefined;
         for await (const event of events) {
           if (event.type === 'content') await sse.data(chunkOf(identity, { content: event.text }));
           else if (event.type === 'progress')
-            await sse.data(chunkOf(identity, { reasoning_content: event.text }));
+            await sse.data(chunkOf(identity, { reasoning_content: event.text }), { flush: true });
           else summary = event.summary;
         }
         await sse.data(chunkOf(identity, {}, 'stop'));
