@@ -111,8 +111,14 @@ export class SseWriter {
     return this.raw.destroyed || this.raw.writableEnded;
   }
 
-  data(value: unknown): Promise<void> {
-    return this.write(`data: ${typeof value === 'string' ? value : JSON.stringify(value)}\n\n`);
+  /**
+   * Writes one frame. With `flush`, waits one event-loop turn so the frame leaves now: Node corks
+   * the socket on every write until the next tick, and the step that follows a progress line (a
+   * SQLite search, say) may block the loop for a while.
+   */
+  async data(value: unknown, options: { flush?: boolean } = {}): Promise<void> {
+    await this.write(`data: ${typeof value === 'string' ? value : JSON.stringify(value)}\n\n`);
+    if (options.flush) await new Promise((resolve) => setImmediate(resolve));
   }
 
   end(): void {
