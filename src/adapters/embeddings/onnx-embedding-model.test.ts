@@ -81,3 +81,30 @@ describe('OnnxEmbeddingModel without a model', () => {
     }
   });
 });
+
+describe('closing OnnxEmbeddingModel while it embeds', () => {
+  it('lets the running batch finish instead of killing the process (regression: Napi::Error on close)', async () => {
+    const model = new OnnxEmbeddingModel({
+      modelDir: defaultModelDir(),
+      name: 'all-MiniLM-L6-v2',
+      batchSize: 8,
+    });
+    const texts = Array.from(
+      { length: 64 },
+      (_, index) =>
+        `Passage ${index}: bridging DNA contacts allow Dps to condense DNA in single molecule assays.`,
+    );
+    const running = model.embed(texts).then(
+      () => 'finished',
+      (error: Error) => error.message,
+    );
+    // Wait until the worker is running a batch, then close underneath it.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await model.close();
+    const outcome = await running;
+    expect(['finished', 'The embedding model was closed']).toContain(outcome);
+    // Still alive: this process can keep working (a native abort would have ended the test run).
+    expect(process.exitCode ?? 0).toBe(0);
+    await expect(model.embed(['after close'])).rejects.toThrow(/closed/);
+  });
+});

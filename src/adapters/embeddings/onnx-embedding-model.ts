@@ -102,11 +102,17 @@ export class OnnxEmbeddingModel implements EmbeddingModel {
     return vectors;
   }
 
+  /**
+   * Stops taking work, lets the batch ONNX Runtime is running finish, then stops the worker.
+   * Terminating a worker while a native `run()` is in flight aborts the whole process
+   * ("terminate called after throwing an instance of 'Napi::Error'"), so the pool is drained, not
+   * destroyed (regression: closing the container during a cold PDF's first question).
+   */
   async close(): Promise<void> {
     this.closed = true;
     const pool = this.pool;
     this.pool = undefined;
-    await pool?.destroy();
+    await pool?.close();
   }
 
   private load(): { folder: OnnxModelFolder; encoder: TokenEncoder } {
