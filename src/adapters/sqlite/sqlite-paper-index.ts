@@ -42,6 +42,13 @@ export interface SqlitePaperIndexOptions {
    * the rarer ones' document counts stay within this budget (default 25 000 rows).
    */
   candidateBudget?: number;
+  /**
+   * Should clauses found in more than this fraction of the records are not scored (default 0.2;
+   * see `selectiveClauses`).
+   */
+  commonFraction?: number;
+  /** …but never clauses in fewer than this many records (default 1 000: small indexes keep every word). */
+  commonFloor?: number;
   /** Matches are counted up to this number; beyond, the total is a lower bound (default 10 000). */
   countCap?: number;
   /** Bytes of the file SQLite may memory-map for reads (default 2 GiB; 0 turns it off). */
@@ -99,6 +106,8 @@ export class SqlitePaperIndex implements PaperIndex {
   private readonly weights: FieldWeights;
   private readonly candidateBudget: number;
   private readonly countCap: number;
+  private readonly commonFraction: number;
+  private readonly commonFloor: number;
   private readonly statements;
   /** Document frequency (capped at the budget + 1) of each probed clause; cleared when the data changes. */
   private readonly frequencies = new Map<string, number>();
@@ -117,6 +126,8 @@ export class SqlitePaperIndex implements PaperIndex {
     this.weights = options.weights ?? defaultFieldWeights;
     this.candidateBudget = options.candidateBudget ?? 25_000;
     this.countCap = options.countCap ?? 10_000;
+    this.commonFraction = options.commonFraction ?? 0.2;
+    this.commonFloor = options.commonFloor ?? 1000;
     const w = this.weights;
     const bm25 = `bm25(papers_fts, ${[w.title, w.abstract, w.authors, w.venue, w.extra, 0].map(Number).join(', ')})`;
     this.statements = {
@@ -210,8 +221,8 @@ export class SqlitePaperIndex implements PaperIndex {
       counts: this.counts(),
     });
     if (filters === null) return null;
-    const candidates = must.length > 0 ? should : this.selectiveClauses(should);
-    return matchExpression(userExpression(must, should, candidates), filters);
+    const { candidates, scored } = this.selectiveClauses(should, must.length);
+    return matchExpression(userExpression(must, scored, candidates), filters);
   }
 
   /** SQLite's plan for the statement a query runs (EXPLAIN QUERY PLAN details, outer loop first). */
@@ -350,12 +361,20 @@ export class SqlitePaperIndex implements PaperIndex {
   }
 
   /**
-   * The should clauses that produce candidates: rarest first, while their document counts add up to
-   * at most the budget (always at least one). Common words still score, through the OR group.
+   * Which should clauses produce candidates and which score. Clauses in more than `commonFraction`
+   * of the records are left out altogether: their IDF is low, and FTS5's bm25 reads the whole
+   * doclist of every phrase it scores. Without must clauses, candidates are the rarest remaining
+   * clauses while their document counts add up to at most the budget (always at least one); the
+   * others still score, through the OR group.
    */
-  private selectiveClauses(should: string[]): string[] {
-    if (should.length <= 1) return should;
-    const cap = this.candidateBudget + 1;
+  private selectiveClauses(should: string[], mustCount: number): { candidates: string[]; scored: string[] } {
+    if (should.length === 0) return { candidates: should, scored: should };
+    const records = [...this.counts().entries()].reduce(
+      (sum, [token, count]) => (token.startsWith('zzk') ? sum + count : sum),
+      0,
+    );
+    const common = Math.max(this.commonFloor, Math.floor(records * this.commonFraction));
+    const cap = Math.max(common, this.candidateBudget) + 1;
     const frequency = (clause: string) => {
       let value = this.frequencies.get(clause);
       if (value === undefined) {
@@ -368,14 +387,19 @@ export class SqlitePaperIndex implements PaperIndex {
     const ranked = should
       .map((clause) => ({ clause, rows: frequency(clause) }))
       .sort((a, b) => a.rows - b.rows);
-    const chosen: string[] = [];
+    // A query of common words only keeps them all (dropping them would change what it asks).
+    const rare = ranked.filter((entry) => entry.rows <= common);
+    const kept = rare.length > 0 ? rare : ranked;
+    const scored = should.filter((clause) => kept.some((entry) => entry.clause === clause));
+    if (mustCount > 0) return { candidates: scored, scored };
+    const candidates: string[] = [];
     let rows = 0;
-    for (const entry of ranked) {
-      if (chosen.length > 0 && rows + entry.rows > this.candidateBudget) break;
-      chosen.push(entry.clause);
+    for (const entry of kept) {
+      if (candidates.length > 0 && rows + entry.rows > this.candidateBudget) break;
+      candidates.push(entry.clause);
       rows += entry.rows;
     }
-    return chosen.length === should.length ? should : chosen;
+    return { candidates, scored };
   }
 
   /** Records per facet token (cached until the data changes). */
