@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { defaultOnnxThreads, OnnxEmbeddingModel } from '../src/adapters/embeddings/onnx-embedding-model.js';
 import { readOnnxModelFolder } from '../src/adapters/embeddings/onnx-model-folder.js';
 import { loadConfig } from '../src/config/load-config.js';
-import { PdfjsExtractor } from '../src/pdf/pdfjs-extractor.js';
+import { WorkerPdfExtractor } from '../src/pdf/worker-pdf-extractor.js';
 import { splitPassages } from '../src/services/question/passages.js';
 import { defaultPassageSizes, QuestionRanker } from '../src/services/question/question-ranker.js';
 import { type BenchReport, type BenchRow, percentile, ratioLine } from './lib/report.js';
@@ -47,7 +47,7 @@ export async function embeddingBench(options: { quick: boolean }): Promise<Bench
     threads,
     batchSize,
   });
-  const extractor = new PdfjsExtractor({
+  const extractor = new WorkerPdfExtractor({
     threads: 1,
     timeoutMs: 600_000,
     memoryMb: config.pdf.memoryMb,

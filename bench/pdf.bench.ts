@@ -2,7 +2,8 @@ import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { PdfjsExtractor } from '../src/pdf/pdfjs-extractor.js';
+import type { PdfEngineName } from '../src/pdf/engine.js';
+import { WorkerPdfExtractor } from '../src/pdf/worker-pdf-extractor.js';
 import { type BenchReport, type BenchRow, ratioLine } from './lib/report.js';
 
 const run = promisify(execFile);
@@ -26,9 +27,9 @@ interface Timing {
 }
 
 /**
- * PDF → chunks + figures with our full pipeline (pdf.js in worker threads) against poppler's
+ * PDF → chunks + figures with our full pipeline (PDFium in worker threads; pdf.js as a second row) against poppler's
  * `pdftotext` (text only, one process per file) on the same shared PDFs in the same run. Ours is
- * measured cold (fresh pool: thread start and pdf.js load included), warm, text-only, and with two
+ * measured cold (fresh pool: thread start and engine load included), warm, text-only, and with two
  * threads parsing two documents at a time; pdftotext one and two files at a time.
  */
 export async function pdfBench(options: { quick: boolean }): Promise<BenchReport> {
@@ -53,6 +54,11 @@ export async function pdfBench(options: { quick: boolean }): Promise<BenchReport
   await timeOurs(double, files, 2, true);
   const parallel = await timeOurs(double, files, 2, true);
   await double.close();
+  // The other engine, same pipeline, warm, for the engine choice (decision 0011).
+  const other = newExtractor(1, 'pdfjs');
+  await timeOurs(other, files, 1, true);
+  const pdfjsWarm = await timeOurs(other, files, 1, true);
+  await other.close();
 
   const row = (subject: string, timing: Timing): BenchRow => ({
     subject,
@@ -77,6 +83,7 @@ export async function pdfBench(options: { quick: boolean }): Promise<BenchReport
       row('ours, 1 thread, warm', warm),
       row('ours, 1 thread, warm, text only', textOnly),
       row('ours, 2 threads, warm', parallel),
+      row('ours on pdf.js (ALEXANDRIA_PDF_ENGINE=pdfjs), 1 thread, warm', pdfjsWarm),
     ],
     summary: [
       ratioLine('pages/s ours (1 thread, warm) / pdftotext (1 at a time)', rate(warm) / rate(baseline), 0.5),
@@ -92,14 +99,16 @@ export async function pdfBench(options: { quick: boolean }): Promise<BenchReport
         cpuRate(textOnly) / cpuRate(baseline),
         0.5,
       ),
-      `cold start costs ${(cold.seconds - warm.seconds).toFixed(1)} s (thread start, pdf.js load; under tsx also the TypeScript compile)`,
+      `pdfium engine / pdf.js engine, pages/s (1 thread, warm): ${(rate(warm) / rate(pdfjsWarm)).toFixed(2)}×`,
+      `cold start costs ${(cold.seconds - warm.seconds).toFixed(1)} s (thread start, PDFium compile; under tsx also the TypeScript compile)`,
       'the machine is shared: rerun for stable figures; both sides run in the same process and window',
     ],
   };
 }
 
-function newExtractor(threads: number): PdfjsExtractor {
-  return new PdfjsExtractor({
+function newExtractor(threads: number, engine: PdfEngineName = 'pdfium'): WorkerPdfExtractor {
+  return new WorkerPdfExtractor({
+    engine,
     threads,
     timeoutMs: 600_000,
     memoryMb: 1024,
@@ -110,7 +119,7 @@ function newExtractor(threads: number): PdfjsExtractor {
 }
 
 async function timeOurs(
-  extractor: PdfjsExtractor,
+  extractor: WorkerPdfExtractor,
   files: Array<{ name: string; bytes: Uint8Array }>,
   concurrency: number,
   images: boolean,

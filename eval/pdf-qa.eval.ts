@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OnnxEmbeddingModel } from '../src/adapters/embeddings/onnx-embedding-model.js';
 import { loadConfig } from '../src/config/load-config.js';
-import { PdfjsExtractor } from '../src/pdf/pdfjs-extractor.js';
+import { WorkerPdfExtractor } from '../src/pdf/worker-pdf-extractor.js';
 import {
   defaultFusion,
   type FusionOptions,
@@ -73,7 +73,7 @@ export async function pdfQaEval(options: { quick: boolean }): Promise<EvalReport
     onnx,
     join('.eval', 'embeddings', `${onnx.id.replace(/\W+/g, '_')}.bin`),
   );
-  const extractor = new PdfjsExtractor({
+  const extractor = new WorkerPdfExtractor({
     threads: 1,
     timeoutMs: config.pdf.timeoutMs,
     memoryMb: config.pdf.memoryMb,

@@ -23,7 +23,7 @@ import { ResearchService } from './agent/research-service.js';
 import { type Config, ConfigError } from './config/load-config.js';
 import { sourceNames } from './config/sections/sources.js';
 import type { Paper } from './domain/paper.js';
-import { PdfjsExtractor } from './pdf/pdfjs-extractor.js';
+import { WorkerPdfExtractor } from './pdf/worker-pdf-extractor.js';
 import type { Logger } from './platform/logger.js';
 import { packageVersion } from './platform/version.js';
 import type { BlobStore } from './ports/blob-store.js';
@@ -115,7 +115,8 @@ export async function createContainer(
     ? new RedisRateLimiter(redis, rateLimitPolicy, clock)
     : new MemoryRateLimiter(rateLimitPolicy, clock);
   closers.push(() => rateLimiter.close());
-  const pdf = new PdfjsExtractor({
+  const pdf = new WorkerPdfExtractor({
+    engine: config.pdf.engine,
     threads: config.pdf.workerThreads,
     timeoutMs: config.pdf.timeoutMs,
     memoryMb: config.pdf.memoryMb,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
+import type { DecodedImage } from './engine.js';
 import type { ImagePlacement, TextBlock } from './layout-types.js';
-import type { DecodedImage } from './page-content.js';
 import { encodePng, type Pixels } from './png.js';
 
 export interface FigureLimits {
@@ -115,13 +115,14 @@ export class FigureCollector {
 
   #encodeOnce(image: DecodedImage): string | null {
     if (Math.min(image.width, image.height) < this.#limits.minSidePixels) return null;
-    const hash = createHash('sha1')
-      .update(`${image.width}x${image.height}:${image.kind}:`)
-      .update(image.data)
-      .digest('hex');
-    if (this.#encoded.has(hash)) return hash;
     const pixels = toPixels(image, this.#limits.maxSidePixels);
     if (!pixels) return null;
+    // The scaled pixels identify the image: the same picture embedded twice scales the same way.
+    const hash = createHash('sha1')
+      .update(`${pixels.width}x${pixels.height}:${pixels.channels}:`)
+      .update(pixels.data)
+      .digest('hex');
+    if (this.#encoded.has(hash)) return hash;
     this.#pixelsLeft -= pixels.width * pixels.height;
     if (this.#pixelsLeft < 0) return null;
     this.#encoded.set(hash, {
@@ -133,57 +134,136 @@ export class FigureCollector {
   }
 }
 
-/** pdf.js image data as 8-bit gray/RGB/RGBA, box-filtered down to `maxSide` pixels. */
+/** Bytes per source pixel and, per output channel, its byte offset in the source pixel. */
+const layouts: Record<number, { step: number; offsets: number[] }> = {
+  2: { step: 3, offsets: [0, 1, 2] },
+  3: { step: 4, offsets: [0, 1, 2, 3] },
+  4: { step: 1, offsets: [0] },
+  5: { step: 3, offsets: [2, 1, 0] },
+  6: { step: 4, offsets: [2, 1, 0] },
+  7: { step: 4, offsets: [2, 1, 0, 3] },
+};
+
+/**
+ * Decoded image data as 8-bit gray, RGB or RGBA, box-filtered down to at most `maxSide` pixels a
+ * side, in one pass over the source (BGR layouts are reordered on the way).
+ */
 export function toPixels(image: DecodedImage, maxSide: number): Pixels | undefined {
   const { width, height } = image;
-  let channels: number;
-  let data: Uint8Array;
   if (image.kind === 1) {
-    channels = 1;
-    data = new Uint8Array(width * height);
+    const gray = new Uint8Array(width * height);
     const rowBytes = Math.ceil(width / 8);
     for (let y = 0; y < height; y++) {
       for (let x = 0; x < width; x++) {
         const bit = ((image.data[y * rowBytes + (x >> 3)] ?? 0) >> (7 - (x & 7))) & 1;
-        data[y * width + x] = bit ? 255 : 0;
+        gray[y * width + x] = bit ? 255 : 0;
       }
     }
-  } else if (image.kind === 2 || image.kind === 3) {
-    channels = image.kind === 2 ? 3 : 4;
-    if (image.data.length < width * height * channels) return undefined;
-    data = new Uint8Array(image.data.buffer, image.data.byteOffset, width * height * channels);
-  } else return undefined;
-  const factor = Math.ceil(Math.max(width, height) / maxSide);
-  return factor <= 1
-    ? { width, height, channels, data }
-    : downscale({ width, height, channels, data }, factor);
+    return boxFilter(gray, width, height, width, layouts[4] as Layout, maxSide);
+  }
+  const layout = layouts[image.kind];
+  if (!layout) return undefined;
+  const stride = image.stride ?? width * layout.step;
+  if (stride < width * layout.step || image.data.length < stride * (height - 1) + width * layout.step) {
+    return undefined;
+  }
+  const data = new Uint8Array(image.data.buffer, image.data.byteOffset, image.data.length);
+  return boxFilter(data, width, height, stride, layout, maxSide);
 }
 
-function downscale(source: Pixels, factor: number): Pixels {
-  const width = Math.floor(source.width / factor);
-  const height = Math.floor(source.height / factor);
-  const { channels } = source;
-  const input = source.data;
+type Layout = { step: number; offsets: number[] };
+
+function boxFilter(
+  input: Uint8Array,
+  sourceWidth: number,
+  sourceHeight: number,
+  stride: number,
+  layout: Layout,
+  maxSide: number,
+): Pixels {
+  const factor = Math.max(1, Math.ceil(Math.max(sourceWidth, sourceHeight) / maxSide));
+  const width = Math.floor(sourceWidth / factor);
+  const height = Math.floor(sourceHeight / factor);
+  const { step, offsets } = layout;
+  const channels = offsets.length;
   const data = new Uint8Array(width * height * channels);
   const rowLength = width * channels;
-  const sums = new Float64Array(rowLength);
+  const sums = new Uint32Array(rowLength);
   const area = factor * factor;
-  // One pass over the source: each source row is added into the sums of its output row.
-  for (let y = 0; y < height; y++) {
-    sums.fill(0);
-    for (let dy = 0; dy < factor; dy++) {
-      let at = (y * factor + dy) * source.width * channels;
+  const half = area >> 1;
+  const o0 = offsets[0] as number;
+  const o1 = offsets[1] ?? 0;
+  const o2 = offsets[2] ?? 0;
+  const o3 = offsets[3] ?? 0;
+  if (factor === 1) {
+    // Only reordered: one read and one write per byte.
+    let out = 0;
+    for (let y = 0; y < height; y++) {
+      let at = y * stride;
       for (let x = 0; x < width; x++) {
-        const target = x * channels;
-        for (let dx = 0; dx < factor; dx++) {
-          for (let channel = 0; channel < channels; channel++) {
-            sums[target + channel] = (sums[target + channel] as number) + (input[at++] as number);
-          }
+        data[out++] = input[at + o0] as number;
+        if (channels > 1) {
+          data[out++] = input[at + o1] as number;
+          data[out++] = input[at + o2] as number;
+          if (channels > 3) data[out++] = input[at + o3] as number;
         }
+        at += step;
       }
     }
+    return { width, height, channels, data };
+  }
+  // Sums per output row; each source row is added in with a loop specialised by channel count
+  // (V8 does not hoist the channel test out of the pixel loop).
+  const addRow =
+    channels === 1
+      ? (at: number) => {
+          for (let x = 0, target = 0; x < width; x++, target++) {
+            let sum = 0;
+            for (let dx = 0; dx < factor; dx++, at += step) sum += input[at + o0] as number;
+            sums[target] = (sums[target] as number) + sum;
+          }
+        }
+      : channels === 3
+        ? (at: number) => {
+            for (let x = 0, target = 0; x < width; x++, target += 3) {
+              let r = 0;
+              let g = 0;
+              let b = 0;
+              for (let dx = 0; dx < factor; dx++, at += step) {
+                r += input[at + o0] as number;
+                g += input[at + o1] as number;
+                b += input[at + o2] as number;
+              }
+              sums[target] = (sums[target] as number) + r;
+              sums[target + 1] = (sums[target + 1] as number) + g;
+              sums[target + 2] = (sums[target + 2] as number) + b;
+            }
+          }
+        : (at: number) => {
+            for (let x = 0, target = 0; x < width; x++, target += 4) {
+              let r = 0;
+              let g = 0;
+              let b = 0;
+              let a = 0;
+              for (let dx = 0; dx < factor; dx++, at += step) {
+                r += input[at + o0] as number;
+                g += input[at + o1] as number;
+                b += input[at + o2] as number;
+                a += input[at + o3] as number;
+              }
+              sums[target] = (sums[target] as number) + r;
+              sums[target + 1] = (sums[target + 1] as number) + g;
+              sums[target + 2] = (sums[target + 2] as number) + b;
+              sums[target + 3] = (sums[target + 3] as number) + a;
+            }
+          };
+  for (let y = 0; y < height; y++) {
+    sums.fill(0);
+    for (let dy = 0; dy < factor; dy++) addRow((y * factor + dy) * stride);
     const outputRow = y * rowLength;
-    for (let index = 0; index < rowLength; index++) data[outputRow + index] = (sums[index] as number) / area;
+    for (let index = 0; index < rowLength; index++) {
+      data[outputRow + index] = ((sums[index] as number) + half) / area;
+    }
   }
   return { width, height, channels, data };
 }

@@ -1,15 +1,9 @@
 import type { PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import type { DecodedImage, PageText } from './engine.js';
 import type { ImagePlacement, TextRun } from './layout-types.js';
 import type { PdfJs } from './pdfjs-loader.js';
 
 type Matrix = [number, number, number, number, number, number];
-
-export interface PageText {
-  width: number;
-  height: number;
-  runs: TextRun[];
-  rotatedText: string[];
-}
 
 /**
  * The page's text runs in top-left page space. Upright text becomes runs; text at an angle (arXiv
@@ -98,14 +92,6 @@ export async function readImagePlacements(pdfjs: PdfJs, page: PDFPageProxy): Pro
 }
 
 /** Decoded pixels of an image painted on the page (null when pdf.js could not decode it). */
-export interface DecodedImage {
-  width: number;
-  height: number;
-  /** pdf.js ImageKind: 1 = 1 bit gray (rows padded to bytes), 2 = RGB, 3 = RGBA. */
-  kind: number;
-  data: Uint8Array | Uint8ClampedArray;
-}
-
 export function readImagePixels(page: PDFPageProxy, objectId: string): Promise<DecodedImage | null> {
   // Images used on several pages are document-wide objects with ids starting "g_".
   const objects = objectId.startsWith('g_') ? page.commonObjs : page.objs;

@@ -1,8 +1,8 @@
-import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { AppError } from '../domain/errors.js';
 import type { ParsedDocument } from '../ports/pdf-extractor.js';
 import { buildBlocks } from './blocks.js';
 import { buildChunks, type ChunkSizes, defaultChunkSizes } from './chunker.js';
+import type { EnginePage, PageText, PdfEngine, PdfEngineName } from './engine.js';
 import {
   defaultFigureLimits,
   FigureCollector,
@@ -16,8 +16,8 @@ import { surveyImages } from './image-survey.js';
 import type { ImagePlacement, TextBlock, TextLine, TextRun } from './layout-types.js';
 import { findTitleLines, sniffMetadata } from './metadata.js';
 import { type OcrOptions, recognizePage } from './ocr.js';
-import { readImagePixels, readImagePlacements, readPageText } from './page-content.js';
-import { loadPdfJs, type PdfJs, pdfJsDataPaths } from './pdfjs-loader.js';
+import { pdfiumEngine } from './pdfium-engine.js';
+import { pdfjsEngine } from './pdfjs-engine.js';
 import { encodePng } from './png.js';
 import { orderLines } from './reading-order.js';
 import { removeLineNumbers, removeRunningLines } from './running-lines.js';
@@ -25,12 +25,19 @@ import { assertNoDecompressionBomb } from './stream-guard.js';
 import { buildLines } from './text-lines.js';
 
 export interface ParseOptions {
+  /** The PDF library that reads text runs and images (see decision 0013). */
+  engine: PdfEngineName;
   /** Extract embedded images (default true). */
   images: boolean;
   /** Documents with more pages are refused (payload_too_large). */
   maxPages: number;
-  /** Images with more pixels than this are not decoded at all (pdf.js `maxImageSize`). */
+  /** Images with more pixels than this are not decoded at all. */
   maxImagePixels: number;
+  /**
+   * Memory the engine may allocate outside the JavaScript heap, in MB (PDFium's WASM memory; the
+   * worker's heap limit does not cover it). Default 1024.
+   */
+  engineMemoryMb?: number;
   /** A compressed stream that inflates past this many bytes marks the file as a bomb (422). */
   maxStreamBytes: number;
   figures: FigureLimits;
@@ -40,6 +47,7 @@ export interface ParseOptions {
 }
 
 export const defaultParseOptions: ParseOptions = {
+  engine: 'pdfium',
   images: true,
   maxPages: 2000,
   maxImagePixels: 25_000_000,
@@ -56,57 +64,49 @@ interface PageResult {
   rotatedText: string[];
 }
 
+const engines: Record<PdfEngineName, PdfEngine> = { pdfjs: pdfjsEngine, pdfium: pdfiumEngine };
+
 /**
- * The whole pipeline for one PDF, run inside a worker thread: pdf.js positioned text and image
- * placements per page → line segments → running headers/footers removed → column-aware reading
- * order → headings, paragraphs and captions (de-hyphenated, NFKC) → chunks; figures decoded to
- * PNG and attached to the chunk holding their caption. Throws AppError (`unprocessable`,
+ * The whole pipeline for one PDF, run inside a worker thread: the engine's positioned text runs and
+ * image placements per page → line segments → running headers/footers removed → column-aware
+ * reading order → headings, paragraphs and captions (de-hyphenated, NFKC) → chunks; figures decoded
+ * to PNG and attached to the chunk holding their caption. Throws AppError (`unprocessable`,
  * `payload_too_large`) for documents it cannot or will not read.
  */
 export async function parseDocument(
   bytes: Uint8Array,
   options: ParseOptions = defaultParseOptions,
 ): Promise<ParsedDocument> {
-  const pdfjs = await loadPdfJs();
-  // Checked and surveyed before pdf.js takes (and detaches) the buffer.
+  const engine = engines[options.engine];
+  // Checked and surveyed before the engine takes (and may detach) the buffer.
   assertNoDecompressionBomb(bytes, options.maxStreamBytes);
-  const survey = options.images ? surveyImages(bytes, options.figures.minSidePixels) : undefined;
-  const task = pdfjs.getDocument({
-    ...pdfJsDataPaths(),
-    data: bytes,
-    cMapPacked: true,
-    isEvalSupported: false,
-    disableFontFace: true,
-    useSystemFonts: false,
-    maxImageSize: options.maxImagePixels,
-    verbosity: 0,
+  const survey =
+    options.images && !engine.cheapImagePlacements
+      ? surveyImages(bytes, options.figures.minSidePixels)
+      : undefined;
+  const document = await engine.open(bytes, {
+    maxImagePixels: options.maxImagePixels,
+    ...(options.engineMemoryMb ? { memoryLimitBytes: options.engineMemoryMb * 1024 * 1024 } : {}),
   });
-  let document: PDFDocumentProxy;
   try {
-    document = await task.promise;
-  } catch (error) {
-    await task.destroy().catch(() => undefined);
-    throw openingError(error);
-  }
-  try {
-    if (document.numPages > options.maxPages) {
+    if (document.pageCount > options.maxPages) {
       throw new AppError(
         'payload_too_large',
-        `The PDF has ${document.numPages} pages; at most ${options.maxPages} are read (ALEXANDRIA_PDF_MAX_PAGES).`,
+        `The PDF has ${document.pageCount} pages; at most ${options.maxPages} are read (ALEXANDRIA_PDF_MAX_PAGES).`,
         { param: 'file' },
       );
     }
     const figures = new FigureCollector(options.figures);
-    const wantImages = (survey?.figureCandidates ?? 0) > 0;
+    const wantImages = options.images && (engine.cheapImagePlacements || (survey?.figureCandidates ?? 0) > 0);
     const pages: PageResult[] = [];
     let ocrPages = 0;
-    for (let number = 1; number <= document.numPages; number++) {
-      const page = await document.getPage(number);
+    for (let number = 1; number <= document.pageCount; number++) {
+      const page = await document.page(number);
       try {
-        const text = await readPageText(pdfjs, page);
+        const text = await page.text();
         let runs = text.runs;
         if (options.ocr && !runs.some((run) => /[\p{L}\p{N}]/u.test(run.text))) {
-          runs = await recognizeScan(pdfjs, page, text, options.ocr);
+          runs = await recognizeScan(page, text, options.ocr);
           if (runs.length > 0) ocrPages++;
         }
         const lines = buildLines(removeLineNumbers(runs), number);
@@ -117,22 +117,19 @@ export async function parseDocument(
           lines,
           rotatedText: text.rotatedText,
         });
-        if (wantImages && !figures.exhausted && mayShowFigure(lines, text)) {
-          const placements = await readImagePlacements(pdfjs, page);
-          await figures.addPage(number, text, placements, (id) => readImagePixels(page, id));
+        if (wantImages && !figures.exhausted && (engine.cheapImagePlacements || mayShowFigure(lines, text))) {
+          const placements = await page.imagePlacements();
+          await figures.addPage(number, text, placements, (id) => page.imagePixels(id));
         }
       } finally {
-        page.cleanup();
+        page.close();
       }
     }
-    const info = ((await document.getMetadata().catch(() => undefined))?.info ?? {}) as Record<
-      string,
-      unknown
-    >;
+    const info = await document.info();
     const parsed = assemble(pages, info, figures, options);
     return ocrPages > 0 ? { ...parsed, ocrPages } : parsed;
   } finally {
-    await document.destroy().catch(() => undefined);
+    await document.close();
   }
 }
 
@@ -182,17 +179,12 @@ function assemble(
  * The text of a scanned page: its largest image (a quarter of the page at least), recognised by
  * Tesseract at up to 5000 pixels a side, as positioned runs.
  */
-async function recognizeScan(
-  pdfjs: PdfJs,
-  page: PDFPageProxy,
-  size: { width: number; height: number },
-  ocr: OcrOptions,
-): Promise<TextRun[]> {
-  const placements = await readImagePlacements(pdfjs, page);
+async function recognizeScan(page: EnginePage, size: PageText, ocr: OcrOptions): Promise<TextRun[]> {
+  const placements = await page.imagePlacements();
   const area = (box: ImagePlacement) => (box.x1 - box.x0) * (box.bottom - box.top);
   const largest = placements.sort((a, b) => area(b) - area(a))[0];
   if (!largest || area(largest) < 0.25 * size.width * size.height) return [];
-  const image = await readImagePixels(page, largest.objectId);
+  const image = await page.imagePixels(largest.objectId);
   const pixels = image ? toPixels(image, 5000) : undefined;
   if (!pixels) return [];
   return recognizePage(encodePng(pixels), pixels, largest, ocr);
@@ -219,19 +211,4 @@ function mayShowFigure(lines: TextLine[], page: { width: number; height: number 
   return (
     lines.some((line) => /^(?:fig(?:ure)?\.?)\s*\d/i.test(line.text)) || hasRoomForFigure(lines, page, 72)
   );
-}
-
-function openingError(error: unknown): AppError {
-  const name = (error as { name?: string } | null)?.name;
-  if (name === 'PasswordException') {
-    return new AppError('unprocessable', 'The PDF is encrypted with a password and cannot be read.', {
-      param: 'file',
-      cause: error,
-    });
-  }
-  const detail = error instanceof Error ? error.message : String(error);
-  return new AppError('unprocessable', `The file is not a readable PDF (${detail}).`, {
-    param: 'file',
-    cause: error,
-  });
 }

@@ -7,9 +7,9 @@ import type { TextLine, TextRun } from './layout-types.js';
  * little offset, and a subscript joins the line it belongs to rather than the neighbouring column.
  */
 export function buildLines(runs: TextRun[], page: number, columnGapEm = 1): TextLine[] {
-  const sorted = runs
-    .filter((run) => run.text.trim().length > 0 && run.size > 0)
-    .sort((a, b) => a.y - b.y || a.x - b.x);
+  const sorted = tameOutsizedSymbols(runs.filter((run) => run.text.trim().length > 0 && run.size > 0)).sort(
+    (a, b) => a.y - b.y || a.x - b.x,
+  );
   const segments: Segment[] = [];
   for (const run of sorted) {
     let best: Segment | undefined;
@@ -30,6 +30,32 @@ export function buildLines(runs: TextRun[], page: number, columnGapEm = 1): Text
   }
   const merged = mergeSegments(segments, columnGapEm);
   return merged.map((segment) => toLine(segment.runs.sort((a, b) => a.x - b.x).filter(notDuplicate), page));
+}
+
+/**
+ * A lone glyph set far above the page's body size (a display-math sum or integral from an extension
+ * font, which PDFium reports at 3-4 times the text size) would otherwise stand for its line's em box:
+ * lines above and below would overlap it, and a column gap of one of its ems would bridge the
+ * gutter. Such glyphs are grouped at the body size; their position stays.
+ */
+function tameOutsizedSymbols(runs: TextRun[]): TextRun[] {
+  const body = bodySize(runs);
+  if (!body) return runs;
+  return runs.map((run) =>
+    run.size > 2 * body && run.text.trim().length <= 2 && !/\p{L}{2}/u.test(run.text)
+      ? { ...run, size: body }
+      : run,
+  );
+}
+
+/** The size most characters on the page are set in. */
+function bodySize(runs: TextRun[]): number | undefined {
+  const weights = new Map<number, number>();
+  for (const run of runs) {
+    const size = Math.round(run.size * 10) / 10;
+    weights.set(size, (weights.get(size) ?? 0) + run.text.length);
+  }
+  return heaviest(weights);
 }
 
 interface Segment {

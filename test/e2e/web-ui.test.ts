@@ -201,7 +201,11 @@ describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
       },
     ]);
     await page.getByRole('link', { name: 'Search' }).click();
-    await page.getByLabel('What are you looking for?').fill('expository writing support');
+    // The form takes its state from the url after navigation (an effect, after the paint): wait for
+    // the previous test's query to be cleared before typing, or the reset would wipe what was typed.
+    const query = page.getByLabel('What are you looking for?');
+    await expect.poll(() => query.inputValue(), { timeout: 30_000 }).toBe('');
+    await query.fill('expository writing support');
     await page.getByLabel('From year').fill('');
     await page.getByLabel('Peer-reviewed only').uncheck();
     await page.getByRole('button', { name: 'Search', exact: true }).click();

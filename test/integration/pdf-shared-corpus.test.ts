@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PdfjsExtractor } from '../../src/pdf/pdfjs-extractor.js';
+import { WorkerPdfExtractor } from '../../src/pdf/worker-pdf-extractor.js';
 import type { ParsedDocument } from '../../src/ports/pdf-extractor.js';
 import { sharedData } from '../helpers/test-app.js';
 
@@ -180,7 +180,7 @@ const manifest: ManifestEntry[] = readFileSync(join(folder, 'pdfs_manifest.jsonl
 const squash = (text: string) => text.replace(/\s+/g, ' ');
 
 describe('every shared PDF through the pdf.js extractor', () => {
-  const extractor = new PdfjsExtractor({
+  const extractor = new WorkerPdfExtractor({
     threads: 2,
     timeoutMs: 240_000,
     memoryMb: 1024,

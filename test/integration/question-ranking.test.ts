@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OnnxEmbeddingModel } from '../../src/adapters/embeddings/onnx-embedding-model.js';
 import { FsBlobStore } from '../../src/adapters/fs/fs-blob-store.js';
 import { defaultModelDir } from '../../src/config/sections/embedding.js';
-import { PdfjsExtractor } from '../../src/pdf/pdfjs-extractor.js';
+import { WorkerPdfExtractor } from '../../src/pdf/worker-pdf-extractor.js';
 import type { EmbeddingModel, EmbedOptions } from '../../src/ports/embedding-model.js';
 import { splitPassages } from '../../src/services/question/passages.js';
 import { defaultPassageSizes, QuestionRanker } from '../../src/services/question/question-ranker.js';
@@ -47,7 +47,7 @@ describe('QuestionRanker on a real PDF with the real model', () => {
   let ranker: QuestionRanker;
 
   beforeAll(async () => {
-    const extractor = new PdfjsExtractor({
+    const extractor = new WorkerPdfExtractor({
       threads: 1,
       timeoutMs: 120_000,
       memoryMb: 1024,

@@ -1,8 +1,14 @@
 import { z } from 'zod';
+import { pdfEngineNames } from '../../pdf/engine.js';
 import { booleanText, envVar, positiveInt } from '../env-var.js';
 
 /** PDF parsing: the worker pool and the limits every document is parsed within. */
 export const pdfSection = {
+  engine: envVar('ALEXANDRIA_PDF_ENGINE', z.enum(pdfEngineNames), {
+    default: 'pdfium',
+    description:
+      'PDF library the parser reads text and images with: pdfium (PDFium as WebAssembly, 2-3x faster) or pdfjs (Mozilla pdf.js). Both feed the same layout, chunking and figure stages.',
+  }),
   workerThreads: envVar('ALEXANDRIA_PDF_WORKER_THREADS', positiveInt, {
     default: '2',
     description:
@@ -16,7 +22,7 @@ export const pdfSection = {
   memoryMb: envVar('ALEXANDRIA_PDF_MEMORY_MB', z.coerce.number().int().min(64), {
     default: '1024',
     description:
-      'JavaScript heap limit of each PDF worker thread, in MB. A document that needs more fails with 422; the process is unaffected.',
+      "JavaScript heap limit of each PDF worker thread, in MB, and the cap on PDFium's WebAssembly memory. A document that needs more fails with 422; the process is unaffected.",
   }),
   maxPages: envVar('ALEXANDRIA_PDF_MAX_PAGES', positiveInt, {
     default: '2000',

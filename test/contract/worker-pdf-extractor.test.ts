@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { pdfEngineNames } from '../../src/pdf/engine.js';
 import { ocrAvailable } from '../../src/pdf/ocr.js';
-import { PdfjsExtractor, type PdfjsExtractorOptions } from '../../src/pdf/pdfjs-extractor.js';
+import { WorkerPdfExtractor, type WorkerPdfExtractorOptions } from '../../src/pdf/worker-pdf-extractor.js';
 import { buildPdf, deflateRepeated, textContent } from '../helpers/pdf-builder.js';
 import { sharedData } from '../helpers/test-app.js';
 import { appErrorOf, runPdfExtractorContract } from './pdf-extractor.contract.js';
 
-const defaults: PdfjsExtractorOptions = {
+const defaults: WorkerPdfExtractorOptions = {
   threads: 2,
   timeoutMs: 90_000,
   memoryMb: 512,
@@ -16,12 +17,17 @@ const defaults: PdfjsExtractorOptions = {
   figurePixels: 40_000_000,
 };
 
-runPdfExtractorContract('pdf.js in worker threads', async () => new PdfjsExtractor(defaults));
+for (const engine of pdfEngineNames) {
+  runPdfExtractorContract(
+    `${engine} in worker threads`,
+    async () => new WorkerPdfExtractor({ ...defaults, engine }),
+  );
+}
 
-describe('PdfjsExtractor limits', () => {
-  const extractors: PdfjsExtractor[] = [];
-  const create = (options: Partial<PdfjsExtractorOptions>) => {
-    const extractor = new PdfjsExtractor({ ...defaults, threads: 1, ...options });
+describe.each(pdfEngineNames)('WorkerPdfExtractor limits (%s)', (engine) => {
+  const extractors: WorkerPdfExtractor[] = [];
+  const create = (options: Partial<WorkerPdfExtractorOptions>) => {
+    const extractor = new WorkerPdfExtractor({ ...defaults, threads: 1, engine, ...options });
     extractors.push(extractor);
     return extractor;
   };

@@ -4,23 +4,29 @@ import type { Logger } from '../platform/logger.js';
 import { workerModule } from '../platform/worker-file.js';
 import type { ParsedDocument, PdfExtractOptions, PdfExtractor } from '../ports/pdf-extractor.js';
 import { defaultChunkSizes } from './chunker.js';
+import type { PdfEngineName } from './engine.js';
 import { defaultFigureLimits } from './figures.js';
 import { ocrAvailable } from './ocr.js';
 import { defaultParseOptions, type ParseOptions } from './parse-document.js';
 import type { PdfTask, PdfTaskResult } from './pdf-worker.js';
 
-export interface PdfjsExtractorOptions {
+export interface WorkerPdfExtractorOptions {
+  /** The PDF library the workers read text and images with (default pdfium; decision 0011). */
+  engine?: PdfEngineName;
   /** Worker threads (documents parsed at once). */
   threads: number;
   /** Per-document deadline; the worker is stopped (and replaced) when it passes. */
   timeoutMs: number;
-  /** JavaScript heap limit of each worker, in MB. */
+  /**
+   * JavaScript heap limit of each worker, in MB; PDFium's WebAssembly memory (outside the heap) is
+   * capped at the same figure.
+   */
   memoryMb: number;
   maxPages: number;
   maxBytes: number;
   /** Figure pixels per document; 0 disables figure extraction. */
   figurePixels: number;
-  /** How long an idle worker stays alive (it keeps pdf.js loaded), in ms. */
+  /** How long an idle worker stays alive (it keeps its PDF engine loaded), in ms. */
   idleTimeoutMs?: number;
   /** Told about a worker that failed between documents (the pool replaces it). */
   logger?: Pick<Logger, 'warn'>;
@@ -29,17 +35,18 @@ export interface PdfjsExtractorOptions {
 }
 
 /**
- * `PdfExtractor` on pdf.js (Apache-2.0) in a piscina pool of worker threads. Each worker parses one
- * document at a time with a heap limit; a document that overruns its deadline or its memory has its
- * worker stopped, and the pool starts a fresh one for the next request. pdf.js is loaded only inside
- * the workers (its legacy build patches globals), never on the event loop's thread.
+ * `PdfExtractor` in a piscina pool of worker threads, on PDFium (WebAssembly) or pdf.js. Each worker
+ * parses one document at a time with a heap limit (and a WASM memory cap); a document that overruns
+ * its deadline or its memory has its worker stopped, and the pool starts a fresh one for the next
+ * request. The engines are loaded only inside the workers (pdf.js' legacy build patches globals),
+ * never on the event loop's thread.
  */
-export class PdfjsExtractor implements PdfExtractor {
+export class WorkerPdfExtractor implements PdfExtractor {
   readonly #pool: Piscina<PdfTask, PdfTaskResult>;
-  readonly #options: PdfjsExtractorOptions;
+  readonly #options: WorkerPdfExtractorOptions;
   readonly #parseOptions: ParseOptions;
 
-  constructor(options: PdfjsExtractorOptions) {
+  constructor(options: WorkerPdfExtractorOptions) {
     this.#options = options;
     const ocrCommand = options.ocr?.command ?? 'tesseract';
     if (options.ocr && !ocrAvailable(ocrCommand)) {
@@ -49,6 +56,8 @@ export class PdfjsExtractor implements PdfExtractor {
     }
     this.#parseOptions = {
       ...defaultParseOptions,
+      engine: options.engine ?? defaultParseOptions.engine,
+      engineMemoryMb: options.memoryMb,
       maxPages: options.maxPages,
       figures: { ...defaultFigureLimits, maxTotalPixels: options.figurePixels },
       chunks: defaultChunkSizes,
@@ -84,7 +93,7 @@ export class PdfjsExtractor implements PdfExtractor {
     options.signal?.throwIfAborted();
     const deadline = AbortSignal.timeout(this.#options.timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
-    // pdf.js detaches the buffer it parses, so the worker gets its own copy, moved rather than cloned.
+    // The engine may detach the buffer it parses, so the worker gets its own copy, moved rather than cloned.
     const copy = bytes.slice();
     const images = (options.images ?? true) && this.#options.figurePixels > 0;
     const task: PdfTask = { bytes: copy, options: { ...this.#parseOptions, images } };

@@ -1,0 +1,73 @@
+import type { ImagePlacement, TextRun } from './layout-types.js';
+
+/**
+ * The PDF libraries the pipeline can run on. Both feed the same stages (lines, reading order,
+ * blocks, chunks, figures, metadata); only how text runs and images are read differs.
+ */
+export const pdfEngineNames = ['pdfium', 'pdfjs'] as const;
+export type PdfEngineName = (typeof pdfEngineNames)[number];
+
+/** One page's text in top-left page space (after the page's rotation and crop box). */
+export interface PageText {
+  width: number;
+  height: number;
+  /** Upright text, as positioned runs. */
+  runs: TextRun[];
+  /** Text drawn at an angle (arXiv stamps in the margin, rotated table headers), as plain strings. */
+  rotatedText: string[];
+}
+
+/** Decoded pixels of an image painted on a page. */
+export interface DecodedImage {
+  width: number;
+  height: number;
+  /**
+   * Pixel layout. pdf.js' ImageKind: 1 = 1-bit gray (rows padded to bytes), 2 = RGB, 3 = RGBA; and
+   * PDFium's bitmaps as they come: 4 = 8-bit gray, 5 = BGR, 6 = BGRx (x unused), 7 = BGRA.
+   */
+  kind: number;
+  /** Bytes per row, when rows are padded (PDFium bitmaps); else rows are packed. */
+  stride?: number;
+  data: Uint8Array | Uint8ClampedArray;
+}
+
+/** An open document. Pages are read one at a time and closed before the next is opened. */
+export interface EngineDocument {
+  readonly pageCount: number;
+  /** Page `number` (1-based). */
+  page(number: number): Promise<EnginePage>;
+  /** The info dictionary (Title, Author, Subject, Keywords, CreationDate, Producer, Custom). */
+  info(): Promise<Record<string, unknown>>;
+  close(): Promise<void>;
+}
+
+export interface EnginePage {
+  text(): Promise<PageText>;
+  /** Where images are painted on the page, in paint order. */
+  imagePlacements(): Promise<ImagePlacement[]>;
+  /** The pixels of a placed image (null when the image cannot be decoded or is over the limit). */
+  imagePixels(objectId: string): Promise<DecodedImage | null>;
+  close(): void;
+}
+
+export interface EngineOpenOptions {
+  /** Images with more pixels than this are never decoded. */
+  maxImagePixels: number;
+  /** Cap on memory the engine allocates outside the JavaScript heap (PDFium's WASM memory). */
+  memoryLimitBytes?: number;
+}
+
+export interface PdfEngine {
+  readonly name: PdfEngineName;
+  /**
+   * Whether finding a page's image placements costs little next to its text. pdf.js must build the
+   * page's whole operator list for them (as costly as the text), so the pipeline first checks that
+   * the page may show a figure; PDFium has parsed the page's objects already.
+   */
+  readonly cheapImagePlacements: boolean;
+  /**
+   * Opens a document. Throws AppError `unprocessable` for a broken or encrypted file. The engine may
+   * take (detach) `bytes`.
+   */
+  open(bytes: Uint8Array, options: EngineOpenOptions): Promise<EngineDocument>;
+}

@@ -1,0 +1,159 @@
+import type { DecodedImage } from './engine.js';
+import type { ImagePlacement } from './layout-types.js';
+import type { PdfiumRuntime } from './pdfium-loader.js';
+import type { PageView } from './pdfium-text.js';
+
+const imageObject = 3;
+const formObject = 5;
+/** Form XObjects nest; deeper than this is a hostile file, not a figure. */
+const maxFormDepth = 12;
+
+/** Matrix [a b c d e f] mapping an object's space to the page's user space. */
+type Matrix = [number, number, number, number, number, number];
+const identity: Matrix = [1, 0, 0, 1, 0, 0];
+
+/**
+ * Where the page paints images, from PDFium's page objects (the page is parsed already, so this
+ * costs little): image objects on the page and inside form XObjects, with their bounds in page
+ * space. `objects` receives the handle of each placement's image, for `readPdfiumImage`; ids start
+ * with `prefix` (unique per page: handles are not, once a page is closed).
+ */
+export function readPdfiumPlacements(
+  runtime: PdfiumRuntime,
+  page: number,
+  view: PageView,
+  objects: Map<string, number>,
+  prefix: string,
+): ImagePlacement[] {
+  const { api } = runtime;
+  const placements: ImagePlacement[] = [];
+  const visit = (count: number, objectAt: (index: number) => number, matrix: Matrix, depth: number) => {
+    for (let index = 0; index < count; index++) {
+      const object = objectAt(index);
+      if (!object) continue;
+      const type = api.FPDFPageObj_GetType(object);
+      if (type === formObject && depth < maxFormDepth) {
+        // Objects inside a form report bounds in the form's space: the form's matrix maps them out.
+        const inner = api.FPDFPageObj_GetMatrix(object, runtime.scratch)
+          ? multiply(readMatrix(runtime), matrix)
+          : matrix;
+        visit(
+          api.FPDFFormObj_CountObjects(object),
+          (child) => api.FPDFFormObj_GetObject(object, child),
+          inner,
+          depth + 1,
+        );
+      } else if (type === imageObject) {
+        const scratch = runtime.scratch;
+        if (!api.FPDFPageObj_GetBounds(object, scratch, scratch + 4, scratch + 8, scratch + 12)) continue;
+        const f32 = runtime.f32;
+        const at = scratch >> 2;
+        const box = pageBox(
+          f32[at] as number,
+          f32[at + 1] as number,
+          f32[at + 2] as number,
+          f32[at + 3] as number,
+          matrix,
+          view,
+        );
+        const objectId = `${prefix}i${objects.size}`;
+        objects.set(objectId, object);
+        placements.push({ objectId, ...box });
+      }
+    }
+  };
+  visit(api.FPDFPage_CountObjects(page), (index) => api.FPDFPage_GetObject(page, index), identity, 0);
+  return placements;
+}
+
+/**
+ * The image's own pixels at full resolution (not its soft mask), converted from PDFium's BGR(x/A)
+ * or gray bitmap. Images over `maxPixels` are not decoded.
+ */
+export function readPdfiumImage(
+  runtime: PdfiumRuntime,
+  object: number,
+  maxPixels: number,
+): DecodedImage | null {
+  const { api, scratch } = runtime;
+  if (!api.FPDFImageObj_GetImagePixelSize(object, scratch, scratch + 4)) return null;
+  const u32 = runtime.u32;
+  const declaredWidth = u32[scratch >> 2] as number;
+  const declaredHeight = u32[(scratch >> 2) + 1] as number;
+  if (declaredWidth === 0 || declaredHeight === 0 || declaredWidth * declaredHeight > maxPixels) return null;
+  const bitmap = api.FPDFImageObj_GetBitmap(object);
+  if (!bitmap) return null;
+  try {
+    const width = api.FPDFBitmap_GetWidth(bitmap);
+    const height = api.FPDFBitmap_GetHeight(bitmap);
+    const stride = api.FPDFBitmap_GetStride(bitmap);
+    const format = api.FPDFBitmap_GetFormat(bitmap);
+    const pointer = api.FPDFBitmap_GetBuffer(bitmap);
+    if (width <= 0 || height <= 0 || !pointer) return null;
+    return convert(runtime.u8, pointer, width, height, stride, format);
+  } finally {
+    api.FPDFBitmap_Destroy(bitmap);
+  }
+}
+
+/**
+ * FPDFBitmap formats 1 gray, 2 BGR, 3 BGRx, 4 BGRA, copied out of the WASM memory as they are (the
+ * figure stage converts to RGB while it scales, in one pass over the pixels).
+ */
+function convert(
+  heap: Uint8Array,
+  pointer: number,
+  width: number,
+  height: number,
+  stride: number,
+  format: number,
+): DecodedImage | null {
+  const kind = format === 1 ? 4 : format === 2 ? 5 : format === 3 ? 6 : format === 4 ? 7 : 0;
+  if (kind === 0) return null;
+  return { width, height, kind, stride, data: heap.slice(pointer, pointer + stride * height) };
+}
+
+function readMatrix(runtime: PdfiumRuntime): Matrix {
+  const f32 = runtime.f32;
+  const at = runtime.scratch >> 2;
+  return [0, 1, 2, 3, 4, 5].map((offset) => f32[at + offset] as number) as Matrix;
+}
+
+/** `first` then `second`: a point goes through `first`, the result through `second`. */
+function multiply(first: Matrix, second: Matrix): Matrix {
+  const [a1, b1, c1, d1, e1, f1] = first;
+  const [a2, b2, c2, d2, e2, f2] = second;
+  return [
+    a1 * a2 + b1 * c2,
+    a1 * b2 + b1 * d2,
+    c1 * a2 + d1 * c2,
+    c1 * b2 + d1 * d2,
+    e1 * a2 + f1 * c2 + e2,
+    e1 * b2 + f1 * d2 + f2,
+  ];
+}
+
+function pageBox(
+  left: number,
+  bottom: number,
+  right: number,
+  top: number,
+  matrix: Matrix,
+  view: PageView,
+): Omit<ImagePlacement, 'objectId'> {
+  const xs: number[] = [];
+  const ys: number[] = [];
+  for (const [x, y] of [
+    [left, bottom],
+    [right, bottom],
+    [left, top],
+    [right, top],
+  ] as Array<[number, number]>) {
+    const [a, b, c, d, e, f] = matrix;
+    const userX = a * x + c * y + e;
+    const userY = b * x + d * y + f;
+    xs.push(view.a * userX + view.c * userY + view.e);
+    ys.push(view.b * userX + view.d * userY + view.f);
+  }
+  return { x0: Math.min(...xs), x1: Math.max(...xs), top: Math.min(...ys), bottom: Math.max(...ys) };
+}
