@@ -21,6 +21,7 @@ import type { ResearchTools } from './agent/agent-types.js';
 import { GenerativeAnswers } from './agent/generative-answers.js';
 import { ResearchService } from './agent/research-service.js';
 import { type Config, ConfigError } from './config/load-config.js';
+import { publicUrlOf } from './config/public-url.js';
 import { sourceNames } from './config/sections/sources.js';
 import type { Paper } from './domain/paper.js';
 import { WorkerPdfExtractor } from './pdf/worker-pdf-extractor.js';
@@ -203,7 +204,7 @@ export async function createContainer(
       fullText: documents.fullText,
       chunkUrl: (pdfRef, chunk) =>
         `${publicUrlOf(config)}/api/fulltext?pdf_id=${encodeURIComponent(pdfRef)}&chunk=${chunk}`,
-      model: analysisModelOf(config),
+      model: chatModelOf(config),
       modelTimeoutMs: config.chat.timeoutMs,
     }),
     ...createAnswering(config, logger, {
@@ -398,17 +399,8 @@ function createAnswering(config: Config, logger: Logger, tools: ResearchTools) {
       'ALEXANDRIA_CHAT_MODEL: required when ALEXANDRIA_CHAT_URL is set (the model name at that API)',
     ]);
   }
-  const model =
-    chat.url && chat.model
-      ? new OpenAiChatModel({
-          baseUrl: chat.url,
-          apiKey: chat.apiKey,
-          model: chat.model,
-          timeoutMs: chat.timeoutMs,
-          maxRetries: chat.maxRetries,
-        })
-      : undefined;
-  const publicUrl = (config.server.publicUrl ?? `http://localhost:${config.server.port}`).replace(/\/+$/, '');
+  const model = chatModelOf(config);
+  const publicUrl = publicUrlOf(config);
   const documentUrl = (pdfRef: string) => `${publicUrl}/api/fulltext?pdf_id=${encodeURIComponent(pdfRef)}`;
   return {
     research: new ResearchService({
@@ -436,13 +428,8 @@ function createAnswering(config: Config, logger: Logger, tools: ResearchTools) {
   };
 }
 
-/** The base URL clients reach the service at (links in answers). */
-function publicUrlOf(config: Config): string {
-  return (config.server.publicUrl ?? `http://localhost:${config.server.port}`).replace(/\/+$/, '');
-}
-
-/** The chat model that writes comprehensive project analyses (the agent's settings), when configured. */
-function analysisModelOf(config: Config): ChatModel | undefined {
+/** The configured OpenAI-compatible chat model (the agent, generative answers, comprehensive analyses), if any. */
+function chatModelOf(config: Config): ChatModel | undefined {
   const { chat } = config;
   if (!chat.url || !chat.model) return undefined;
   return new OpenAiChatModel({

@@ -2,6 +2,7 @@ import cors from '@fastify/cors';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { Config } from '../config/load-config.js';
+import { publicUrlOf } from '../config/public-url.js';
 import type { Logger } from '../platform/logger.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 import type { AppServices, ReadinessProbe } from '../services/services.js';
@@ -23,11 +24,6 @@ export interface HttpDependencies {
 }
 
 const requestIdPattern = /^[A-Za-z0-9._-]{1,128}$/;
-
-/** The base URL clients reach us at: configured, else localhost on the configured port. */
-export function publicUrlOf(config: Config): string {
-  return (config.server.publicUrl ?? `http://localhost:${config.server.port}`).replace(/\/+$/, '');
-}
 
 /**
  * Builds the HTTP app: logging with request ids, CORS, the API-key hook with rate limits, metrics,

@@ -1,7 +1,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Command } from 'commander';
+import { publicUrlOf } from '../../config/public-url.js';
 import { AppError } from '../../domain/errors.js';
-import { publicUrlOf } from '../../http/app.js';
 import { createMcpServer } from '../../mcp/mcp-server.js';
 import { cliConfig, cliContainer } from '../context.js';
 
