@@ -85,9 +85,9 @@ export function textContent(lines: string[], options: { x?: number; top?: number
   const size = options.size ?? 10;
   const x = options.x ?? 72;
   let y = options.top ?? 720;
-  const escape = (text: string) => text.replace(/[\\()]/g, (character) => `\\${character}`);
+  const escapeText = (text: string) => text.replace(/[\\()]/g, (character) => `\\${character}`);
   const operators = lines.map((line) => {
-    const operator = `BT /F1 ${size} Tf ${x} ${y} Td (${escape(line)}) Tj ET`;
+    const operator = `BT /F1 ${size} Tf ${x} ${y} Td (${escapeText(line)}) Tj ET`;
     y -= size * 1.2;
     return operator;
   });
