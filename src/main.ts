@@ -174,13 +174,15 @@ export async function createContainer(
       onStoreError: (error) => logger.warn({ err: error }, 'storing passage vectors failed'),
     }),
     sources: federation.fullTextSources,
-    // Stored parses are keyed by this: a new release or other figure limits parse documents again.
-    parserVersion: `pdfjs-${packageVersion()}-fig${config.pdf.figureMegapixels}`,
+    // Stored parses are keyed by this: another engine, a new release or other figure limits parse
+    // documents again.
+    parserVersion: `${config.pdf.engine}-${packageVersion()}-fig${config.pdf.figureMegapixels}`,
     signingSecret,
     publicUrl: publicUrlOf(config),
     figureUrlTtlSeconds: config.documents.figureUrlTtlSeconds,
     urlCacheTtlSeconds: config.documents.urlCacheTtlSeconds,
     uploadMaxBytes: config.documents.uploadMaxMb * 1024 * 1024,
+    prepareQuestionsOnAdd: config.documents.embedOnAdd,
     logger,
   });
   const services: AppServices = {

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -345,5 +345,29 @@ describe('question', () => {
       expect(empty.json().error.param).toBe('question');
     }
     expect((await get(`/api/question?pdf_id=${ref}`)).json().error.param).toBe('question');
+  });
+
+  it('embeds a filed PDF in the background, so its first question finds the vectors stored', async () => {
+    const fresh = await createTestApp();
+    try {
+      const vectorDir = join(fresh.dataDir, 'blobs', 'question-vectors');
+      const stored = () => (existsSync(vectorDir) ? readdirSync(vectorDir, { recursive: true }).length : 0);
+      expect(stored()).toBe(0);
+      const added = await upload(fresh, editorial);
+      expect(added.statusCode).toBe(200);
+      // No question was asked: the passages were embedded and stored because the PDF was filed.
+      await expect.poll(stored, { timeout: 60_000, interval: 100 }).toBeGreaterThan(0);
+      const files = readdirSync(vectorDir, { recursive: true }).length;
+      const answer = await fresh.app.inject({
+        method: 'GET',
+        url: `/api/question?pdf_id=${added.json()[0].pdf_id}&question=${encodeURIComponent('How well did patients with solid tumours respond to the vaccine in T-cell assays?')}`,
+        headers: withKey(fresh.key),
+      });
+      expect(answer.json().chunks[0].chunk).toMatch(/severely attenuated in patients with solid tumours/);
+      // The question reused the stored vectors (same key): nothing new was written.
+      expect(readdirSync(vectorDir, { recursive: true }).length).toBe(files);
+    } finally {
+      await fresh.close();
+    }
   });
 });

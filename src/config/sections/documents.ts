@@ -1,6 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
-import { envVar, listText, positiveInt } from '../env-var.js';
+import { booleanText, envVar, listText, positiveInt } from '../env-var.js';
 
 const cidrList = listText.pipe(
   z.array(
@@ -15,6 +15,11 @@ const cidrList = listText.pipe(
 
 /** Fetching remote PDFs (SSRF guard and limits), uploads, stored documents and figure links. */
 export const documentsSection = {
+  embedOnAdd: envVar('ALEXANDRIA_EMBED_ON_ADD', booleanText, {
+    default: 'true',
+    description:
+      "Embed a PDF's passages in the background as soon as add_to_project files it, so its first question is as fast as the next ones. Off: the first question embeds them.",
+  }),
   fetchMaxMb: envVar('ALEXANDRIA_FETCH_MAX_MB', positiveInt, {
     default: '50',
     description: 'Largest PDF fetched from a URL, in MB (checked on content-length and while streaming).',

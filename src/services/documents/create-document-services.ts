@@ -36,6 +36,8 @@ export interface DocumentServicesDependencies {
   urlCacheTtlSeconds: number;
   uploadMaxBytes: number;
   ocr?: boolean;
+  /** Embed a PDF's passages as soon as it is filed (default true). */
+  prepareQuestionsOnAdd?: boolean;
   logger?: Logger;
 }
 
@@ -81,6 +83,19 @@ export function createDocumentServices(dependencies: DocumentServicesDependencie
     remote,
     lookup: dependencies.lookup,
     uploadMaxBytes: dependencies.uploadMaxBytes,
+    ...(dependencies.prepareQuestionsOnAdd === false
+      ? {}
+      : {
+          onPdfFiled: (tenantId: string, pdfId: string) => {
+            // In the background (the ranker embeds on its worker thread): the upload has its answer.
+            fullText.prepareQuestions(tenantId, pdfId).catch((error: unknown) => {
+              dependencies.logger?.warn(
+                { err: error, pdf_id: pdfId },
+                'embedding a new document ahead of questions failed',
+              );
+            });
+          },
+        }),
   });
   const figures = new FigureFileService(figureLinks, parses);
   return { fullText, library, figures, parses };

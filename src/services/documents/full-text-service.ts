@@ -26,6 +26,8 @@ export interface ChunkRanker {
     topK: number;
     signal?: AbortSignal;
   }): Promise<RankedChunk[]>;
+  /** Embeds and stores the document's passages ahead of its first question (optional). */
+  prepare?(documentKey: string, chunks: readonly string[]): Promise<unknown>;
 }
 
 export interface RankedChunk {
@@ -95,8 +97,7 @@ export class FullTextService implements FullTextReader {
     const total = document.text.chunks.length;
     if (total === 0) return this.emptyResult(document);
     const ranked = await this.options.ranker.rank({
-      documentKey: `${document.text.origin}:${document.text.sha256}`,
-      chunks: document.text.chunks.map((item) => item.text),
+      ...rankingInput(document.text),
       question: trimmed,
       topK,
       ...(options.signal ? { signal: options.signal } : {}),
@@ -114,6 +115,20 @@ export class FullTextService implements FullTextReader {
         indexes.length > 0,
       ),
     };
+  }
+
+  /**
+   * Readies a filed document for questions: its passages are embedded and stored now, so the first
+   * question costs what the next ones do. Resolves when done; a failure only means the first
+   * question does the work.
+   */
+  async prepareQuestions(tenantId: string, pdfRef: string): Promise<void> {
+    const prepare = this.options.ranker.prepare?.bind(this.options.ranker);
+    if (!prepare) return;
+    const document = await this.open(tenantId, pdfRef, 'pdf_id');
+    if (document.text.chunks.length === 0) return;
+    const { documentKey, chunks } = rankingInput(document.text);
+    await prepare(documentKey, chunks);
   }
 
   /** The PNG of a figure of a document with content hash `sha256`, or null. */
@@ -244,4 +259,9 @@ export function identifiersInUrl(url: string): PaperIdentifiers {
     if (pmcid) identifiers.pmcid = pmcid;
   }
   return identifiers;
+}
+
+/** What the ranker knows a document by: its origin and content hash, and its chunks' text. */
+function rankingInput(text: DocumentText): { documentKey: string; chunks: string[] } {
+  return { documentKey: `${text.origin}:${text.sha256}`, chunks: text.chunks.map((item) => item.text) };
 }

@@ -21,6 +21,11 @@ export interface PaperLibraryOptions {
   lookup: PaperLookup;
   /** Largest uploaded PDF in bytes. */
   uploadMaxBytes: number;
+  /**
+   * Told about each PDF filed with text (its `pdf_id`), after the response is decided: the
+   * documents capability starts embedding its passages then, so the first question is warm.
+   */
+  onPdfFiled?: (tenantId: string, pdfId: string) => void;
 }
 
 interface PdfOrigin {
@@ -133,6 +138,7 @@ export class PaperLibraryService implements PaperLibrary {
       paper,
       record.id,
     );
+    if (filed.pdf_id && text.chunks.length > 0) this.options.onPdfFiled?.(tenantId, filed.pdf_id);
     const scan = text.hasTextLayer
       ? ''
       : ' It is a scan without a text layer, so no text can be read from it.';
