@@ -60,6 +60,8 @@ export async function documentsBench(options: { quick: boolean }): Promise<Bench
     ALEXANDRIA_RATE_LIMIT_PER_MINUTE: '1000000',
     ALEXANDRIA_RATE_LIMIT_BURST: '1000000',
     ALEXANDRIA_FETCH_ALLOW_PRIVATE_RANGES: '127.0.0.1/32',
+    // The first question does the embedding itself here (the cold path), not a background job.
+    ALEXANDRIA_EMBED_ON_ADD: 'false',
   });
   const container = await createContainer(config, createLogger({ level: 'silent' }));
   const app = await createHttpApp(container);
