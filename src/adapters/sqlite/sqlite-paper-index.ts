@@ -43,7 +43,7 @@ export interface SqlitePaperIndexOptions {
    */
   candidateBudget?: number;
   /**
-   * Should clauses found in more than this fraction of the records are not scored (default 0.2;
+   * Should clauses found in more than this fraction of the records are not scored (default 0.5;
    * see `selectiveClauses`).
    */
   commonFraction?: number;
@@ -126,7 +126,7 @@ export class SqlitePaperIndex implements PaperIndex {
     this.weights = options.weights ?? defaultFieldWeights;
     this.candidateBudget = options.candidateBudget ?? 25_000;
     this.countCap = options.countCap ?? 10_000;
-    this.commonFraction = options.commonFraction ?? 0.2;
+    this.commonFraction = options.commonFraction ?? 0.5;
     this.commonFloor = options.commonFloor ?? 1000;
     const w = this.weights;
     const bm25 = `bm25(papers_fts, ${[w.title, w.abstract, w.authors, w.venue, w.extra, 0].map(Number).join(', ')})`;
