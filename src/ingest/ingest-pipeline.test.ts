@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -58,6 +58,34 @@ describe('ingest', () => {
     // A re-run (after an interruption, say) adds nothing.
     const again = await ingest(index, await resolveInputs(join(folder, 'papers.jsonl'), Readable.from([])));
     expect(again).toMatchObject({ inserted: 0, merged: 0, unchanged: 3, rejected: 2 });
+    await index.close();
+  });
+
+  it('reads a folder of PatentsView tables as one: the companions complete g_patent.tsv', async () => {
+    // The shipped fixtures, one of them gzipped, copied into a folder as a bulk download would be.
+    const source = join(import.meta.dirname, 'formats', '__fixtures__', 'patentsview');
+    for (const name of await readdir(source)) {
+      const bytes = await readFile(join(source, name));
+      if (name === 'g_inventor_disambiguated.tsv')
+        await writeFile(join(folder, `${name}.gz`), gzipSync(bytes));
+      else await writeFile(join(folder, name), bytes);
+    }
+    const index = await createSqlitePaperIndex(join(folder, 'index.db'));
+    const report = await ingest(index, await resolveInputs(folder, Readable.from([])));
+    const patentFile = report.files.find((file) => file.file.endsWith('g_patent.tsv'));
+    // The fixture's two bad rows, nothing from the companion tables.
+    expect(patentFile).toMatchObject({ format: 'patentsview', rejected: 2 });
+    expect(report.examples.map((example) => example.reason)).toEqual([
+      'patent 7272631 was withdrawn',
+      'row has 3 fields, the header 8',
+    ]);
+    expect(report.files.filter((file) => file.format === 'companion table')).toHaveLength(4);
+    expect(report.inserted).toBe(5);
+    expect(await index.findByKeys(['patent:US7272630'])).toMatchObject({
+      authors: ['John R. Douceur', 'Marvin M. Theimer', 'Atul Adya', 'William J. Bolosky'],
+      assignees: ['Microsoft Corporation'],
+      filing_date: '2004-11-18',
+    });
     await index.close();
   });
 

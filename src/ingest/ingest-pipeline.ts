@@ -1,3 +1,6 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { isAppError } from '../domain/errors.js';
 import type { Paper } from '../domain/paper.js';
 import type { PaperIndex, UpsertSummary } from '../ports/paper-index.js';
@@ -94,12 +97,19 @@ export async function ingest(
   const totalBytes = knownSizes ? inputs.reduce((sum, input) => sum + (input.size ?? 0), 0) : undefined;
   let bytesBefore = 0;
   let lastReport = 0;
+  const companionsOfOthers = companionInputs(inputs);
 
   for (const [fileIndex, input] of inputs.entries()) {
     options.signal?.throwIfAborted();
     const file = displayName(input);
     const report: FileReport = { file: input.name, format: null, read: 0, rejected: 0 };
     files.push(report);
+    if (companionsOfOthers.has(input.name)) {
+      // Read with its main table (PatentsView's g_patent.tsv in the same folder), not on its own.
+      report.format = 'companion table';
+      bytesBefore += input.size ?? 0;
+      continue;
+    }
     const opened = decompressed(input);
     const progress = (force = false) => {
       const now = performance.now();
@@ -139,7 +149,10 @@ export async function ingest(
         continue;
       }
       report.format = format.name;
-      for await (const item of format.read(text)) {
+      const items = format.readWithCompanions
+        ? format.readWithCompanions(text, await siblingCompanions(input.name, format.companions ?? {}))
+        : format.read(text);
+      for await (const item of items) {
         totals.read += 1;
         report.read += 1;
         if (item.ok) {
@@ -173,6 +186,59 @@ export async function ingest(
     files,
     elapsedMs: performance.now() - started,
   };
+}
+
+const companionNames = new Set(ingestFormats.flatMap((format) => Object.values(format.companions ?? {})));
+
+/** A file name without a trailing `.gz`. */
+function plainName(path: string): string {
+  return basename(path).replace(/\.gz$/i, '');
+}
+
+/**
+ * Inputs named like a companion table (`g_inventor_disambiguated.tsv`, …) that sit in the same folder
+ * as another input that is not one: they are read through that main table.
+ */
+function companionInputs(inputs: readonly IngestInput[]): Set<string> {
+  const companions = new Set<string>();
+  for (const input of inputs) {
+    if (input.name === '-' || !companionNames.has(plainName(input.name))) continue;
+    const folder = dirname(input.name);
+    const hasMain = inputs.some(
+      (other) =>
+        other.name !== '-' && dirname(other.name) === folder && !companionNames.has(plainName(other.name)),
+    );
+    if (hasMain) companions.add(input.name);
+  }
+  return companions;
+}
+
+/** The companion tables found beside `path` (plain or .gz), opened as text streams, by role. */
+async function siblingCompanions(
+  path: string,
+  names: Readonly<Record<string, string>>,
+): Promise<Partial<Record<string, AsyncIterable<Uint8Array>>>> {
+  const found: Partial<Record<string, AsyncIterable<Uint8Array>>> = {};
+  if (path === '-') return found;
+  for (const [role, name] of Object.entries(names)) {
+    for (const candidate of [join(dirname(path), name), join(dirname(path), `${name}.gz`)]) {
+      const info = await stat(candidate).catch(() => undefined);
+      if (!info?.isFile()) continue;
+      found[role] = lazyText(candidate, info.size);
+      break;
+    }
+  }
+  return found;
+}
+
+/** A file's text bytes, opened only when first read (the main table reads its companions late). */
+async function* lazyText(path: string, size: number): AsyncGenerator<Uint8Array> {
+  const opened = decompressed({
+    name: path,
+    size,
+    open: () => createReadStream(path, { highWaterMark: 256 * 1024 }),
+  });
+  yield* opened.chunks;
 }
 
 /** The index failed (not the input): the run stops, to be re-run once the cause is fixed. */
