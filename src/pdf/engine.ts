@@ -41,12 +41,25 @@ export interface EngineDocument {
   close(): Promise<void>;
 }
 
+/** An image file taken from the PDF as it is stored (a JPEG stream), without decoding it. */
+export interface EncodedImage {
+  width: number;
+  height: number;
+  format: 'jpeg';
+  data: Uint8Array;
+}
+
 export interface EnginePage {
   text(): Promise<PageText>;
   /** Where images are painted on the page, in paint order. */
   imagePlacements(): Promise<ImagePlacement[]>;
   /** The pixels of a placed image (null when the image cannot be decoded or is over the limit). */
   imagePixels(objectId: string): Promise<DecodedImage | null>;
+  /**
+   * The placed image's stored file when it can be served as it is (a plain RGB or gray JPEG), else
+   * null; engines that cannot tell leave it out.
+   */
+  imageFile?(objectId: string): Promise<EncodedImage | null>;
   close(): void;
 }
 

@@ -63,7 +63,7 @@ describe('FigureCollector', () => {
     );
     const figures = collector.finish();
     expect(figures.map((figure) => [figure.id, figure.number, figure.page])).toEqual([['p1-1', 1, 1]]);
-    expect([...(figures[0]?.png.subarray(1, 4) ?? [])]).toEqual([80, 78, 71]);
+    expect([...(figures[0]?.image.subarray(1, 4) ?? [])]).toEqual([80, 78, 71]);
   });
 
   it('attaches a figure to the nearest "Figure n" caption on its page', () => {
@@ -91,7 +91,18 @@ describe('FigureCollector', () => {
       },
     ];
     const placed = placeFigures(
-      [{ id: 'p1-1', page: 1, number: 1, width: 10, height: 10, png: new Uint8Array(), box: box('x') }],
+      [
+        {
+          id: 'p1-1',
+          page: 1,
+          number: 1,
+          width: 10,
+          height: 10,
+          image: new Uint8Array(),
+          format: 'png',
+          box: box('x'),
+        },
+      ],
       blocks,
     );
     expect(placed).toEqual([{ id: 'p1-1', block: 1, caption: 'Figure 2: What the plot shows.' }]);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { DecodedImage } from './engine.js';
+import type { FigureFormat } from '../ports/pdf-extractor.js';
+import type { DecodedImage, EncodedImage } from './engine.js';
 import type { ImagePlacement, TextBlock } from './layout-types.js';
 import { encodePng, type Pixels } from './png.js';
 
@@ -30,7 +31,8 @@ export interface CollectedFigure {
   number: number;
   width: number;
   height: number;
-  png: Uint8Array;
+  image: Uint8Array;
+  format: FigureFormat;
   box: ImagePlacement;
 }
 
@@ -47,7 +49,10 @@ interface Sighting {
  */
 export class FigureCollector {
   readonly #limits: FigureLimits;
-  readonly #encoded = new Map<string, { png: Uint8Array; width: number; height: number }>();
+  readonly #encoded = new Map<
+    string,
+    { image: Uint8Array; format: FigureFormat; width: number; height: number }
+  >();
   readonly #hashByObject = new Map<string, string | null>();
   readonly #sightings: Sighting[] = [];
   #pixelsLeft: number;
@@ -67,14 +72,21 @@ export class FigureCollector {
     size: { width: number; height: number },
     placements: ImagePlacement[],
     readPixels: (objectId: string) => Promise<DecodedImage | null>,
+    readFile?: (objectId: string) => Promise<EncodedImage | null>,
   ): Promise<void> {
     for (const box of placements) {
       if (this.exhausted) return;
       if (!this.#isFigureShaped(box, size)) continue;
       let hash = this.#hashByObject.get(box.objectId);
       if (hash === undefined) {
-        const image = await readPixels(box.objectId);
-        hash = image ? this.#encodeOnce(image) : null;
+        // A stored JPEG is kept as it is (no decoding, scaling or re-encoding); other images are
+        // decoded, scaled and written as PNG.
+        const file = readFile ? await readFile(box.objectId) : null;
+        if (file) hash = this.#keepFile(file);
+        else {
+          const image = await readPixels(box.objectId);
+          hash = image ? this.#encodeOnce(image) : null;
+        }
         this.#hashByObject.set(box.objectId, hash);
       }
       if (hash) this.#sightings.push({ hash, page, box });
@@ -126,9 +138,25 @@ export class FigureCollector {
     this.#pixelsLeft -= pixels.width * pixels.height;
     if (this.#pixelsLeft < 0) return null;
     this.#encoded.set(hash, {
-      png: encodePng(pixels),
+      image: encodePng(pixels),
+      format: 'png',
       width: pixels.width,
       height: pixels.height,
+    });
+    return hash;
+  }
+
+  #keepFile(file: EncodedImage): string | null {
+    if (Math.min(file.width, file.height) < this.#limits.minSidePixels) return null;
+    const hash = createHash('sha1').update(file.data).digest('hex');
+    if (this.#encoded.has(hash)) return hash;
+    this.#pixelsLeft -= file.width * file.height;
+    if (this.#pixelsLeft < 0) return null;
+    this.#encoded.set(hash, {
+      image: file.data,
+      format: file.format,
+      width: file.width,
+      height: file.height,
     });
     return hash;
   }

@@ -119,7 +119,13 @@ export async function parseDocument(
         });
         if (wantImages && !figures.exhausted && (engine.cheapImagePlacements || mayShowFigure(lines, text))) {
           const placements = await page.imagePlacements();
-          await figures.addPage(number, text, placements, (id) => page.imagePixels(id));
+          await figures.addPage(
+            number,
+            text,
+            placements,
+            (id) => page.imagePixels(id),
+            page.imageFile ? (id) => page.imageFile?.(id) ?? Promise.resolve(null) : undefined,
+          );
         }
       } finally {
         page.close();
@@ -168,9 +174,9 @@ function assemble(
     hasTextLayer: hasTextLayer && chunks.length > 0,
     metadata,
     chunks,
-    figures: collected.map(({ id, page, number, width, height, png }) => {
+    figures: collected.map(({ id, page, number, width, height, image, format }) => {
       const caption = captionById.get(id);
-      return { id, page, number, width, height, png, ...(caption ? { caption } : {}) };
+      return { id, page, number, width, height, image, format, ...(caption ? { caption } : {}) };
     }),
   };
 }

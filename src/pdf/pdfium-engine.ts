@@ -1,6 +1,6 @@
 import { AppError } from '../domain/errors.js';
 import type { EngineDocument, EngineOpenOptions, EnginePage, PageText, PdfEngine } from './engine.js';
-import { readPdfiumImage, readPdfiumPlacements } from './pdfium-images.js';
+import { readPdfiumImage, readPdfiumJpeg, readPdfiumPlacements } from './pdfium-images.js';
 import { loadPdfium, type PdfiumRuntime, releasePdfium } from './pdfium-loader.js';
 import { pageView, readPdfiumText } from './pdfium-text.js';
 
@@ -96,6 +96,11 @@ function openPage(
       const object = images.get(objectId);
       if (!object) return null;
       return guarded(runtime, limit, () => readPdfiumImage(runtime, object, maxImagePixels));
+    },
+    async imageFile(objectId: string) {
+      const object = images.get(objectId);
+      if (!object || !page) return null;
+      return guarded(runtime, limit, () => readPdfiumJpeg(runtime, object, page, maxImagePixels));
     },
     close() {
       if (page && !runtime.broken) api.FPDF_ClosePage(page);

@@ -1,4 +1,4 @@
-import type { DecodedImage } from './engine.js';
+import type { DecodedImage, EncodedImage } from './engine.js';
 import type { ImagePlacement } from './layout-types.js';
 import type { PdfiumRuntime } from './pdfium-loader.js';
 import type { PageView } from './pdfium-text.js';
@@ -93,6 +93,51 @@ export function readPdfiumImage(
     return convert(runtime.u8, pointer, width, height, stride, format);
   } finally {
     api.FPDFBitmap_Destroy(bitmap);
+  }
+}
+
+/** FPDF_COLORSPACE values a JPEG may be passed through with: DeviceGray, DeviceRGB, CalGray, CalRGB, ICCBased. */
+const passColourSpaces = new Set([1, 2, 4, 5, 7]);
+/** Stored JPEGs larger than this are decoded and scaled like other images. */
+const maxJpegBytes = 8 * 1024 * 1024;
+
+/**
+ * The image's stored JPEG stream when it can be served as it is: its only filter is DCTDecode, and
+ * it is 8-bit gray or RGB (a CMYK JPEG shows inverted or not at all in browsers). Null otherwise.
+ */
+export function readPdfiumJpeg(
+  runtime: PdfiumRuntime,
+  object: number,
+  page: number,
+  maxPixels: number,
+): EncodedImage | null {
+  const { api, scratch } = runtime;
+  if (api.FPDFImageObj_GetImageFilterCount(object) !== 1) return null;
+  const nameLength = api.FPDFImageObj_GetImageFilter(object, 0, scratch, 32);
+  if (nameLength !== 10) return null; // "DCTDecode" and its terminating zero
+  if (Buffer.from(runtime.u8.subarray(scratch, scratch + 9)).toString('latin1') !== 'DCTDecode') return null;
+  // FPDF_IMAGEOBJ_METADATA: width, height (uint), dpi x, y (float), bits per pixel (uint), colour space (int), …
+  if (!api.FPDFImageObj_GetImageMetadata(object, page, scratch)) return null;
+  const u32 = runtime.u32;
+  const at = scratch >> 2;
+  const width = u32[at] as number;
+  const height = u32[at + 1] as number;
+  const bitsPerPixel = u32[at + 4] as number;
+  const colourSpace = u32[at + 5] as number;
+  if (width === 0 || height === 0 || width * height > maxPixels) return null;
+  if (!(bitsPerPixel === 8 || bitsPerPixel === 24) || !passColourSpaces.has(colourSpace)) return null;
+  const length = api.FPDFImageObj_GetImageDataRaw(object, 0, 0);
+  if (length < 4 || length > maxJpegBytes) return null;
+  const buffer = api.malloc(length);
+  if (!buffer) return null;
+  try {
+    if (api.FPDFImageObj_GetImageDataRaw(object, buffer, length) !== length) return null;
+    const data = runtime.u8.slice(buffer, buffer + length);
+    // A JPEG starts with the SOI marker; anything else is left to the decoder.
+    if (data[0] !== 0xff || data[1] !== 0xd8) return null;
+    return { width, height, format: 'jpeg', data };
+  } finally {
+    api.free(buffer);
   }
 }
 

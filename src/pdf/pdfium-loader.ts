@@ -44,6 +44,10 @@ export interface PdfiumApi {
   FPDFImageObj_GetImagePixelSize(image: number, width: number, height: number): number;
   FPDFImageObj_GetBitmap(image: number): number;
   FPDFImageObj_GetRenderedBitmap(document: number, page: number, image: number): number;
+  FPDFImageObj_GetImageFilterCount(image: number): number;
+  FPDFImageObj_GetImageFilter(image: number, index: number, buffer: number, length: number): number;
+  FPDFImageObj_GetImageMetadata(image: number, page: number, metadata: number): number;
+  FPDFImageObj_GetImageDataRaw(image: number, buffer: number, length: number): number;
   FPDFBitmap_GetWidth(bitmap: number): number;
   FPDFBitmap_GetHeight(bitmap: number): number;
   FPDFBitmap_GetStride(bitmap: number): number;

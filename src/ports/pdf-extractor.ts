@@ -53,6 +53,15 @@ export interface ParsedChunk {
   figureIds: string[];
 }
 
+/** How a figure image is encoded. */
+export type FigureFormat = 'png' | 'jpeg';
+
+/** File extension and media type of each figure format. */
+export const figureFormats: Record<FigureFormat, { extension: string; mediaType: string }> = {
+  png: { extension: 'png', mediaType: 'image/png' },
+  jpeg: { extension: 'jpg', mediaType: 'image/jpeg' },
+};
+
 export interface ParsedFigure {
   /** `p<page>-<n>`, unique within the document. */
   id: string;
@@ -61,8 +70,12 @@ export interface ParsedFigure {
   number: number;
   width: number;
   height: number;
-  /** The image encoded as PNG. */
-  png: Uint8Array;
+  /**
+   * The image file: PNG (decoded and re-encoded), or the PDF's own JPEG stream when the image was
+   * stored as a plain RGB or gray JPEG (passed through, never decoded).
+   */
+  image: Uint8Array;
+  format: FigureFormat;
   /** The caption text ("Figure 3: …") when one was found near the image. */
   caption?: string;
 }

@@ -87,14 +87,19 @@ export function runPdfExtractorContract(name: string, create: () => Promise<PdfE
       expect(scan.chunks).toEqual([]);
     });
 
-    it('lists figures as PNGs that the chunks reference', async () => {
+    it('lists figures as PNG or stored JPEG files that the chunks reference', async () => {
       const document = await extractor.extract(readPdf('papermage_emnlp2023_demo.pdf'));
       expect(document.figures.length).toBeGreaterThanOrEqual(3);
       const ids = new Set(document.figures.map((figure) => figure.id));
       document.figures.forEach((figure, index) => {
         expect(figure.id).toMatch(/^p\d+-\d+$/);
         expect(figure.number).toBe(index + 1);
-        expect([...figure.png.subarray(0, 8)]).toEqual([137, 80, 78, 71, 13, 10, 26, 10]);
+        if (figure.format === 'png') {
+          expect([...figure.image.subarray(0, 8)]).toEqual([137, 80, 78, 71, 13, 10, 26, 10]);
+        } else {
+          expect(figure.format).toBe('jpeg');
+          expect([...figure.image.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
+        }
       });
       const referenced = document.chunks.flatMap((chunk) => chunk.figureIds);
       expect(new Set(referenced)).toEqual(ids);

@@ -36,7 +36,8 @@ export class FakePdfExtractor implements PdfExtractor {
           number: page,
           width: 1,
           height: 1,
-          png: tinyPng(page),
+          image: tinyPng(page),
+          format: 'png' as const,
         })),
       };
     }
@@ -53,7 +54,8 @@ export class FakePdfExtractor implements PdfExtractor {
             number: figures.length + 1,
             width: 1,
             height: 1,
-            png: tinyPng(index),
+            image: tinyPng(index),
+            format: 'png',
             caption: 'Figure 1: A fake [plot]',
           });
           figureIds.push(id);

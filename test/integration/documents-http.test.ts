@@ -328,6 +328,33 @@ describe('fulltext', () => {
       expect(response.statusCode).toBe(403);
     }
   });
+
+  it('serves a figure the PDF stored as JPEG as that JPEG, under a .jpg link', async () => {
+    // The Dps paper's schematic (Figure 1) is a plain RGB JPEG in the PDF.
+    const paper = (await upload(t, readFileSync(join(pdfDir, 'litqa_nar_gkae223.pdf')))).json()[0];
+    const links: string[] = [];
+    const first = (await get(`/api/fulltext?pdf_id=${paper.pdf_id}`)).json();
+    for (let chunk = 1; chunk <= first.total_chunk_num; chunk++) {
+      links.push(
+        ...(await get(`/api/fulltext?pdf_id=${paper.pdf_id}&chunk=${chunk}`)).json().chunks[0].img_mds,
+      );
+    }
+    const jpeg = links
+      .map((link) =>
+        /\((http:\/\/alexandria\.test(\/files\/figures\/[0-9a-f]{64}\/[\w-]+\.jpg\?exp=\d+&sig=[\w-]+))\)$/.exec(
+          link,
+        ),
+      )
+      .find((match) => match !== null);
+    expect(jpeg).toBeDefined();
+    const path = jpeg?.[2] ?? '';
+    const image = await t.app.inject({ method: 'GET', url: path });
+    expect(image.statusCode).toBe(200);
+    expect(image.headers['content-type']).toBe('image/jpeg');
+    expect(image.rawPayload.subarray(0, 3).toString('hex')).toBe('ffd8ff');
+    // The same signed figure asked for as PNG does not exist.
+    expect((await t.app.inject({ method: 'GET', url: path.replace('.jpg?', '.png?') })).statusCode).toBe(404);
+  });
 });
 
 describe('question', () => {

@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { type FigureFormat, figureFormats } from '../../ports/pdf-extractor.js';
 import { errorEnvelopeSchema } from '../schemas.js';
 import type { RouteModule } from './route-context.js';
 
 /**
- * `GET /files/figures/<sha256>/<figure>.png?exp=…&sig=…`: figure images linked from `img_mds`.
+ * `GET /files/figures/<sha256>/<figure>.png|.jpg?exp=…&sig=…`: figure images linked from `img_mds`.
  * Outside `/api`, so no API key: the signature (HMAC of path and expiry) is the credential, because
  * markdown image links are opened by browsers and chat clients that do not send our header.
  */
@@ -14,18 +15,18 @@ export const figureRoutes: RouteModule = (app, { services }) => {
       schema: {
         summary: 'A figure image (signed link)',
         description:
-          'Serves a figure PNG to the holder of a signed link from `img_mds`. An invalid or expired signature is a 403; read the chunk again for a fresh link.',
+          'Serves a figure image (PNG, or JPEG as the PDF stored it) to the holder of a signed link from `img_mds`. An invalid or expired signature is a 403; read the chunk again for a fresh link.',
         tags: ['full text'],
         params: z.object({
           sha256: z.string().max(64),
-          file: z.string().max(80).describe('`<figure id>.png`'),
+          file: z.string().max(80).describe('`<figure id>.png` or `<figure id>.jpg`'),
         }),
         querystring: z.object({
           exp: z.string().max(20).optional().describe('Expiry (Unix seconds).'),
           sig: z.string().max(100).optional().describe('Signature.'),
         }),
         response: {
-          200: z.any().describe('The PNG image.'),
+          200: z.any().describe('The image (image/png or image/jpeg).'),
           403: errorEnvelopeSchema.describe('Invalid or expired signature.'),
           404: errorEnvelopeSchema.describe('No such figure.'),
         },
@@ -34,18 +35,20 @@ export const figureRoutes: RouteModule = (app, { services }) => {
     async (request, reply) => {
       const { sha256, file } = request.params;
       const expires = Number(request.query.exp ?? '');
-      const png = await services.figures.read({
+      const format: FigureFormat = /\.jpe?g$/i.test(file) ? 'jpeg' : 'png';
+      const image = await services.figures.read({
         sha256,
-        figureId: file.replace(/\.png$/i, ''),
+        figureId: file.replace(/\.(png|jpe?g)$/i, ''),
+        format,
         expires: Number.isFinite(expires) ? expires : 0,
         signature: request.query.sig ?? '',
       });
       const maxAge = Math.max(0, Math.min(86_400, Math.floor(expires - Date.now() / 1000)));
       return reply
-        .header('content-type', 'image/png')
+        .header('content-type', figureFormats[format].mediaType)
         .header('cache-control', `private, max-age=${maxAge}, immutable`)
         .header('x-content-type-options', 'nosniff')
-        .send(Buffer.from(png.buffer, png.byteOffset, png.byteLength));
+        .send(Buffer.from(image.buffer, image.byteOffset, image.byteLength));
     },
   );
 };

@@ -1,7 +1,14 @@
-import type { ParsedChunk, ParsedFigure, PdfMetadata } from '../../ports/pdf-extractor.js';
+import {
+  type FigureFormat,
+  figureFormats,
+  type ParsedChunk,
+  type ParsedFigure,
+  type PdfMetadata,
+} from '../../ports/pdf-extractor.js';
 
 /** A figure as stored beside the text; its PNG lives in the BlobStore under `figureBlobKey`. */
-export type StoredFigure = Omit<ParsedFigure, 'png'>;
+/** A figure as listed in a stored text (its image is a blob of its own); `format` absent = png. */
+export type StoredFigure = Omit<ParsedFigure, 'image' | 'format'> & { format?: FigureFormat };
 
 /**
  * The readable form of a document, whatever it came from (a parsed PDF or a full-text source).
@@ -30,9 +37,9 @@ export function parsedBlobKey(sha256: string, parserVersion: string): string {
   return `parsed/${sha256.slice(0, 2)}/${sha256}/${safeSegment(parserVersion)}.json`;
 }
 
-/** A figure's PNG; figure ids are `p<page>-<n>`. */
-export function figureBlobKey(sha256: string, figureId: string): string {
-  return `figures/${sha256.slice(0, 2)}/${sha256}/${safeSegment(figureId)}.png`;
+/** A figure's image file; figure ids are `p<page>-<n>`. */
+export function figureBlobKey(sha256: string, figureId: string, format: FigureFormat = 'png'): string {
+  return `figures/${sha256.slice(0, 2)}/${sha256}/${safeSegment(figureId)}.${figureFormats[format].extension}`;
 }
 
 /** A full-text source's text, by source name and the hash of the source's key. */

@@ -2,9 +2,9 @@ import { AppError, notFound } from '../../domain/errors.js';
 import type { FigureLinkParts, FigureLinks } from './figure-links.js';
 import type { ParseCache } from './parse-cache.js';
 
-/** Serves figure PNGs to holders of a valid signed link (no API key: browsers open these). */
+/** Serves figure images to holders of a valid signed link (no API key: browsers open these). */
 export interface FigureFiles {
-  /** The PNG; throws `forbidden` (403) for a bad or expired signature, `not_found` when absent. */
+  /** The image file; throws `forbidden` (403) for a bad or expired signature, `not_found` when absent. */
   read(parts: FigureLinkParts): Promise<Uint8Array>;
 }
 
@@ -21,8 +21,8 @@ export class FigureFileService implements FigureFiles {
         'This figure link is invalid or has expired; read the chunk again for a fresh link',
       );
     }
-    const png = await this.parses.figure(parts.sha256, parts.figureId);
-    if (!png) throw notFound('No such figure');
-    return png;
+    const image = await this.parses.figure(parts.sha256, parts.figureId, parts.format);
+    if (!image) throw notFound('No such figure');
+    return image;
   }
 }

@@ -1,9 +1,12 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { type FigureFormat, figureFormats } from '../../ports/pdf-extractor.js';
 
 /** The parts of a figure link, as the figure route receives them. */
 export interface FigureLinkParts {
   sha256: string;
   figureId: string;
+  /** From the link's file extension (`.png`, `.jpg`); not signed: another one only finds nothing. */
+  format?: FigureFormat;
   expires: number;
   signature: string;
 }
@@ -30,17 +33,17 @@ export class FigureLinks {
   ) {}
 
   /** Path of a figure below the base URL; the route is registered on the same pattern. */
-  static path(sha256: string, figureId: string): string {
-    return `/files/figures/${sha256}/${figureId}.png`;
+  static path(sha256: string, figureId: string, format: FigureFormat = 'png'): string {
+    return `/files/figures/${sha256}/${figureId}.${figureFormats[format].extension}`;
   }
 
   /** The absolute, signed URL of a figure of the document with content hash `sha256`. */
-  url(sha256: string, figureId: string): string {
+  url(sha256: string, figureId: string, format: FigureFormat = 'png'): string {
     const now = Math.floor((this.options.now?.() ?? Date.now()) / 1000);
     const ttl = this.options.ttlSeconds;
     const expires = (Math.floor(now / ttl) + 2) * ttl;
     const signature = this.sign(sha256, figureId, expires);
-    return `${this.options.publicUrl}${FigureLinks.path(sha256, figureId)}?exp=${expires}&sig=${signature}`;
+    return `${this.options.publicUrl}${FigureLinks.path(sha256, figureId, format)}?exp=${expires}&sig=${signature}`;
   }
 
   /** True when the parts are well-formed, unexpired and signed with our secret. */

@@ -156,7 +156,7 @@ export class FullTextService implements FullTextReader {
       .trim()
       .slice(0, 100);
     const caption = words ? `: ${words}` : '';
-    return `![Figure ${figure.number}, page ${figure.page}${caption}](${this.options.figureLinks.url(sha256, figure.id)})`;
+    return `![Figure ${figure.number}, page ${figure.page}${caption}](${this.options.figureLinks.url(sha256, figure.id, figure.format)})`;
   }
 
   /** A scan (or a PDF with no text at all): one empty chunk with the page images, and a clear hint. */

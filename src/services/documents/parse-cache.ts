@@ -2,7 +2,12 @@ import { LRUCache } from 'lru-cache';
 import { AppError, type ErrorCode } from '../../domain/errors.js';
 import type { BlobStore } from '../../ports/blob-store.js';
 import type { Cache } from '../../ports/cache.js';
-import type { ParsedDocument, PdfExtractor } from '../../ports/pdf-extractor.js';
+import {
+  type FigureFormat,
+  figureFormats,
+  type ParsedDocument,
+  type PdfExtractor,
+} from '../../ports/pdf-extractor.js';
 import { type DocumentText, figureBlobKey, parsedBlobKey } from './document-text.js';
 
 export interface ParseCacheOptions {
@@ -94,11 +99,11 @@ export class ParseCache {
       hasTextLayer: parsed.hasTextLayer,
       metadata: parsed.metadata,
       chunks: parsed.chunks,
-      figures: parsed.figures.map(({ png: _png, ...figure }) => figure),
+      figures: parsed.figures.map(({ image: _image, ...figure }) => figure),
     };
     for (const figure of parsed.figures) {
-      await this.options.blobs.put(figureBlobKey(sha256, figure.id), figure.png, {
-        contentType: 'image/png',
+      await this.options.blobs.put(figureBlobKey(sha256, figure.id, figure.format), figure.image, {
+        contentType: figureFormats[figure.format].mediaType,
       });
     }
     await this.options.blobs.put(
@@ -111,7 +116,7 @@ export class ParseCache {
   }
 
   /** The PNG of a figure, or null when absent. */
-  figure(sha256: string, figureId: string): Promise<Uint8Array | null> {
-    return this.options.blobs.get(figureBlobKey(sha256, figureId));
+  figure(sha256: string, figureId: string, format: FigureFormat = 'png'): Promise<Uint8Array | null> {
+    return this.options.blobs.get(figureBlobKey(sha256, figureId, format));
   }
 }
