@@ -81,13 +81,19 @@ export function joinLines(lines: string[], vocabulary: Set<string>): string {
       text = line;
       continue;
     }
+    const last = text.charAt(text.length - 1);
     // A URL broken at the line end continues on the next line ("https://doi." + "org/10.1111/…").
-    if (/(?:https?:\/\/|www\.)\S*[./_#?=&-]$/.test(text.slice(-200)) && /^[\w./#%-]/.test(line)) {
+    if (
+      './_#?=&-'.includes(last) &&
+      /(?:https?:\/\/|www\.)\S*[./_#?=&-]$/.test(text.slice(-200)) &&
+      /^[\w./#%-]/.test(line)
+    ) {
       text += line;
       continue;
     }
     // Only the end of the paragraph so far matters (and scanning it all again per line is quadratic).
-    const hyphenated = lineEndHyphen.exec(text.slice(-80));
+    // (The pattern is tried from every position, so it runs only where a hyphen ends the text.)
+    const hyphenated = '-\u2010\u2011\u00ad'.includes(last) ? lineEndHyphen.exec(text.slice(-80)) : null;
     const next = lineStartWord.exec(line);
     if (hyphenated && text.endsWith('\u00ad') && next) {
       text = text.slice(0, -1) + line;
