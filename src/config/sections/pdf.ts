@@ -7,7 +7,7 @@ export const pdfSection = {
   engine: envVar('ALEXANDRIA_PDF_ENGINE', z.enum(pdfEngineNames), {
     default: 'pdfium',
     description:
-      'PDF library the parser reads text and images with: pdfium (PDFium as WebAssembly, 2-3x faster) or pdfjs (Mozilla pdf.js). Both feed the same layout, chunking and figure stages.',
+      'PDF library the parser reads text and images with: pdfium (PDFium as WebAssembly, several times faster here) or pdfjs (Mozilla pdf.js). Both feed the same layout, chunking and figure stages.',
   }),
   workerThreads: envVar('ALEXANDRIA_PDF_WORKER_THREADS', positiveInt, {
     default: '2',
