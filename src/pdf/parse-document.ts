@@ -124,7 +124,7 @@ export async function parseDocument(
             text,
             placements,
             (id) => page.imagePixels(id),
-            page.imageFile ? (id) => page.imageFile?.(id) ?? Promise.resolve(null) : undefined,
+            page.imageFile?.bind(page),
           );
         }
       } finally {

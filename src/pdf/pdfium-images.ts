@@ -46,13 +46,11 @@ export function readPdfiumPlacements(
       } else if (type === imageObject) {
         const scratch = runtime.scratch;
         if (!api.FPDFPageObj_GetBounds(object, scratch, scratch + 4, scratch + 8, scratch + 12)) continue;
-        const f32 = runtime.f32;
-        const at = scratch >> 2;
         const box = pageBox(
-          f32[at] as number,
-          f32[at + 1] as number,
-          f32[at + 2] as number,
-          f32[at + 3] as number,
+          runtime.scratchFloat(0),
+          runtime.scratchFloat(1),
+          runtime.scratchFloat(2),
+          runtime.scratchFloat(3),
           matrix,
           view,
         );
@@ -77,9 +75,8 @@ export function readPdfiumImage(
 ): DecodedImage | null {
   const { api, scratch } = runtime;
   if (!api.FPDFImageObj_GetImagePixelSize(object, scratch, scratch + 4)) return null;
-  const u32 = runtime.u32;
-  const declaredWidth = u32[scratch >> 2] as number;
-  const declaredHeight = u32[(scratch >> 2) + 1] as number;
+  const declaredWidth = runtime.scratchUint(0);
+  const declaredHeight = runtime.scratchUint(1);
   if (declaredWidth === 0 || declaredHeight === 0 || declaredWidth * declaredHeight > maxPixels) return null;
   const bitmap = api.FPDFImageObj_GetBitmap(object);
   if (!bitmap) return null;
@@ -118,12 +115,10 @@ export function readPdfiumJpeg(
   if (Buffer.from(runtime.u8.subarray(scratch, scratch + 9)).toString('latin1') !== 'DCTDecode') return null;
   // FPDF_IMAGEOBJ_METADATA: width, height (uint), dpi x, y (float), bits per pixel (uint), colour space (int), …
   if (!api.FPDFImageObj_GetImageMetadata(object, page, scratch)) return null;
-  const u32 = runtime.u32;
-  const at = scratch >> 2;
-  const width = u32[at] as number;
-  const height = u32[at + 1] as number;
-  const bitsPerPixel = u32[at + 4] as number;
-  const colourSpace = u32[at + 5] as number;
+  const width = runtime.scratchUint(0);
+  const height = runtime.scratchUint(1);
+  const bitsPerPixel = runtime.scratchUint(4);
+  const colourSpace = runtime.scratchUint(5);
   if (width === 0 || height === 0 || width * height > maxPixels) return null;
   if (!(bitsPerPixel === 8 || bitsPerPixel === 24) || !passColourSpaces.has(colourSpace)) return null;
   const length = api.FPDFImageObj_GetImageDataRaw(object, 0, 0);
@@ -159,9 +154,7 @@ function convert(
 }
 
 function readMatrix(runtime: PdfiumRuntime): Matrix {
-  const f32 = runtime.f32;
-  const at = runtime.scratch >> 2;
-  return [0, 1, 2, 3, 4, 5].map((offset) => f32[at + offset] as number) as Matrix;
+  return [0, 1, 2, 3, 4, 5].map((index) => runtime.scratchFloat(index)) as Matrix;
 }
 
 /** `first` then `second`: a point goes through `first`, the result through `second`. */

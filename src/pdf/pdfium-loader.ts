@@ -104,6 +104,16 @@ export class PdfiumRuntime {
     return this.#u32;
   }
 
+  /** The `index`-th 32-bit float of the scratch area (an out-parameter PDFium wrote). */
+  scratchFloat(index: number): number {
+    return this.f32[(this.scratch >> 2) + index] as number;
+  }
+
+  /** The `index`-th unsigned 32-bit integer of the scratch area. */
+  scratchUint(index: number): number {
+    return this.u32[(this.scratch >> 2) + index] as number;
+  }
+
   /** The views are rebuilt when the memory grew (growth replaces the ArrayBuffer). */
   #refresh(): void {
     const buffer = this.#memory.buffer;

@@ -26,16 +26,11 @@ export function pageView(runtime: PdfiumRuntime, page: number): PageView {
   let top = 792;
   // FS_RECTF { left, top, right, bottom }: the crop box clipped to the media box.
   if (api.FPDF_GetPageBoundingBox(page, scratch)) {
-    const f32 = runtime.f32;
-    const at = scratch >> 2;
-    const x0 = f32[at] as number;
-    const y0 = f32[at + 1] as number;
-    const x1 = f32[at + 2] as number;
-    const y1 = f32[at + 3] as number;
-    left = Math.min(x0, x1);
-    right = Math.max(x0, x1);
-    bottom = Math.min(y0, y1);
-    top = Math.max(y0, y1);
+    const box = scratchRect(runtime);
+    left = Math.min(box.left, box.right);
+    right = Math.max(box.left, box.right);
+    bottom = Math.min(box.top, box.bottom);
+    top = Math.max(box.top, box.bottom);
   }
   const width = right - left;
   const height = top - bottom;
@@ -93,12 +88,10 @@ export function readPdfiumText(runtime: PdfiumRuntime, textPage: number, view: P
       typeof chars === 'string' ? chars.slice(first, last + 1) : chars.slice(first, last + 1).join('');
     if (/[\uf900-\ufffd]/.test(text)) text = text.normalize('NFKC');
     api.FPDFText_GetMatrix(textPage, first, scratch);
-    let f32 = runtime.f32;
-    const at = scratch >> 2;
-    const ma = f32[at] as number;
-    const mb = f32[at + 1] as number;
-    const mc = f32[at + 2] as number;
-    const md = f32[at + 3] as number;
+    const ma = runtime.scratchFloat(0);
+    const mb = runtime.scratchFloat(1);
+    const mc = runtime.scratchFloat(2);
+    const md = runtime.scratchFloat(3);
     // The baseline's direction in page space: left to right, level.
     const a = view.a * ma + view.c * mb;
     const b = view.b * ma + view.d * mb;
@@ -110,8 +103,7 @@ export function readPdfiumText(runtime: PdfiumRuntime, textPage: number, view: P
     const x = view.a * originX + view.c * originY + view.e;
     const y = view.b * originX + view.d * originY + view.f;
     api.FPDFText_GetLooseCharBox(textPage, first, scratch);
-    f32 = runtime.f32;
-    const firstBox = verticalExtent(f32, at, view);
+    const firstBox = verticalExtent(runtime, view);
     // Upright: y grows up the glyph. PDFium's matrix includes the font's own, which in Type 3 fonts
     // (bitmap TeX fonts) may flip y a second time; their em box, mostly above the baseline, tells.
     const height = firstBox.bottom - firstBox.top;
@@ -130,7 +122,7 @@ export function readPdfiumText(runtime: PdfiumRuntime, textPage: number, view: P
     if (height > 0 && !(size > height / 3 && size < height * 3)) size = height;
     if (last !== first) api.FPDFText_GetLooseCharBox(textPage, last, scratch);
     // The page-space right edge is the largest X of the box's corners (any rotation).
-    const edge = rightEdge(runtime.f32, at, view);
+    const edge = rightEdge(runtime, view);
     const run: TextRun = {
       text,
       x,
@@ -169,12 +161,19 @@ export function readPdfiumText(runtime: PdfiumRuntime, textPage: number, view: P
   return { width: view.width, height: view.height, runs, rotatedText };
 }
 
-/** Top and bottom (page space) of the FS_RECTF { left, top, right, bottom } at `at` (in floats). */
-function verticalExtent(f32: Float32Array, at: number, view: PageView): { top: number; bottom: number } {
-  const left = f32[at] as number;
-  const top = f32[at + 1] as number;
-  const right = f32[at + 2] as number;
-  const bottom = f32[at + 3] as number;
+/** The FS_RECTF { left, top, right, bottom } PDFium wrote into the scratch area. */
+function scratchRect(runtime: PdfiumRuntime): { left: number; top: number; right: number; bottom: number } {
+  return {
+    left: runtime.scratchFloat(0),
+    top: runtime.scratchFloat(1),
+    right: runtime.scratchFloat(2),
+    bottom: runtime.scratchFloat(3),
+  };
+}
+
+/** Top and bottom (page space) of the character box in the scratch area. */
+function verticalExtent(runtime: PdfiumRuntime, view: PageView): { top: number; bottom: number } {
+  const { left, top, right, bottom } = scratchRect(runtime);
   const ys = [
     view.b * left + view.d * top,
     view.b * right + view.d * top,
@@ -184,11 +183,9 @@ function verticalExtent(f32: Float32Array, at: number, view: PageView): { top: n
   return { top: Math.min(...ys) + view.f, bottom: Math.max(...ys) + view.f };
 }
 
-function rightEdge(f32: Float32Array, at: number, view: PageView): number {
-  const left = f32[at] as number;
-  const top = f32[at + 1] as number;
-  const right = f32[at + 2] as number;
-  const bottom = f32[at + 3] as number;
+/** The largest page-space X of the character box in the scratch area. */
+function rightEdge(runtime: PdfiumRuntime, view: PageView): number {
+  const { left, top, right, bottom } = scratchRect(runtime);
   return (
     Math.max(
       view.a * left + view.c * top,
@@ -249,8 +246,8 @@ function lineEndHyphen(
   if (before === '-' || before === '\u2010' || before === '\u2011') return '\u00ad';
   const { api, scratch } = runtime;
   if (!api.FPDFText_GetLooseCharBox(textPage, index, scratch)) return '-';
-  const f32 = runtime.f32;
-  const width = (f32[(scratch >> 2) + 2] as number) - (f32[scratch >> 2] as number);
+  const { left, right } = scratchRect(runtime);
+  const width = right - left;
   return width > 0.01 ? '-' : '\u00ad';
 }
 
