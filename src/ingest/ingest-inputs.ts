@@ -34,7 +34,8 @@ export async function resolveInputs(target: string, stdin: Readable): Promise<In
   return inputs;
 }
 
-function fileInput(path: string, size: number): IngestInput {
+/** A file on disk as an input. */
+export function fileInput(path: string, size: number): IngestInput {
   return { name: path, size, open: () => createReadStream(path, { highWaterMark: 256 * 1024 }) };
 }
 
@@ -57,19 +58,20 @@ async function listFiles(folder: string): Promise<string[]> {
 export function decompressed(input: IngestInput): OpenedInput {
   let raw = 0;
   const source = input.open();
-  source.on('data', (chunk: Buffer) => {
-    raw += chunk.length;
-  });
   async function* chunks(): AsyncGenerator<Uint8Array> {
+    // Bytes are counted as they are read (a 'data' listener would start the stream flowing before
+    // anyone reads it, and an input read later would lose its first chunks).
     const iterator = source[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
     const first = await iterator.next();
     if (first.done) return;
     const head = first.value;
+    raw += head.length;
     const rest = (async function* () {
       yield head;
       for (;;) {
         const next = await iterator.next();
         if (next.done) return;
+        raw += next.value.length;
         yield next.value;
       }
     })();

@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { isAppError } from '../domain/errors.js';
@@ -12,7 +11,7 @@ import {
   ingestFormats,
 } from './formats/index.js';
 import { decodeText } from './formats/lines.js';
-import { decompressed, displayName, type IngestInput } from './ingest-inputs.js';
+import { decompressed, displayName, fileInput, type IngestInput } from './ingest-inputs.js';
 
 /** Where a rejected record was, and why. */
 export interface Rejection {
@@ -224,21 +223,11 @@ async function siblingCompanions(
     for (const candidate of [join(dirname(path), name), join(dirname(path), `${name}.gz`)]) {
       const info = await stat(candidate).catch(() => undefined);
       if (!info?.isFile()) continue;
-      found[role] = lazyText(candidate, info.size);
+      found[role] = decompressed(fileInput(candidate, info.size)).chunks;
       break;
     }
   }
   return found;
-}
-
-/** A file's text bytes, opened only when first read (the main table reads its companions late). */
-async function* lazyText(path: string, size: number): AsyncGenerator<Uint8Array> {
-  const opened = decompressed({
-    name: path,
-    size,
-    open: () => createReadStream(path, { highWaterMark: 256 * 1024 }),
-  });
-  yield* opened.chunks;
 }
 
 /** The index failed (not the input): the run stops, to be re-run once the cause is fixed. */
