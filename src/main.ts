@@ -185,6 +185,8 @@ export async function createContainer(
     prepareQuestionsOnAdd: config.documents.embedOnAdd,
     logger,
   });
+  // One client for every caller of the configured chat model (agent, generative answers, analyses).
+  const chatModel = chatModelOf(config);
   const services: AppServices = {
     auth: new AuthService(projects),
     projects: projectService,
@@ -206,10 +208,10 @@ export async function createContainer(
       fullText: documents.fullText,
       chunkUrl: (pdfRef, chunk) =>
         `${publicUrlOf(config)}/api/fulltext?pdf_id=${encodeURIComponent(pdfRef)}&chunk=${chunk}`,
-      model: chatModelOf(config),
+      model: chatModel,
       modelTimeoutMs: config.chat.timeoutMs,
     }),
-    ...createAnswering(config, logger, {
+    ...createAnswering(config, logger, chatModel, {
       projects: projectService,
       search: federation.search,
       literatureMap: federation.papers,
@@ -394,14 +396,8 @@ async function loadOrCreateSecret(path: string): Promise<string> {
  * The research agent (chat endpoint) and generative-mode answers, on the chat model when
  * `ALEXANDRIA_CHAT_URL` is set and extractive otherwise. `tools` are the services the agent calls.
  */
-function createAnswering(config: Config, logger: Logger, tools: ResearchTools) {
+function createAnswering(config: Config, logger: Logger, model: ChatModel | undefined, tools: ResearchTools) {
   const { chat } = config;
-  if (chat.url && !chat.model) {
-    throw new ConfigError([
-      'ALEXANDRIA_CHAT_MODEL: required when ALEXANDRIA_CHAT_URL is set (the model name at that API)',
-    ]);
-  }
-  const model = chatModelOf(config);
   const publicUrl = publicUrlOf(config);
   const documentUrl = (pdfRef: string) => `${publicUrl}/api/fulltext?pdf_id=${encodeURIComponent(pdfRef)}`;
   return {
@@ -433,6 +429,11 @@ function createAnswering(config: Config, logger: Logger, tools: ResearchTools) {
 /** The configured OpenAI-compatible chat model (the agent, generative answers, comprehensive analyses), if any. */
 function chatModelOf(config: Config): ChatModel | undefined {
   const { chat } = config;
+  if (chat.url && !chat.model) {
+    throw new ConfigError([
+      'ALEXANDRIA_CHAT_MODEL: required when ALEXANDRIA_CHAT_URL is set (the model name at that API)',
+    ]);
+  }
   if (!chat.url || !chat.model) return undefined;
   return new OpenAiChatModel({
     baseUrl: chat.url,

@@ -46,7 +46,7 @@ export async function fanOut<T>(
 }
 
 /** Time kept back from the deadline for the work after the fan-out: 5% of it, at most 50 ms. */
-export function mergeReserveMs(deadlineMs: number): number {
+function mergeReserveMs(deadlineMs: number): number {
   return Math.min(50, Math.floor(deadlineMs * 0.05));
 }
 
