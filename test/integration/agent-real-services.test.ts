@@ -49,16 +49,20 @@ async function ask(research: ResearchService, question: string) {
   return { content, summary: done };
 }
 
+/** The extractive agent (no chat model) over the real services, reading no remote PDFs. */
+function extractiveResearch(container: Container): ResearchService {
+  return new ResearchService({
+    modelName: 'alexandria-research',
+    tools: tools(container),
+    budgets: defaultBudgets,
+    readRemotePdfs: false,
+  });
+}
+
 beforeAll(async () => {
   model = await startFakeOpenAiServer();
   t = await startChatApp({
-    research: (container) =>
-      new ResearchService({
-        modelName: 'alexandria-research',
-        tools: tools(container),
-        budgets: defaultBudgets,
-        readRemotePdfs: false,
-      }),
+    research: (container) => extractiveResearch(container),
   });
   const corpus = join(sharedData, 'corpus', 'acl_anthology_sample_500.jsonl');
   await ingest(t.container.stores.index, await resolveInputs(corpus, process.stdin));
@@ -106,12 +110,7 @@ describe('extractive answers on real services', () => {
   });
 
   it('reads an uploaded PDF and quotes the LitQA2 key passage, citing the uploaded paper', async () => {
-    const research = new ResearchService({
-      modelName: 'alexandria-research',
-      tools: tools(t.container),
-      budgets: defaultBudgets,
-      readRemotePdfs: false,
-    });
+    const research = extractiveResearch(t.container);
     const { content, summary } = await ask(
       research,
       'Acinetobacter lwoffii has been evolved in the lab to be resistant to which of these antibiotics?',
@@ -124,12 +123,7 @@ describe('extractive answers on real services', () => {
   });
 
   it('quotes a PDF with injected instructions inertly', async () => {
-    const research = new ResearchService({
-      modelName: 'alexandria-research',
-      tools: tools(t.container),
-      budgets: defaultBudgets,
-      readRemotePdfs: false,
-    });
+    const research = extractiveResearch(t.container);
     const { content, summary } = await ask(
       research,
       'Which antibiotics do Acinetobacter lwoffii biofilms tolerate?',
