@@ -9,6 +9,14 @@ export interface Bm25Parameters {
 export const defaultBm25: Bm25Parameters = { k1: 1.2, b: 0.75 };
 
 /**
+ * Over a document's passages (all cut to about the same number of word pieces) length says little
+ * about relevance, and full normalisation (b 0.75) lifts the short ones: figure labels and table
+ * headers that list every term of a question. b 0.3 was chosen by measurement
+ * (docs/decisions/0012-question-ranking.md).
+ */
+export const passageBm25: Bm25Parameters = { k1: 1.2, b: 0.3 };
+
+/**
  * An in-process BM25 index over one document's passages (hundreds, not millions: postings in maps,
  * built in a few milliseconds when a document's vectors are loaded).
  */

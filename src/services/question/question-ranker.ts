@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { BlobStore } from '../../ports/blob-store.js';
 import type { EmbeddingModel } from '../../ports/embedding-model.js';
-import { Bm25Index } from './bm25.js';
+import { Bm25Index, type Bm25Parameters, passageBm25 } from './bm25.js';
 import { defaultFusion, type FusionOptions, fuseScores, type RankMode } from './fusion.js';
 import { decodePassageVectors, encodePassageVectors, type PassageVectors } from './passage-vectors.js';
 import { type Passage, type PassageSizes, splitPassages } from './passages.js';
@@ -14,6 +14,8 @@ export interface QuestionRankerOptions {
   /** Passage sizing; `maxTokens` is always capped by the model's. Default: `defaultPassageSizes`. */
   passages?: Partial<PassageSizes> | undefined;
   fusion?: FusionOptions | undefined;
+  /** BM25 parameters over the passages (default `passageBm25`). */
+  bm25?: Bm25Parameters | undefined;
   /** Bytes of prepared documents kept in memory (default 64 MB ≈ 100 twenty-page papers). */
   memoryBytes?: number | undefined;
   /** Told when storing or reading vectors fails (the ranking itself still succeeds). */
@@ -170,7 +172,10 @@ export class QuestionRanker {
     }
     const prepared: PreparedDocument = {
       ...stored,
-      bm25: new Bm25Index(stored.passages.map((passage) => passage.text)),
+      bm25: new Bm25Index(
+        stored.passages.map((passage) => passage.text),
+        this.options.bm25 ?? passageBm25,
+      ),
     };
     this.memory.set(key, prepared);
     return prepared;
