@@ -259,6 +259,7 @@ export async function openPaperIndex(config: Config): Promise<PaperIndex> {
   return createSqlitePaperIndex(resolve(path), {
     mmapBytes: config.search.mmapMb * 1024 * 1024,
     searchThreads: config.search.threads,
+    shards: config.search.shards,
   });
 }
 

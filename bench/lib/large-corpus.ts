@@ -17,7 +17,7 @@ export const baseInputs = [
 ];
 
 /** Bump when the perturbation changes: cached corpora of another version are rebuilt. */
-const generatorVersion = 3;
+const generatorVersion = 4;
 
 export interface LargeCorpus {
   /** The index file (reuse it; do not write to it). */

@@ -1,7 +1,18 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSqlitePaperIndex } from '../../src/adapters/sqlite/sqlite-paper-index.js';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { knownDfBm25Available } from '../../src/adapters/sqlite/bm25-known-df.js';
+import {
+  createSqlitePaperIndex,
+  type SqlitePaperIndex,
+} from '../../src/adapters/sqlite/sqlite-paper-index.js';
+import { emptyPaper, type Paper } from '../../src/domain/paper.js';
+import { ingestFormats } from '../../src/ingest/formats/index.js';
+import { decompressed, resolveInputs } from '../../src/ingest/ingest-inputs.js';
+import type { IndexPage, IndexQuery } from '../../src/ports/paper-index.js';
+import { parseSearchText } from '../../src/services/search-query.js';
 import { runPaperIndexContract } from './paper-index.contract.js';
 
 const freshPath = () => join(mkdtempSync(join(tmpdir(), 'alexandria-index-')), 'index.db');
@@ -10,3 +21,152 @@ runPaperIndexContract('SQLite FTS5', () => createSqlitePaperIndex(freshPath()));
 runPaperIndexContract('SQLite FTS5, searches on a worker thread', () =>
   createSqlitePaperIndex(freshPath(), { searchThreads: 1 }),
 );
+// Two shards striped record by record, so that every search merges rows from both.
+runPaperIndexContract('SQLite FTS5, two shards searched inline', () =>
+  createSqlitePaperIndex(freshPath(), { shards: 2, shardBlock: 1 }),
+);
+runPaperIndexContract('SQLite FTS5, two shards searched in parallel on two threads', () =>
+  createSqlitePaperIndex(freshPath(), { shards: 2, shardBlock: 1, searchThreads: 2 }),
+);
+runPaperIndexContract("SQLite FTS5 ranked by FTS5's own bm25() (no extension)", () =>
+  createSqlitePaperIndex(freshPath(), { bm25: 'fts5' }),
+);
+
+const search: IndexQuery = {
+  kind: 'paper',
+  must: [],
+  should: [{ kind: 'term', text: 'translation' }],
+  peerReviewedOnly: false,
+  sort: 'relevance',
+  offset: 0,
+  limit: 10,
+};
+
+describe('SQLite index shards', () => {
+  it('gives a new file two full-text shards, in stripes of 1 000 ids', async () => {
+    const path = freshPath();
+    const index = await createSqlitePaperIndex(path);
+    const papers = Array.from({ length: 1001 }, (_, n) => ({
+      ...emptyPaper(`Translation study number ${n}`),
+      type: 'journal-article',
+    }));
+    await index.upsert(papers);
+    expect(index.shardCount).toBe(2);
+    expect((await index.search(search)).total).toBe(1001);
+    await index.close();
+    const db = new Database(path, { readonly: true });
+    // Ids 1–1000 live in shard 0, id 1001 starts the stripe of shard 1.
+    expect(db.prepare('SELECT count(*) FROM papers_fts_1').pluck().get()).toBe(1);
+    expect(
+      db.prepare("SELECT rowid FROM papers_fts_1 WHERE papers_fts_1 MATCH 'translation'").pluck().all(),
+    ).toEqual([1001]);
+    db.close();
+  });
+
+  it('keeps the single full-text table of a file that held records before shards existed', async () => {
+    const path = freshPath();
+    const index = await createSqlitePaperIndex(path);
+    await index.upsert([{ ...emptyPaper('Neural machine translation'), type: 'journal-article' }]);
+    await index.close();
+    // Back to the schema before shards (version 1): one table, no layout settings.
+    const db = new Database(path);
+    db.exec(
+      "DROP TABLE papers_fts_1; DELETE FROM index_settings WHERE name LIKE 'fts_%'; PRAGMA user_version = 1",
+    );
+    db.close();
+    const reopened = await createSqlitePaperIndex(path, { shards: 4 });
+    expect(reopened.shardCount).toBe(1);
+    expect((await reopened.search(search)).papers.map((paper) => paper.title)).toEqual([
+      'Neural machine translation',
+    ]);
+    await reopened.upsert([{ ...emptyPaper('Statistical machine translation'), type: 'journal-article' }]);
+    expect((await reopened.search(search)).total).toBe(2);
+    await reopened.close();
+  });
+});
+
+const sharedData = join(import.meta.dirname, '..', '..', '..', 'shared', 'data');
+
+async function sciFactRecords(): Promise<Paper[]> {
+  const format = ingestFormats.find((candidate) => candidate.name === 'beir');
+  const [file] = await resolveInputs(join(sharedData, 'eval', 'scifact', 'corpus.jsonl.gz'), process.stdin);
+  if (!format || !file) throw new Error('no SciFact corpus');
+  const papers: Paper[] = [];
+  for await (const item of format.read(decompressed(file).chunks)) {
+    if (!item.ok) continue;
+    // Citation counts and dates with many ties and some unknown, so that sorts need the score too.
+    const n = papers.length;
+    const year = 2000 + (n % 23);
+    papers.push({
+      ...item.paper,
+      cited_by_count: n % 11 === 0 ? null : n % 40,
+      year: n % 13 === 0 ? null : year,
+      publication_date:
+        n % 13 === 0 ? null : n % 3 === 0 ? String(year) : `${year}-0${1 + (n % 9)}-1${n % 10}`,
+    });
+  }
+  return papers;
+}
+
+/** Real SciFact claims as broad queries, and word pairs of them as required keywords. */
+function sciFactQueries(): IndexQuery[] {
+  const claims = readFileSync(join(sharedData, 'eval', 'scifact', 'queries.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .slice(0, 40)
+    .map((line) => (JSON.parse(line) as { text: string }).text);
+  const sorts = ['relevance', 'cited_by_count', 'publication_date'] as const;
+  return claims.flatMap((claim, index) => {
+    const words = parseSearchText(claim).words;
+    const clause = (text: string) => ({ kind: 'term' as const, text });
+    const sort = sorts[index % 3] as IndexQuery['sort'];
+    const offset = index % 4 === 0 ? 15 : 0;
+    return [
+      { ...search, should: words.map(clause), sort, offset },
+      { ...search, must: words.slice(0, 1).map(clause), should: words.slice(1).map(clause), sort },
+      { ...search, must: words.slice(0, 2).map(clause), sort: sorts[(index + 1) % 3] as IndexQuery['sort'] },
+    ] satisfies IndexQuery[];
+  });
+}
+
+const ranking = (page: IndexPage) => page.papers.map((paper, index) => [paper.title, page.scores[index]]);
+
+describe('BM25 with known document frequencies (alexandria_bm25)', () => {
+  let papers: Paper[];
+  const indexes: SqlitePaperIndex[] = [];
+  const open = async (options: Parameters<typeof createSqlitePaperIndex>[1]) => {
+    const index = await createSqlitePaperIndex(freshPath(), options);
+    indexes.push(index);
+    await index.upsert(papers);
+    return index;
+  };
+
+  it('is built (npm ci compiles it)', () => {
+    expect(knownDfBm25Available()).toBe(true);
+  });
+
+  it("ranks and scores real queries exactly as FTS5's bm25(), and two shards exactly as one table", async () => {
+    papers = await sciFactRecords();
+    expect(papers.length).toBeGreaterThan(5000);
+    const reference = await open({ shards: 1, bm25: 'fts5' });
+    const knownDf = await open({ shards: 1 });
+    const sharded = await open({ shards: 2, shardBlock: 1000, searchThreads: 2 });
+    expect(sharded.shardCount).toBe(2);
+    let compared = 0;
+    for (const query of sciFactQueries()) {
+      const expected = await reference.search(query);
+      for (const index of [knownDf, sharded]) {
+        const page = await index.search(query);
+        expect(page.total).toBe(expected.total);
+        const got = ranking(page);
+        ranking(expected).forEach(([title, score], position) => {
+          expect(got[position]?.[0], `${query.should.map((c) => c.text).join(' ')} @${position}`).toBe(title);
+          expect(got[position]?.[1]).toBeCloseTo(score as number, 9);
+        });
+      }
+      compared += expected.papers.length;
+    }
+    expect(compared).toBeGreaterThan(800);
+    for (const index of indexes) await index.close();
+  }, 120_000);
+});

@@ -16,9 +16,10 @@ export const defaultTokenizer = 'porter unicode61 remove_diacritics 2';
  * - `papers_fts`: contentless FTS5 (the text lives once, in `paper_records`), with delete support, and
  *   a `facets` column of filter tokens (kind, year, reviewed) so filters run inside MATCH;
  * - `facet_counts`: how many records carry each facet token (kind, year, reviewed): filters expand
- *   to the years that exist and are written on their cheaper side (see fts-expression.ts).
+ *   to the years that exist and are written on their cheaper side (see fts-expression.ts);
+ * - `papers_fts_1` …: further full-text shards of a new file, searched in parallel (step 2).
  */
-const steps: Array<(db: Database.Database, options: { tokenizer: string }) => void> = [
+const steps: Array<(db: Database.Database, options: PaperIndexCreation) => void> = [
   (db, { tokenizer }) => {
     db.exec(`
       CREATE TABLE papers (
@@ -40,18 +41,64 @@ const steps: Array<(db: Database.Database, options: { tokenizer: string }) => vo
       CREATE TABLE facet_counts (token TEXT PRIMARY KEY, records INTEGER NOT NULL) WITHOUT ROWID;
       CREATE TABLE index_settings (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
     `);
-    db.prepare(
-      `CREATE VIRTUAL TABLE papers_fts USING fts5(
-        title, abstract, authors, venue, extra, facets,
-        content='', contentless_delete=1, tokenize='${tokenizer.replace(/'/g, '')}'
-      )`,
-    ).run();
+    createFtsTable(db, ftsTable(0), tokenizer);
     db.prepare('INSERT INTO index_settings (name, value) VALUES (?, ?)').run('tokenizer', tokenizer);
+  },
+  // Shards: a new (empty) file gets `shards` full-text tables, record `id` living in shard
+  // ⌊(id − 1) / shardBlock⌋ mod shards; a file that already holds records keeps its one table.
+  (db, { shards, shardBlock }) => {
+    const empty = db.prepare('SELECT NOT EXISTS (SELECT 1 FROM papers)').pluck().get() === 1;
+    const count = empty ? Math.max(1, Math.floor(shards)) : 1;
+    const tokenizer = setting(db, 'tokenizer') ?? defaultTokenizer;
+    for (let shard = 1; shard < count; shard += 1) createFtsTable(db, ftsTable(shard), tokenizer);
+    const put = db.prepare('INSERT OR REPLACE INTO index_settings (name, value) VALUES (?, ?)');
+    put.run('fts_shards', String(count));
+    put.run('fts_shard_block', String(Math.max(1, Math.floor(shardBlock))));
   },
 ];
 
+/** The full-text table of shard `shard` (shard 0 keeps the original name). */
+export function ftsTable(shard: number): string {
+  return shard === 0 ? 'papers_fts' : `papers_fts_${shard}`;
+}
+
+function createFtsTable(db: Database.Database, name: string, tokenizer: string): void {
+  db.prepare(
+    `CREATE VIRTUAL TABLE ${name} USING fts5(
+      title, abstract, authors, venue, extra, facets,
+      content='', contentless_delete=1, tokenize='${tokenizer.replace(/'/g, '')}'
+    )`,
+  ).run();
+}
+
+function setting(db: Database.Database, name: string): string | undefined {
+  const row = db.prepare('SELECT value FROM index_settings WHERE name = ?').get(name) as
+    | { value: string }
+    | undefined;
+  return row?.value;
+}
+
+/** How the file's records are spread over full-text tables (fixed when the file is created). */
+export interface ShardLayout {
+  shards: number;
+  shardBlock: number;
+}
+
+/** The file's shard layout (one table for files made before shards existed). */
+export function readShardLayout(db: Database.Database): ShardLayout {
+  return {
+    shards: Math.max(1, Number(setting(db, 'fts_shards') ?? 1)),
+    shardBlock: Math.max(1, Number(setting(db, 'fts_shard_block') ?? 1000)),
+  };
+}
+
+/** Creation-time choices (ignored for a file that exists): tokenizer and shard layout. */
+export interface PaperIndexCreation extends ShardLayout {
+  tokenizer: string;
+}
+
 /** Brings the file to the latest schema version; returns the tokenizer the index was built with. */
-export function migratePaperIndex(db: Database.Database, options: { tokenizer: string }): string {
+export function migratePaperIndex(db: Database.Database, options: PaperIndexCreation): string {
   for (;;) {
     const version = db.pragma('user_version', { simple: true }) as number;
     if (version >= steps.length) break;
@@ -64,8 +111,5 @@ export function migratePaperIndex(db: Database.Database, options: { tokenizer: s
       db.pragma(`user_version = ${current + 1}`);
     }).immediate();
   }
-  const row = db.prepare("SELECT value FROM index_settings WHERE name = 'tokenizer'").get() as
-    | { value: string }
-    | undefined;
-  return row?.value ?? options.tokenizer;
+  return setting(db, 'tokenizer') ?? options.tokenizer;
 }

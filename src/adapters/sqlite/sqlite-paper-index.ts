@@ -8,12 +8,20 @@ import { identifiersConflict, unitePapers } from '../../domain/paper-union.js';
 import { isPatent, isPeerReviewed } from '../../domain/peer-review.js';
 import { workerModule } from '../../platform/worker-file.js';
 import type { IndexKind, IndexPage, IndexQuery, PaperIndex, UpsertSummary } from '../../ports/paper-index.js';
+import {
+  frequencyBlob,
+  ftsTotals,
+  type IndexTotals,
+  loadKnownDfBm25,
+  phrasesOf,
+  type RankedBy,
+} from './bm25-known-df.js';
 import { facetsOf, filterParts, matchExpression, quoteClause, userExpression } from './fts-expression.js';
 import { openSqlite } from './open-sqlite.js';
-import { defaultTokenizer, migratePaperIndex } from './paper-index-migrations.js';
+import { defaultTokenizer, ftsTable, migratePaperIndex, readShardLayout } from './paper-index-migrations.js';
 import { PaperRecordBlocks, type RecordLocation } from './paper-record-blocks.js';
 import { recordJson } from './paper-record-codec.js';
-import type { SearchWorkerData } from './sqlite-search-worker.js';
+import type { SearchTask, SearchWorkerData } from './sqlite-search-worker.js';
 
 /** BM25 weight of each text column (the `facets` column always weighs 0). */
 export interface FieldWeights {
@@ -49,15 +57,29 @@ export interface SqlitePaperIndexOptions {
   commonFraction?: number;
   /** …but never clauses in fewer than this many records (default 1 000: small indexes keep every word). */
   commonFloor?: number;
-  /** Matches are counted up to this number; beyond, the total is a lower bound (default 10 000). */
+  /**
+   * Without the extension, and for a page past the last match, matches are counted up to this
+   * number (beyond, the total is a lower bound; default 10 000). Otherwise ranking counts them.
+   */
   countCap?: number;
   /** Bytes of the file SQLite may memory-map for reads (default 2 GiB; 0 turns it off). */
   mmapBytes?: number;
   /**
+   * `known-df` (default when the extension is built): BM25 with the phrases' document frequencies
+   * kept per shard and data version (`alexandria_bm25`); `fts5`: FTS5's bm25(), which counts them
+   * by walking every phrase's doclist on every search. Both give the same scores.
+   */
+  bm25?: 'known-df' | 'fts5';
+  /**
    * Worker threads that run searches on read-only connections of their own, so that a search over
-   * a large index never blocks the event loop (default 0: searches run inline).
+   * a large index never blocks the event loop (default 0: searches run inline). With several
+   * shards, the shards of one search run on different threads at once.
    */
   searchThreads?: number;
+  /** Full-text shards of a new file (default 2; fixed when the file is created). */
+  shards?: number;
+  /** Consecutive ids per shard stripe of a new file (default 1 000: small indexes live in one shard). */
+  shardBlock?: number;
 }
 
 /** Opens (creating and migrating when needed) the index file at `path`. */
@@ -70,11 +92,15 @@ export async function createSqlitePaperIndex(
     const mmap = options.mmapBytes ?? 2 ** 31;
     db.pragma(`mmap_size = ${Math.max(0, Math.floor(mmap))}`);
     db.pragma('cache_size = -65536');
-    migratePaperIndex(db, { tokenizer: options.tokenizer ?? defaultTokenizer });
-    const { searchThreads = 0, ...readerOptions } = options;
+    migratePaperIndex(db, {
+      tokenizer: options.tokenizer ?? defaultTokenizer,
+      shards: options.shards ?? 2,
+      shardBlock: options.shardBlock ?? 1000,
+    });
+    const { searchThreads = 0, shards: _shards, shardBlock: _block, ...readerOptions } = options;
     const pool =
       searchThreads > 0
-        ? new Piscina<IndexQuery, IndexPage>({
+        ? new Piscina<SearchTask, unknown>({
             ...workerModule(new URL('./sqlite-search-worker.js', import.meta.url)),
             workerData: { path, options: readerOptions } satisfies SearchWorkerData,
             minThreads: 0,
@@ -92,9 +118,33 @@ export async function createSqlitePaperIndex(
 
 const kindCodes: Record<IndexKind, number> = { paper: 0, patent: 1 };
 
-interface PageRow {
+/** A ranked row of one shard: id, BM25 (lower is better) and the sort's key (null for relevance). */
+export interface ShardRow {
   id: number;
   score: number;
+  key: number | string | null;
+}
+
+/** One shard's part of a search: its first `offset + limit` rows and how many rows match. */
+export interface ShardPage {
+  rows: ShardRow[];
+  counted: number;
+  /** False when `counted` stopped at the count cap (a lower bound). */
+  exact: boolean;
+}
+
+/** The statements of one full-text shard. */
+interface ShardStatements {
+  table: string;
+  /** Exact document count of one phrase. */
+  documents: Database.Statement;
+  insert: Database.Statement;
+  delete: Database.Statement;
+  probe: Database.Statement;
+  count: Database.Statement;
+  byRelevance: Database.Statement;
+  byCitations: Database.Statement;
+  byDate: Database.Statement;
 }
 
 /**
@@ -109,9 +159,16 @@ export class SqlitePaperIndex implements PaperIndex {
   private readonly commonFraction: number;
   private readonly commonFloor: number;
   private readonly statements;
-  /** Document frequency (capped at the budget + 1) of each probed clause; cleared when the data changes. */
+  private readonly shards: ShardStatements[];
+  private readonly shardBlock: number;
+  /** Ranking with `alexandria_bm25` and cached document frequencies (else FTS5's bm25()). */
+  private readonly knownDf: boolean;
+  /** Document frequency per shard (capped) of each probed clause; cleared when the data changes. */
   private readonly frequencies = new Map<string, number>();
+  /** Exact document frequency per shard of each ranked phrase (known-df ranking); cleared likewise. */
+  private readonly documentCounts = new Map<string, number>();
   private facetCounts: Map<string, number> | null = null;
+  private indexTotals: IndexTotals | null = null;
   private dataVersion = -1;
   private readonly records: PaperRecordBlocks;
   /** The id the next new record gets (set under the write lock of each upsert). */
@@ -120,7 +177,7 @@ export class SqlitePaperIndex implements PaperIndex {
   constructor(
     private readonly db: Database.Database,
     options: SqlitePaperIndexOptions = {},
-    private readonly pool?: Piscina<IndexQuery, IndexPage>,
+    private readonly pool?: Piscina<SearchTask, unknown>,
   ) {
     this.records = new PaperRecordBlocks(db);
     this.weights = options.weights ?? defaultFieldWeights;
@@ -129,7 +186,12 @@ export class SqlitePaperIndex implements PaperIndex {
     this.commonFraction = options.commonFraction ?? 0.5;
     this.commonFloor = options.commonFloor ?? 1000;
     const w = this.weights;
-    const bm25 = `bm25(papers_fts, ${[w.title, w.abstract, w.authors, w.venue, w.extra, 0].map(Number).join(', ')})`;
+    const layout = readShardLayout(db);
+    this.shardBlock = layout.shardBlock;
+    this.knownDf = options.bm25 !== 'fts5' && loadKnownDfBm25(db);
+    this.shards = Array.from({ length: layout.shards }, (_, shard) =>
+      shardStatements(db, ftsTable(shard), w, this.knownDf),
+    );
     this.statements = {
       putPaper: db.prepare(
         'INSERT OR REPLACE INTO papers (id, kind, year, published, cited_by_count, reviewed, block, slot) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
@@ -137,10 +199,6 @@ export class SqlitePaperIndex implements PaperIndex {
       deletePaper: db.prepare('DELETE FROM papers WHERE id = ?'),
       location: db.prepare('SELECT block, slot FROM papers WHERE id = ?'),
       lastId: db.prepare('SELECT coalesce(max(id), 0) FROM papers').pluck(),
-      insertFts: db.prepare(
-        'INSERT INTO papers_fts (rowid, title, abstract, authors, venue, extra, facets) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      ),
-      deleteFts: db.prepare('DELETE FROM papers_fts WHERE rowid = ?'),
       insertKey: db.prepare('INSERT OR IGNORE INTO paper_keys (hash, paper_id) VALUES (?, ?)'),
       deleteKey: db.prepare('DELETE FROM paper_keys WHERE hash = ? AND paper_id = ?'),
       idsOfKey: db.prepare('SELECT paper_id FROM paper_keys WHERE hash = ?').pluck(),
@@ -149,23 +207,7 @@ export class SqlitePaperIndex implements PaperIndex {
       ),
       facetCounts: db.prepare('SELECT token, records FROM facet_counts WHERE records > 0').raw(),
       counts: db.prepare('SELECT kind, count(*) AS n FROM papers GROUP BY kind'),
-      probe: db
-        .prepare('SELECT count(*) FROM (SELECT 1 FROM papers_fts WHERE papers_fts MATCH ? LIMIT ?)')
-        .pluck(),
-      count: db
-        .prepare('SELECT count(*) FROM (SELECT 1 FROM papers_fts WHERE papers_fts MATCH ? LIMIT ?)')
-        .pluck(),
-      byRelevance: db.prepare(
-        `SELECT rowid AS id, ${bm25} AS score FROM papers_fts WHERE papers_fts MATCH ? ORDER BY score LIMIT ? OFFSET ?`,
-      ),
-      byCitations: db.prepare(
-        `SELECT papers_fts.rowid AS id, ${bm25} AS score FROM papers_fts CROSS JOIN papers ON papers.id = papers_fts.rowid
-         WHERE papers_fts MATCH ? ORDER BY papers.cited_by_count IS NULL, papers.cited_by_count DESC, score LIMIT ? OFFSET ?`,
-      ),
-      byDate: db.prepare(
-        `SELECT papers_fts.rowid AS id, ${bm25} AS score FROM papers_fts CROSS JOIN papers ON papers.id = papers_fts.rowid
-         WHERE papers_fts MATCH ? ORDER BY papers.published IS NULL, papers.published DESC, score LIMIT ? OFFSET ?`,
-      ),
+      rankedRows: db.prepare(this.knownDf ? 'SELECT alexandria_bm25_rows()' : 'SELECT 0').pluck(),
     };
   }
 
@@ -188,25 +230,135 @@ export class SqlitePaperIndex implements PaperIndex {
     return summary;
   }
 
+  /**
+   * A page of results. With several shards and search threads, every shard runs on its own thread
+   * at once; their rows merge by the sort, and the page's records are read last.
+   */
   async search(query: IndexQuery): Promise<IndexPage> {
-    if (this.pool) return this.pool.run(query);
-    const expression = this.matchExpressionFor(query);
-    if (expression === null) return { papers: [], scores: [], total: 0, totalIsExact: true };
-    const rows = this.statementFor(query.sort).all(expression, query.limit, query.offset) as PageRow[];
-    const counted = this.statements.count.get(expression, this.countCap) as number;
-    const total = Math.max(counted, rows.length > 0 ? query.offset + rows.length : 0);
+    const pool = this.pool;
+    if (!pool) return this.searchHere(query);
+    if (this.shards.length === 1) return (await pool.run({ kind: 'page', query })) as IndexPage;
+    const parts = (await Promise.all(
+      this.shards.map((_, shard) => pool.run({ kind: 'shard', query, shard })),
+    )) as ShardPage[];
+    const { rows, total, totalIsExact } = mergeShardPages(parts, query);
+    const papers = (await pool.run({ kind: 'records', ids: rows.map((row) => row.id) })) as Paper[];
+    return { papers, scores: rows.map((row) => -row.score), total, totalIsExact };
+  }
+
+  /** The whole search on this thread's connection, shard after shard. */
+  searchHere(query: IndexQuery): IndexPage {
+    const parts = this.shards.map((_, shard) => this.searchShard(query, shard));
+    const { rows, total, totalIsExact } = mergeShardPages(parts, query);
     return {
-      papers: this.records.getMany(rows.map((row) => row.id)),
+      papers: this.recordsOf(rows.map((row) => row.id)),
       scores: rows.map((row) => -row.score),
       total,
-      totalIsExact: counted < this.countCap,
+      totalIsExact,
     };
   }
 
   /**
-   * The FTS5 MATCH expression a query runs (null when nothing can match): filters as facet clauses,
-   * broad should-only queries narrowed to their selective clauses. Public for benchmarks and
-   * debugging, which run it raw against the same file.
+   * One shard's first `offset + limit` rows in the query's order, and how many rows match. With
+   * known-df ranking the ranking statement has counted them (`alexandria_bm25_rows()`: every
+   * matching row passes through it), so matching runs once; otherwise, or for a page past the
+   * end, a count of its own runs, capped.
+   */
+  searchShard(query: IndexQuery, shard: number): ShardPage {
+    const expression = this.matchExpressionFor(query);
+    if (expression === null) return { rows: [], counted: 0, exact: true };
+    const statements = this.shards[shard] as ShardStatements;
+    const statement = this.statementFor(query.sort, shard);
+    const size = query.offset + query.limit;
+    const rows = (
+      this.knownDf
+        ? statement.all(
+            this.frequenciesOf(expression, size, query.sort === 'relevance' ? 'score' : 'key'),
+            expression,
+            size,
+          )
+        : statement.all(expression, size)
+    ) as ShardRow[];
+    if (this.knownDf && rows.length > 0) {
+      return { rows, counted: this.statements.rankedRows.get() as number, exact: true };
+    }
+    const cap = Math.ceil(this.countCap / this.shards.length);
+    const counted = statements.count.get(expression, cap) as number;
+    return { rows, counted, exact: counted < cap };
+  }
+
+  /**
+   * `alexandria_bm25`'s blob: the records of the whole index and each phrase's document count in
+   * it (all shards), so that every shard scores as one index would; the statement keeps its
+   * `keep` best rows, ranked by score or by the sort key first. Facets, in a column of weight
+   * 0, take their stored counts (their IDF multiplies zero).
+   */
+  private frequenciesOf(expression: string, keep: number, rankedBy: RankedBy): Buffer {
+    const facets = this.counts();
+    return frequencyBlob(
+      this.totals(),
+      keep,
+      rankedBy,
+      phrasesOf(expression).map((phrase) => {
+        const facet = /^"zz[kry]\w*"$/.test(phrase) ? facets.get(phrase.slice(1, -1)) : undefined;
+        return facet ?? this.documentFrequency(phrase);
+      }),
+    );
+  }
+
+  /** Records holding `phrase` (an FTS5 string) in all shards, counted once per data version. */
+  private documentFrequency(phrase: string): number {
+    let value = this.documentCounts.get(phrase);
+    if (value === undefined) {
+      value = 0;
+      for (const shard of this.shards) value += shard.documents.get(phrase) as number;
+      if (this.documentCounts.size > 100_000) this.documentCounts.clear();
+      this.documentCounts.set(phrase, value);
+    }
+    return value;
+  }
+
+  /** Rows and tokens of all shards together (cached until the data changes). */
+  private totals(): IndexTotals {
+    if (!this.indexTotals) {
+      const totals = { rows: 0, tokens: 0 };
+      for (const { table } of this.shards) {
+        const shard = ftsTotals(this.db, table);
+        totals.rows += shard.rows;
+        totals.tokens += shard.tokens;
+      }
+      this.indexTotals = totals;
+    }
+    return this.indexTotals;
+  }
+
+  /** Records in the index (from the kind facets' counts). */
+  private recordCount(): number {
+    let records = 0;
+    for (const [token, count] of this.counts()) if (token.startsWith('zzk')) records += count;
+    return records;
+  }
+
+  /** Stored records by id, in that order (missing ones left out). */
+  recordsOf(ids: readonly number[]): Paper[] {
+    this.checkDataVersion();
+    return this.records.getMany(ids);
+  }
+
+  /** Full-text shards of the file (fixed when it was created). */
+  get shardCount(): number {
+    return this.shards.length;
+  }
+
+  /** The full-text table of each shard, for benchmarks that run the same MATCH raw. */
+  get shardTables(): string[] {
+    return this.shards.map((shard) => shard.table);
+  }
+
+  /**
+   * The FTS5 MATCH expression a query runs on every shard (null when nothing can match): filters
+   * as facet clauses, broad should-only queries narrowed to their selective clauses (by the whole
+   * index's document counts). Public for benchmarks and debugging, which run it raw on the file.
    */
   matchExpressionFor(query: IndexQuery): string | null {
     this.checkDataVersion();
@@ -228,11 +380,13 @@ export class SqlitePaperIndex implements PaperIndex {
   /** SQLite's plan for the statement a query runs (EXPLAIN QUERY PLAN details, outer loop first). */
   queryPlan(query: IndexQuery): string[] {
     const expression = this.matchExpressionFor(query) ?? '"nothing"';
-    const statement = this.statementFor(query.sort);
+    const statement = this.statementFor(query.sort, 0);
     const plan = this.db.prepare(`EXPLAIN QUERY PLAN ${statement.source}`);
-    return (plan.all(expression, query.limit, query.offset) as Array<{ detail: string }>).map(
-      (row) => row.detail,
-    );
+    const size = query.offset + query.limit;
+    const parameters = this.knownDf
+      ? [this.frequenciesOf(expression, 0, query.sort === 'relevance' ? 'score' : 'key'), expression, size]
+      : [expression, size];
+    return (plan.all(...parameters) as Array<{ detail: string }>).map((row) => row.detail);
   }
 
   async findByKeys(keys: readonly string[]): Promise<Paper | null> {
@@ -254,7 +408,8 @@ export class SqlitePaperIndex implements PaperIndex {
 
   /** Merges the full-text index's segments into one (after a bulk load; faster queries). */
   async optimize(): Promise<void> {
-    this.db.prepare("INSERT INTO papers_fts (papers_fts) VALUES ('optimize')").run();
+    for (const { table } of this.shards)
+      this.db.prepare(`INSERT INTO ${table} (${table}) VALUES ('optimize')`).run();
   }
 
   async ping(): Promise<void> {
@@ -310,10 +465,16 @@ export class SqlitePaperIndex implements PaperIndex {
     summary.merged += 1;
   }
 
-  private statementFor(sort: IndexQuery['sort']) {
-    if (sort === 'cited_by_count') return this.statements.byCitations;
-    if (sort === 'publication_date') return this.statements.byDate;
-    return this.statements.byRelevance;
+  private statementFor(sort: IndexQuery['sort'], shard: number): Database.Statement {
+    const statements = this.shards[shard] as ShardStatements;
+    if (sort === 'cited_by_count') return statements.byCitations;
+    if (sort === 'publication_date') return statements.byDate;
+    return statements.byRelevance;
+  }
+
+  /** The shard record `id` lives in: stripes of `shardBlock` consecutive ids, dealt round. */
+  private shardOf(id: number): ShardStatements {
+    return this.shards[Math.floor((id - 1) / this.shardBlock) % this.shards.length] as ShardStatements;
   }
 
   /** Records (staged or stored) owning `key`, by id (hash collisions filtered out). */
@@ -343,7 +504,7 @@ export class SqlitePaperIndex implements PaperIndex {
       if (options.deleteRow) this.records.unstage(id);
       return;
     }
-    this.statements.deleteFts.run(id);
+    this.shardOf(id).delete.run(id);
     this.countFacets(current, -1);
     const location = this.statements.location.get(id) as RecordLocation | undefined;
     if (location) this.records.release(location);
@@ -355,7 +516,7 @@ export class SqlitePaperIndex implements PaperIndex {
     for (const { id, paper, location } of this.records.flush()) {
       const row = paperRow(paper);
       this.statements.putPaper.run(id, ...row, location.block, location.slot);
-      this.statements.insertFts.run(id, ...ftsRow(paper));
+      this.shardOf(id).insert.run(id, ...ftsRow(paper));
       this.countFacets(paper, 1);
     }
   }
@@ -369,16 +530,15 @@ export class SqlitePaperIndex implements PaperIndex {
    */
   private selectiveClauses(should: string[], mustCount: number): { candidates: string[]; scored: string[] } {
     if (should.length === 0) return { candidates: should, scored: should };
-    const records = [...this.counts().entries()].reduce(
-      (sum, [token, count]) => (token.startsWith('zzk') ? sum + count : sum),
-      0,
-    );
-    const common = Math.max(this.commonFloor, Math.floor(records * this.commonFraction));
+    const common = Math.max(this.commonFloor, Math.floor(this.recordCount() * this.commonFraction));
     const cap = Math.max(common, this.candidateBudget) + 1;
     const frequency = (clause: string) => {
+      // Ranking needs the exact count anyway: one walk serves both.
+      if (this.knownDf) return this.documentFrequency(clause);
       let value = this.frequencies.get(clause);
       if (value === undefined) {
-        value = this.statements.probe.get(clause, cap) as number;
+        value = 0;
+        for (const shard of this.shards) value += shard.probe.get(clause, cap) as number;
         if (this.frequencies.size > 50_000) this.frequencies.clear();
         this.frequencies.set(clause, value);
       }
@@ -423,9 +583,75 @@ export class SqlitePaperIndex implements PaperIndex {
 
   private forgetCaches(): void {
     this.facetCounts = null;
+    this.indexTotals = null;
     this.frequencies.clear();
+    this.documentCounts.clear();
     this.records.reset();
   }
+}
+
+function shardStatements(
+  db: Database.Database,
+  table: string,
+  w: FieldWeights,
+  knownDf: boolean,
+): ShardStatements {
+  const weights = [w.title, w.abstract, w.authors, w.venue, w.extra, 0].map(Number).join(', ');
+  // With known frequencies the statement's first parameter is their blob; a sort's key is the
+  // function's last argument, so that it can skip rows that cannot make the page.
+  const bm25 = (key?: string) =>
+    knownDf
+      ? `alexandria_bm25(${table}, ?, ${weights}${key ? `, papers.${key}` : ''})`
+      : `bm25(${table}, ${weights})`;
+  const sorted = (key: string) =>
+    db.prepare(
+      `SELECT ${table}.rowid AS id, ${bm25(key)} AS score, papers.${key} AS key FROM ${table} CROSS JOIN papers ON papers.id = ${table}.rowid
+       WHERE ${table} MATCH ? ORDER BY papers.${key} IS NULL, papers.${key} DESC, score LIMIT ?`,
+    );
+  return {
+    table,
+    documents: db.prepare(`SELECT count(*) FROM ${table} WHERE ${table} MATCH ?`).pluck(),
+    insert: db.prepare(
+      `INSERT INTO ${table} (rowid, title, abstract, authors, venue, extra, facets) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    delete: db.prepare(`DELETE FROM ${table} WHERE rowid = ?`),
+    probe: db.prepare(`SELECT count(*) FROM (SELECT 1 FROM ${table} WHERE ${table} MATCH ? LIMIT ?)`).pluck(),
+    count: db.prepare(`SELECT count(*) FROM (SELECT 1 FROM ${table} WHERE ${table} MATCH ? LIMIT ?)`).pluck(),
+    byRelevance: db.prepare(
+      `SELECT rowid AS id, ${bm25()} AS score, NULL AS key FROM ${table} WHERE ${table} MATCH ? ORDER BY score LIMIT ?`,
+    ),
+    byCitations: sorted('cited_by_count'),
+    byDate: sorted('published'),
+  };
+}
+
+/**
+ * The page of a search from its shards' parts: rows merged in the query's order (a known key
+ * first, larger first; then BM25; then id), `offset` skipped, `limit` kept; the counts added up
+ * (exact when every shard's count is).
+ */
+export function mergeShardPages(
+  parts: readonly ShardPage[],
+  query: Pick<IndexQuery, 'offset' | 'limit'>,
+): { rows: ShardRow[]; total: number; totalIsExact: boolean } {
+  const all = parts.flatMap((part) => part.rows);
+  if (parts.length > 1) {
+    all.sort((a, b) => {
+      if (a.key !== b.key) {
+        if (a.key === null) return 1;
+        if (b.key === null) return -1;
+        return a.key < b.key ? 1 : -1;
+      }
+      return a.score - b.score || a.id - b.id;
+    });
+  }
+  const rows = all.slice(query.offset, query.offset + query.limit);
+  const counted = parts.reduce((sum, part) => sum + part.counted, 0);
+  return {
+    rows,
+    total: Math.max(counted, rows.length > 0 ? query.offset + rows.length : 0),
+    totalIsExact: parts.every((part) => part.exact),
+  };
 }
 
 /** 48 bits of SHA-1: a compact integer key; collisions are resolved by checking the stored record. */

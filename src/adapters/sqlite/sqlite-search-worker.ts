@@ -1,26 +1,38 @@
 import { workerData } from 'node:worker_threads';
+import type { Paper } from '../../domain/paper.js';
 import type { IndexPage, IndexQuery } from '../../ports/paper-index.js';
 import { openSqlite } from './open-sqlite.js';
-import { SqlitePaperIndex, type SqlitePaperIndexOptions } from './sqlite-paper-index.js';
+import { type ShardPage, SqlitePaperIndex, type SqlitePaperIndexOptions } from './sqlite-paper-index.js';
 
 /** What the pool passes to each search thread. */
 export interface SearchWorkerData {
   path: string;
-  options: Omit<SqlitePaperIndexOptions, 'searchThreads'>;
+  options: Omit<SqlitePaperIndexOptions, 'searchThreads' | 'shards' | 'shardBlock'>;
 }
+
+/**
+ * A task for a search thread: a whole search (a one-shard file), one shard's part of a search,
+ * or the records of a merged page.
+ */
+export type SearchTask =
+  | { kind: 'page'; query: IndexQuery }
+  | { kind: 'shard'; query: IndexQuery; shard: number }
+  | { kind: 'records'; ids: number[] };
 
 const { path, options } = workerData as SearchWorkerData;
 // A read-only connection of its own (never share one across threads); WAL lets it read while the
 // main thread or an ingest process writes. Opened on the first task, not at import.
 let index: SqlitePaperIndex | undefined;
 
-/** The piscina entry point: one search, run on this thread's connection. */
-export default async function search(query: IndexQuery): Promise<IndexPage> {
+/** The piscina entry point: runs one task on this thread's connection. */
+export default async function run(task: SearchTask): Promise<IndexPage | ShardPage | Paper[]> {
   if (!index) {
     const db = openSqlite(path, { readonly: true });
     db.pragma(`mmap_size = ${Math.max(0, Math.floor(options.mmapBytes ?? 2 ** 31))}`);
     db.pragma('cache_size = -65536');
     index = new SqlitePaperIndex(db, options);
   }
-  return index.search(query);
+  if (task.kind === 'shard') return index.searchShard(task.query, task.shard);
+  if (task.kind === 'records') return index.recordsOf(task.ids);
+  return index.searchHere(task.query);
 }

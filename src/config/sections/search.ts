@@ -1,4 +1,4 @@
-import { envVar, nonNegativeInt, optionalText } from '../env-var.js';
+import { envVar, nonNegativeInt, optionalText, positiveInt } from '../env-var.js';
 
 /** The local paper/patent index and the search endpoints. */
 export const searchSection = {
@@ -15,6 +15,11 @@ export const searchSection = {
     default: '2',
     description:
       'Worker threads that run index searches off the event loop, each with its own read-only connection (0 runs them inline).',
+  }),
+  shards: envVar('ALEXANDRIA_INDEX_SHARDS', positiveInt, {
+    default: '2',
+    description:
+      'Full-text shards of a new index file, searched at once on the search threads (read when the file is created; an existing file keeps its layout).',
   }),
   mmapMb: envVar('ALEXANDRIA_INDEX_MMAP_MB', nonNegativeInt, {
     default: '2048',
