@@ -141,10 +141,11 @@ function toLine(runs: TextRun[], page: number): TextLine {
     if (previous) {
       const gap = run.x - (previous.x + previous.width);
       const em = Math.min(previous.size, run.size);
-      if (/[-\u2010]$/.test(previous.text) && gap < 0.1 * em) {
+      const end = previous.text.charCodeAt(previous.text.length - 1);
+      if ((end === 0x2d || end === 0x2010) && gap < 0.1 * em) {
         // A soft hyphen after a hard one ("system-\u00ad intrinsic") reaches us as a space.
         piece = piece.trimStart();
-      } else if (!/\s$/.test(previous.text) && !/^\s/.test(piece)) {
+      } else if (!isSpace(end) && !isSpace(piece.charCodeAt(0))) {
         // pdf.js' own space items are a hint only: it puts them into "SARS-|CoV-2" (0.03 em apart) too.
         if (gap > 0.15 * em || (previous.spaceAfter === true && gap > 0.08 * em)) text += ' ';
       }
@@ -171,6 +172,13 @@ function toLine(runs: TextRun[], page: number): TextLine {
     uniformFont: [...weightByFont].filter(([, weight]) => weight > 0).length <= 1,
     page,
   };
+}
+
+/** `/\s/` for one UTF-16 code (char codes instead of a regex per word: this runs for every word of every page). */
+function isSpace(code: number): boolean {
+  if (code === 0x20 || (code >= 0x09 && code <= 0x0d)) return true;
+  if (code < 0xa0 || Number.isNaN(code)) return false;
+  return /\s/.test(String.fromCharCode(code));
 }
 
 function heaviest<K>(weights: Map<K, number>): K | undefined {
