@@ -134,8 +134,8 @@ function naiveSql(setting: Setting, tables: string[]): string {
         : 'score';
   const part = (table: string) =>
     join
-      ? `SELECT ${table}.rowid AS id, ${bm25(table)} AS score, p.cited_by_count, p.published FROM ${table} JOIN papers p ON p.id = ${table}.rowid WHERE ${table} MATCH ?1 ${where}`
-      : `SELECT rowid AS id, ${bm25(table)} AS score, NULL AS cited_by_count, NULL AS published FROM ${table} WHERE ${table} MATCH ?1`;
+      ? `SELECT ${table}.rowid AS id, ${bm25(table)} AS score, p.cited_by_count, p.published FROM ${table} JOIN papers p ON p.id = ${table}.rowid WHERE ${table} MATCH ? ${where}`
+      : `SELECT rowid AS id, ${bm25(table)} AS score, NULL AS cited_by_count, NULL AS published FROM ${table} WHERE ${table} MATCH ?`;
   return `SELECT id, score FROM (${tables.map(part).join(' UNION ALL ')}) ORDER BY ${order} LIMIT 10`;
 }
 
@@ -300,7 +300,7 @@ export async function searchBench(options: { quick: boolean }): Promise<BenchRep
           }
           if (position < naiveCount) {
             const text = naiveExpression(request);
-            if (text) naive.push(timed(() => naiveStatement.all(text)).ms);
+            if (text) naive.push(timed(() => naiveStatement.all(...tables.map(() => text))).ms);
           }
         }
         const o = quantiles(ours);
