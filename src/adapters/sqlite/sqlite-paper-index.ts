@@ -165,8 +165,13 @@ export class SqlitePaperIndex implements PaperIndex {
   private readonly knownDf: boolean;
   /** Document frequency per shard (capped) of each probed clause; cleared when the data changes. */
   private readonly frequencies = new Map<string, number>();
-  /** Exact document frequency per shard of each ranked phrase (known-df ranking); cleared likewise. */
+  /**
+   * Exact document frequencies (known-df ranking), cleared likewise: whole-index ones keyed by the
+   * phrase, one shard's keyed by `<shard>\0<phrase>`.
+   */
   private readonly documentCounts = new Map<string, number>();
+  /** Whole-index counts the coordinating thread passed with the current shard search. */
+  private givenCounts: Map<string, number> | undefined;
   private facetCounts: Map<string, number> | null = null;
   private indexTotals: IndexTotals | null = null;
   private dataVersion = -1;
@@ -238,12 +243,56 @@ export class SqlitePaperIndex implements PaperIndex {
     const pool = this.pool;
     if (!pool) return this.searchHere(query);
     if (this.shards.length === 1) return (await pool.run({ kind: 'page', query })) as IndexPage;
+    const frequencies = this.knownDf ? await this.clauseFrequencies(query, pool) : undefined;
     const parts = (await Promise.all(
-      this.shards.map((_, shard) => pool.run({ kind: 'shard', query, shard })),
+      this.shards.map((_, shard) => pool.run({ kind: 'shard', query, shard, frequencies })),
     )) as ShardPage[];
     const { rows, total, totalIsExact } = mergeShardPages(parts, query);
     const papers = (await pool.run({ kind: 'records', ids: rows.map((row) => row.id) })) as Paper[];
     return { papers, scores: rows.map((row) => -row.score), total, totalIsExact };
+  }
+
+  /**
+   * Whole-index document counts of the query's clauses for the shard threads: kept here per data
+   * version; clauses not known yet are counted by every shard's thread at once, each in its own
+   * shard (a common word costs its walk once, split over the cores).
+   */
+  private async clauseFrequencies(
+    query: IndexQuery,
+    pool: Piscina<SearchTask, unknown>,
+  ): Promise<Array<[string, number]>> {
+    this.checkDataVersion();
+    const clauses = unique([...query.must, ...query.should].map(quoteClause));
+    const missing = clauses.filter((clause) => !this.documentCounts.has(clause));
+    if (missing.length > 0) {
+      const counts = (await Promise.all(
+        this.shards.map((_, shard) => pool.run({ kind: 'counts', phrases: missing, shard })),
+      )) as number[][];
+      if (this.documentCounts.size > 100_000) this.documentCounts.clear();
+      missing.forEach((clause, index) => {
+        this.documentCounts.set(
+          clause,
+          counts.reduce((sum, shard) => sum + (shard[index] ?? 0), 0),
+        );
+      });
+    }
+    return clauses.map((clause) => [clause, this.documentCounts.get(clause) ?? 0]);
+  }
+
+  /** Records of one shard holding each phrase (counted once per data version on this connection). */
+  shardCounts(phrases: readonly string[], shard: number): number[] {
+    this.checkDataVersion();
+    const statement = (this.shards[shard] as ShardStatements).documents;
+    return phrases.map((phrase) => {
+      const key = `${shard}\u0000${phrase}`;
+      let value = this.documentCounts.get(key);
+      if (value === undefined) {
+        value = statement.get(phrase) as number;
+        if (this.documentCounts.size > 100_000) this.documentCounts.clear();
+        this.documentCounts.set(key, value);
+      }
+      return value;
+    });
   }
 
   /** The whole search on this thread's connection, shard after shard. */
@@ -264,7 +313,16 @@ export class SqlitePaperIndex implements PaperIndex {
    * matching row passes through it), so matching runs once; otherwise, or for a page past the
    * end, a count of its own runs, capped.
    */
-  searchShard(query: IndexQuery, shard: number): ShardPage {
+  searchShard(query: IndexQuery, shard: number, frequencies?: Array<[string, number]>): ShardPage {
+    this.givenCounts = frequencies ? new Map(frequencies) : undefined;
+    try {
+      return this.rankShard(query, shard);
+    } finally {
+      this.givenCounts = undefined;
+    }
+  }
+
+  private rankShard(query: IndexQuery, shard: number): ShardPage {
     const expression = this.matchExpressionFor(query);
     if (expression === null) return { rows: [], counted: 0, exact: true };
     const statements = this.shards[shard] as ShardStatements;
@@ -308,6 +366,8 @@ export class SqlitePaperIndex implements PaperIndex {
 
   /** Records holding `phrase` (an FTS5 string) in all shards, counted once per data version. */
   private documentFrequency(phrase: string): number {
+    const given = this.givenCounts?.get(phrase);
+    if (given !== undefined) return given;
     let value = this.documentCounts.get(phrase);
     if (value === undefined) {
       value = 0;

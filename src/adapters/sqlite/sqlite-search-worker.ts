@@ -11,12 +11,14 @@ export interface SearchWorkerData {
 }
 
 /**
- * A task for a search thread: a whole search (a one-shard file), one shard's part of a search,
- * or the records of a merged page.
+ * A task for a search thread: a whole search (a one-shard file), one shard's document counts of
+ * some phrases, one shard's part of a search (with the whole index's counts of its clauses), or
+ * the records of a merged page.
  */
 export type SearchTask =
   | { kind: 'page'; query: IndexQuery }
-  | { kind: 'shard'; query: IndexQuery; shard: number }
+  | { kind: 'counts'; phrases: string[]; shard: number }
+  | { kind: 'shard'; query: IndexQuery; shard: number; frequencies?: Array<[string, number]> | undefined }
   | { kind: 'records'; ids: number[] };
 
 const { path, options } = workerData as SearchWorkerData;
@@ -25,14 +27,15 @@ const { path, options } = workerData as SearchWorkerData;
 let index: SqlitePaperIndex | undefined;
 
 /** The piscina entry point: runs one task on this thread's connection. */
-export default async function run(task: SearchTask): Promise<IndexPage | ShardPage | Paper[]> {
+export default async function run(task: SearchTask): Promise<IndexPage | ShardPage | Paper[] | number[]> {
   if (!index) {
     const db = openSqlite(path, { readonly: true });
     db.pragma(`mmap_size = ${Math.max(0, Math.floor(options.mmapBytes ?? 2 ** 31))}`);
     db.pragma('cache_size = -65536');
     index = new SqlitePaperIndex(db, options);
   }
-  if (task.kind === 'shard') return index.searchShard(task.query, task.shard);
+  if (task.kind === 'shard') return index.searchShard(task.query, task.shard, task.frequencies);
+  if (task.kind === 'counts') return index.shardCounts(task.phrases, task.shard);
   if (task.kind === 'records') return index.recordsOf(task.ids);
   return index.searchHere(task.query);
 }
