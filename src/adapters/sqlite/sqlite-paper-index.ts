@@ -140,7 +140,6 @@ interface ShardStatements {
   documents: Database.Statement;
   insert: Database.Statement;
   delete: Database.Statement;
-  probe: Database.Statement;
   count: Database.Statement;
   byRelevance: Database.Statement;
   byCitations: Database.Statement;
@@ -163,15 +162,11 @@ export class SqlitePaperIndex implements PaperIndex {
   private readonly shardBlock: number;
   /** Ranking with `alexandria_bm25` and cached document frequencies (else FTS5's bm25()). */
   private readonly knownDf: boolean;
-  /** Document frequency per shard (capped) of each probed clause; cleared when the data changes. */
-  private readonly frequencies = new Map<string, number>();
   /**
-   * Exact document frequencies (known-df ranking), cleared likewise: whole-index ones keyed by the
-   * phrase, one shard's keyed by `<shard>\0<phrase>`.
+   * Records holding a phrase, per shard (`<shard>\0<phrase>`): counted on this connection, or by
+   * the search threads for the coordinating one; cleared when the data changes.
    */
-  private readonly documentCounts = new Map<string, number>();
-  /** Whole-index counts the coordinating thread passed with the current shard search. */
-  private givenCounts: Map<string, number> | undefined;
+  private readonly shardDocuments = new Map<string, number>();
   private facetCounts: Map<string, number> | null = null;
   private indexTotals: IndexTotals | null = null;
   private dataVersion = -1;
@@ -243,9 +238,12 @@ export class SqlitePaperIndex implements PaperIndex {
     const pool = this.pool;
     if (!pool) return this.searchHere(query);
     if (this.shards.length === 1) return (await pool.run({ kind: 'page', query })) as IndexPage;
-    const frequencies = this.knownDf ? await this.clauseFrequencies(query, pool) : undefined;
+    await this.countClauses(query, pool);
+    const expression = this.matchExpressionFor(query);
+    if (expression === null) return { papers: [], scores: [], total: 0, totalIsExact: true };
+    const frequencies = this.knownDf ? this.phraseFrequencies(expression) : undefined;
     const parts = (await Promise.all(
-      this.shards.map((_, shard) => pool.run({ kind: 'shard', query, shard, frequencies })),
+      this.shards.map((_, shard) => pool.run({ kind: 'shard', query, expression, shard, frequencies })),
     )) as ShardPage[];
     const { rows, total, totalIsExact } = mergeShardPages(parts, query);
     const papers = (await pool.run({ kind: 'records', ids: rows.map((row) => row.id) })) as Paper[];
@@ -253,51 +251,39 @@ export class SqlitePaperIndex implements PaperIndex {
   }
 
   /**
-   * Whole-index document counts of the query's clauses for the shard threads: kept here per data
-   * version; clauses not known yet are counted by every shard's thread at once, each in its own
-   * shard (a common word costs its walk once, split over the cores).
+   * Has the search threads count, each in its own shard and all at once, the query's clauses this
+   * thread has no counts for yet (a common word costs its walk once per data version, split over
+   * the cores); the expression and the frequencies are then made here, from the cache.
    */
-  private async clauseFrequencies(
-    query: IndexQuery,
-    pool: Piscina<SearchTask, unknown>,
-  ): Promise<Array<[string, number]>> {
+  private async countClauses(query: IndexQuery, pool: Piscina<SearchTask, unknown>): Promise<void> {
     this.checkDataVersion();
     const clauses = unique([...query.must, ...query.should].map(quoteClause));
-    const missing = clauses.filter((clause) => !this.documentCounts.has(clause));
-    if (missing.length > 0) {
-      const counts = (await Promise.all(
-        this.shards.map((_, shard) => pool.run({ kind: 'counts', phrases: missing, shard })),
-      )) as number[][];
-      if (this.documentCounts.size > 100_000) this.documentCounts.clear();
+    const missing = clauses.filter((clause) =>
+      this.shards.some((_, shard) => !this.shardDocuments.has(shardKey(shard, clause))),
+    );
+    if (missing.length === 0) return;
+    const counts = (await Promise.all(
+      this.shards.map((_, shard) => pool.run({ kind: 'counts', phrases: missing, shard })),
+    )) as number[][];
+    counts.forEach((shardCounts, shard) => {
       missing.forEach((clause, index) => {
-        this.documentCounts.set(
-          clause,
-          counts.reduce((sum, shard) => sum + (shard[index] ?? 0), 0),
-        );
+        this.remember(shard, clause, shardCounts[index] ?? 0);
       });
-    }
-    return clauses.map((clause) => [clause, this.documentCounts.get(clause) ?? 0]);
+    });
   }
 
   /** Records of one shard holding each phrase (counted once per data version on this connection). */
   shardCounts(phrases: readonly string[], shard: number): number[] {
     this.checkDataVersion();
-    const statement = (this.shards[shard] as ShardStatements).documents;
-    return phrases.map((phrase) => {
-      const key = `${shard}\u0000${phrase}`;
-      let value = this.documentCounts.get(key);
-      if (value === undefined) {
-        value = statement.get(phrase) as number;
-        if (this.documentCounts.size > 100_000) this.documentCounts.clear();
-        this.documentCounts.set(key, value);
-      }
-      return value;
-    });
+    return phrases.map((phrase) => this.documentsInShard(phrase, shard));
   }
 
   /** The whole search on this thread's connection, shard after shard. */
   searchHere(query: IndexQuery): IndexPage {
-    const parts = this.shards.map((_, shard) => this.searchShard(query, shard));
+    const expression = this.matchExpressionFor(query);
+    if (expression === null) return { papers: [], scores: [], total: 0, totalIsExact: true };
+    const frequencies = this.knownDf ? this.phraseFrequencies(expression) : undefined;
+    const parts = this.shards.map((_, shard) => this.searchShard(query, expression, shard, frequencies));
     const { rows, total, totalIsExact } = mergeShardPages(parts, query);
     return {
       papers: this.recordsOf(rows.map((row) => row.id)),
@@ -308,74 +294,65 @@ export class SqlitePaperIndex implements PaperIndex {
   }
 
   /**
-   * One shard's first `offset + limit` rows in the query's order, and how many rows match. With
-   * known-df ranking the ranking statement has counted them (`alexandria_bm25_rows()`: every
-   * matching row passes through it), so matching runs once; otherwise, or for a page past the
-   * end, a count of its own runs, capped.
+   * One shard's first `offset + limit` rows for `expression` in the query's order, and how many
+   * rows match. With known-df ranking (`frequencies`: the whole index's counts of the expression's
+   * phrases) the ranking statement has counted them (`alexandria_bm25_rows()`: every matching row
+   * passes through it), so matching runs once; otherwise, or for a page past the end, a count of
+   * its own runs, capped.
    */
-  searchShard(query: IndexQuery, shard: number, frequencies?: Array<[string, number]>): ShardPage {
-    this.givenCounts = frequencies ? new Map(frequencies) : undefined;
-    try {
-      return this.rankShard(query, shard);
-    } finally {
-      this.givenCounts = undefined;
-    }
-  }
-
-  private rankShard(query: IndexQuery, shard: number): ShardPage {
-    const expression = this.matchExpressionFor(query);
-    if (expression === null) return { rows: [], counted: 0, exact: true };
-    const statements = this.shards[shard] as ShardStatements;
+  searchShard(query: IndexQuery, expression: string, shard: number, frequencies?: number[]): ShardPage {
+    this.checkDataVersion();
     const statement = this.statementFor(query.sort, shard);
     const size = query.offset + query.limit;
     const rows = (
-      this.knownDf
-        ? statement.all(
-            this.frequenciesOf(expression, size, query.sort === 'relevance' ? 'score' : 'key'),
-            expression,
-            size,
-          )
+      frequencies
+        ? statement.all(this.rankingBlob(query, frequencies, size), expression, size)
         : statement.all(expression, size)
     ) as ShardRow[];
-    if (this.knownDf && rows.length > 0) {
+    if (frequencies && rows.length > 0) {
       return { rows, counted: this.statements.rankedRows.get() as number, exact: true };
     }
     const cap = Math.ceil(this.countCap / this.shards.length);
-    const counted = statements.count.get(expression, cap) as number;
+    const counted = (this.shards[shard] as ShardStatements).count.get(expression, cap) as number;
     return { rows, counted, exact: counted < cap };
   }
 
   /**
-   * `alexandria_bm25`'s blob: the records of the whole index and each phrase's document count in
-   * it (all shards), so that every shard scores as one index would; the statement keeps its
-   * `keep` best rows, ranked by score or by the sort key first. Facets, in a column of weight
-   * 0, take their stored counts (their IDF multiplies zero).
+   * The whole index's document count of each phrase of `expression`, in order (what
+   * `alexandria_bm25` takes, so that every shard scores as one index would). Facets, in a column
+   * of weight 0, take their stored counts (their IDF multiplies zero).
    */
-  private frequenciesOf(expression: string, keep: number, rankedBy: RankedBy): Buffer {
+  private phraseFrequencies(expression: string): number[] {
     const facets = this.counts();
-    return frequencyBlob(
-      this.totals(),
-      keep,
-      rankedBy,
-      phrasesOf(expression).map((phrase) => {
-        const facet = /^"zz[kry]\w*"$/.test(phrase) ? facets.get(phrase.slice(1, -1)) : undefined;
-        return facet ?? this.documentFrequency(phrase);
-      }),
-    );
+    return phrasesOf(expression).map((phrase) => {
+      const facet = /^"zz[kry]\w*"$/.test(phrase) ? facets.get(phrase.slice(1, -1)) : undefined;
+      return facet ?? this.documentFrequency(phrase);
+    });
   }
 
-  /** Records holding `phrase` (an FTS5 string) in all shards, counted once per data version. */
+  /** `alexandria_bm25`'s blob: whole-index totals, the rows kept and how they are ranked, the frequencies. */
+  private rankingBlob(query: IndexQuery, frequencies: readonly number[], keep: number): Buffer {
+    const rankedBy: RankedBy = query.sort === 'relevance' ? 'score' : 'key';
+    return frequencyBlob(this.totals(), keep, rankedBy, frequencies);
+  }
+
+  /** Records holding `phrase` (an FTS5 string) in all shards. */
   private documentFrequency(phrase: string): number {
-    const given = this.givenCounts?.get(phrase);
-    if (given !== undefined) return given;
-    let value = this.documentCounts.get(phrase);
-    if (value === undefined) {
-      value = 0;
-      for (const shard of this.shards) value += shard.documents.get(phrase) as number;
-      if (this.documentCounts.size > 100_000) this.documentCounts.clear();
-      this.documentCounts.set(phrase, value);
-    }
-    return value;
+    return this.shards.reduce((sum, _, shard) => sum + this.documentsInShard(phrase, shard), 0);
+  }
+
+  /** Records of shard `shard` holding `phrase`, counted once per data version. */
+  private documentsInShard(phrase: string, shard: number): number {
+    const value = this.shardDocuments.get(shardKey(shard, phrase));
+    if (value !== undefined) return value;
+    const counted = (this.shards[shard] as ShardStatements).documents.get(phrase) as number;
+    this.remember(shard, phrase, counted);
+    return counted;
+  }
+
+  private remember(shard: number, phrase: string, count: number): void {
+    if (this.shardDocuments.size > 100_000) this.shardDocuments.clear();
+    this.shardDocuments.set(shardKey(shard, phrase), count);
   }
 
   /** Rows and tokens of all shards together (cached until the data changes). */
@@ -390,13 +367,6 @@ export class SqlitePaperIndex implements PaperIndex {
       this.indexTotals = totals;
     }
     return this.indexTotals;
-  }
-
-  /** Records in the index (from the kind facets' counts). */
-  private recordCount(): number {
-    let records = 0;
-    for (const [token, count] of this.counts()) if (token.startsWith('zzk')) records += count;
-    return records;
   }
 
   /** Stored records by id, in that order (missing ones left out). */
@@ -444,7 +414,7 @@ export class SqlitePaperIndex implements PaperIndex {
     const plan = this.db.prepare(`EXPLAIN QUERY PLAN ${statement.source}`);
     const size = query.offset + query.limit;
     const parameters = this.knownDf
-      ? [this.frequenciesOf(expression, 0, query.sort === 'relevance' ? 'score' : 'key'), expression, size]
+      ? [this.rankingBlob(query, this.phraseFrequencies(expression), 0), expression, size]
       : [expression, size];
     return (plan.all(...parameters) as Array<{ detail: string }>).map((row) => row.detail);
   }
@@ -590,20 +560,8 @@ export class SqlitePaperIndex implements PaperIndex {
    */
   private selectiveClauses(should: string[], mustCount: number): { candidates: string[]; scored: string[] } {
     if (should.length === 0) return { candidates: should, scored: should };
-    const common = Math.max(this.commonFloor, Math.floor(this.recordCount() * this.commonFraction));
-    const cap = Math.max(common, this.candidateBudget) + 1;
-    const frequency = (clause: string) => {
-      // Ranking needs the exact count anyway: one walk serves both.
-      if (this.knownDf) return this.documentFrequency(clause);
-      let value = this.frequencies.get(clause);
-      if (value === undefined) {
-        value = 0;
-        for (const shard of this.shards) value += shard.probe.get(clause, cap) as number;
-        if (this.frequencies.size > 50_000) this.frequencies.clear();
-        this.frequencies.set(clause, value);
-      }
-      return value;
-    };
+    const common = Math.max(this.commonFloor, Math.floor(this.totals().rows * this.commonFraction));
+    const frequency = (clause: string) => this.documentFrequency(clause);
     const ranked = should
       .map((clause) => ({ clause, rows: frequency(clause) }))
       .sort((a, b) => a.rows - b.rows);
@@ -644,8 +602,7 @@ export class SqlitePaperIndex implements PaperIndex {
   private forgetCaches(): void {
     this.facetCounts = null;
     this.indexTotals = null;
-    this.frequencies.clear();
-    this.documentCounts.clear();
+    this.shardDocuments.clear();
     this.records.reset();
   }
 }
@@ -675,7 +632,6 @@ function shardStatements(
       `INSERT INTO ${table} (rowid, title, abstract, authors, venue, extra, facets) VALUES (?, ?, ?, ?, ?, ?, ?)`,
     ),
     delete: db.prepare(`DELETE FROM ${table} WHERE rowid = ?`),
-    probe: db.prepare(`SELECT count(*) FROM (SELECT 1 FROM ${table} WHERE ${table} MATCH ? LIMIT ?)`).pluck(),
     count: db.prepare(`SELECT count(*) FROM (SELECT 1 FROM ${table} WHERE ${table} MATCH ? LIMIT ?)`).pluck(),
     byRelevance: db.prepare(
       `SELECT rowid AS id, ${bm25()} AS score, NULL AS key FROM ${table} WHERE ${table} MATCH ? ORDER BY score LIMIT ?`,
@@ -712,6 +668,10 @@ export function mergeShardPages(
     total: Math.max(counted, rows.length > 0 ? query.offset + rows.length : 0),
     totalIsExact: parts.every((part) => part.exact),
   };
+}
+
+function shardKey(shard: number, phrase: string): string {
+  return `${shard}\u0000${phrase}`;
 }
 
 /** 48 bits of SHA-1: a compact integer key; collisions are resolved by checking the stored record. */

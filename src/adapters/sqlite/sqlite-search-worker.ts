@@ -12,13 +12,19 @@ export interface SearchWorkerData {
 
 /**
  * A task for a search thread: a whole search (a one-shard file), one shard's document counts of
- * some phrases, one shard's part of a search (with the whole index's counts of its clauses), or
- * the records of a merged page.
+ * some phrases, one shard's part of a search (its MATCH expression and, for known-df ranking, the
+ * whole index's counts of the expression's phrases), or the records of a merged page.
  */
 export type SearchTask =
   | { kind: 'page'; query: IndexQuery }
   | { kind: 'counts'; phrases: string[]; shard: number }
-  | { kind: 'shard'; query: IndexQuery; shard: number; frequencies?: Array<[string, number]> | undefined }
+  | {
+      kind: 'shard';
+      query: IndexQuery;
+      expression: string;
+      shard: number;
+      frequencies?: number[] | undefined;
+    }
   | { kind: 'records'; ids: number[] };
 
 const { path, options } = workerData as SearchWorkerData;
@@ -34,7 +40,8 @@ export default async function run(task: SearchTask): Promise<IndexPage | ShardPa
     db.pragma('cache_size = -65536');
     index = new SqlitePaperIndex(db, options);
   }
-  if (task.kind === 'shard') return index.searchShard(task.query, task.shard, task.frequencies);
+  if (task.kind === 'shard')
+    return index.searchShard(task.query, task.expression, task.shard, task.frequencies);
   if (task.kind === 'counts') return index.shardCounts(task.phrases, task.shard);
   if (task.kind === 'records') return index.recordsOf(task.ids);
   return index.searchHere(task.query);
