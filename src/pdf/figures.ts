@@ -134,30 +134,26 @@ export class FigureCollector {
       .update(`${pixels.width}x${pixels.height}:${pixels.channels}:`)
       .update(pixels.data)
       .digest('hex');
-    if (this.#encoded.has(hash)) return hash;
-    this.#pixelsLeft -= pixels.width * pixels.height;
-    if (this.#pixelsLeft < 0) return null;
-    this.#encoded.set(hash, {
-      image: encodePng(pixels),
-      format: 'png',
-      width: pixels.width,
-      height: pixels.height,
-    });
-    return hash;
+    return this.#keep(hash, pixels.width, pixels.height, () => ({ image: encodePng(pixels), format: 'png' }));
   }
 
   #keepFile(file: EncodedImage): string | null {
     if (Math.min(file.width, file.height) < this.#limits.minSidePixels) return null;
     const hash = createHash('sha1').update(file.data).digest('hex');
+    return this.#keep(hash, file.width, file.height, () => ({ image: file.data, format: file.format }));
+  }
+
+  /** Keeps an image once (by hash) while the document's pixel budget lasts; `encode` runs only then. */
+  #keep(
+    hash: string,
+    width: number,
+    height: number,
+    encode: () => { image: Uint8Array; format: FigureFormat },
+  ): string | null {
     if (this.#encoded.has(hash)) return hash;
-    this.#pixelsLeft -= file.width * file.height;
+    this.#pixelsLeft -= width * height;
     if (this.#pixelsLeft < 0) return null;
-    this.#encoded.set(hash, {
-      image: file.data,
-      format: file.format,
-      width: file.width,
-      height: file.height,
-    });
+    this.#encoded.set(hash, { ...encode(), width, height });
     return hash;
   }
 }

@@ -6,8 +6,10 @@ import {
   type PdfMetadata,
 } from '../../ports/pdf-extractor.js';
 
-/** A figure as stored beside the text; its PNG lives in the BlobStore under `figureBlobKey`. */
-/** A figure as listed in a stored text (its image is a blob of its own); `format` absent = png. */
+/**
+ * A figure as listed in a stored text; its image lives in the BlobStore under `figureBlobKey`
+ * (`format` absent = png).
+ */
 export type StoredFigure = Omit<ParsedFigure, 'image' | 'format'> & { format?: FigureFormat };
 
 /**

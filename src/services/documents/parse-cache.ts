@@ -115,7 +115,7 @@ export class ParseCache {
     return text;
   }
 
-  /** The PNG of a figure, or null when absent. */
+  /** The image file of a figure (PNG or JPEG), or null when absent. */
   figure(sha256: string, figureId: string, format: FigureFormat = 'png'): Promise<Uint8Array | null> {
     return this.options.blobs.get(figureBlobKey(sha256, figureId, format));
   }
