@@ -42,6 +42,27 @@ describe('loadConfig', () => {
     expect(problems.join('\n')).toMatch(/DATABASE_URL/);
   });
 
+  it('refuses at load, naming the variable, an allowed private range the fetch policy cannot read (issue 13)', () => {
+    // ipaddr.js took `::ffff:0x7f.0.0.1` for an address; the policy's parser does not, so the
+    // value used to pass here and break the fetcher when the container was built.
+    for (const value of ['::ffff:0x7f.0.0.1', '127.0.0.1/', '10.0.0.0/33']) {
+      let error: unknown;
+      try {
+        loadConfig({ ALEXANDRIA_FETCH_ALLOW_PRIVATE_RANGES: `::1, ${value}` });
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error, value).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).problems).toEqual([
+        expect.stringContaining(`ALEXANDRIA_FETCH_ALLOW_PRIVATE_RANGES: "${value}" is not an IP address`),
+      ]);
+    }
+    expect(
+      loadConfig({ ALEXANDRIA_FETCH_ALLOW_PRIVATE_RANGES: '127.0.0.1/32, [::1], fd00::/8, 127.1' }).documents
+        .fetchAllowedPrivateRanges,
+    ).toEqual(['127.0.0.1/32', '[::1]', 'fd00::/8', '127.1']);
+  });
+
   it('redacts secrets when printing', () => {
     const printed = redactConfig(
       loadConfig({ ALEXANDRIA_API_KEYS: 'lab:aaaaaaaaaaaaaaaaaaaa', DATABASE_URL: 'postgres://u:pw@h/db' }),

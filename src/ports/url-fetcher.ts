@@ -5,7 +5,7 @@
  * Failures are AppErrors: `invalid_request` (400, naming `param`) for a malformed or refused URL
  * (scheme, private address, too many redirects), `payload_too_large` (413), `unsupported_media_type`
  * (415) when `expectPdf` is set and the body is not a PDF, `upstream_unavailable` (502) for
- * connection failures and non-2xx answers, `timeout` (504).
+ * connection failures and non-2xx answers, `timeout` (504). Each names `param` (a cancelled call aside).
  */
 export interface UrlFetcher {
   fetch(url: string, options?: UrlFetchOptions): Promise<FetchedResource>;
@@ -13,7 +13,7 @@ export interface UrlFetcher {
 
 export interface UrlFetchOptions {
   signal?: AbortSignal;
-  /** Request parameter the URL came from, named in 400 errors (default `url`). */
+  /** Request parameter the URL came from, named in every error (default `url`). */
   param?: string;
   /** Per-call byte limit; at most the fetcher's configured limit. */
   maxBytes?: number;

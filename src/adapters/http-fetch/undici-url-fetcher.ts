@@ -1,8 +1,8 @@
-import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { Agent, request } from 'undici';
 import { AppError, invalid, UpstreamError } from '../../domain/errors.js';
 import type { FetchedResource, UrlFetcher, UrlFetchOptions } from '../../ports/url-fetcher.js';
 import { AddressPolicy, ipLiteralOf } from './address-guard.js';
+import { BlockedAddressError, guardedConnector } from './guarded-connection.js';
 
 export interface UndiciUrlFetcherOptions {
   /** Largest body in bytes (content-length pre-check, streaming counter and undici's own cap). */
@@ -25,24 +25,11 @@ const redirectStatuses = new Set([301, 302, 303, 307, 308]);
 const sniffWindow = 1024;
 const pdfMagic = Buffer.from('%PDF-');
 
-/** Raised inside the DNS hook; recognised in the error chain to answer 400 instead of 502. */
-class BlockedAddressError extends Error {
-  constructor(readonly reason: string) {
-    super(reason);
-    this.name = 'BlockedAddressError';
-  }
-}
-
-type LookupCallback = (
-  error: NodeJS.ErrnoException | null,
-  address: string | LookupAddress[],
-  family?: number,
-) => void;
-
 /**
- * The SSRF-safe fetcher: http/https only, every address checked (IP literals before connecting,
- * host names in the connection's DNS hook, so a rebinding answer is checked where it is used),
- * manual redirects re-validated at each hop, size and time limits, no decompression.
+ * The SSRF-safe fetcher: http/https only, every address checked by one policy (IP literals in any
+ * notation before connecting, host names in the connection's DNS hook, so a rebinding answer is
+ * checked where it is used, and the peer of every socket before a byte is sent on it), manual
+ * redirects re-validated at each hop, size and time limits, no decompression.
  */
 export class UndiciUrlFetcher implements UrlFetcher {
   private readonly policy: AddressPolicy;
@@ -51,37 +38,13 @@ export class UndiciUrlFetcher implements UrlFetcher {
   constructor(private readonly options: UndiciUrlFetcherOptions) {
     this.policy = new AddressPolicy(options.allowedPrivateRanges ?? []);
     this.agent = new Agent({
-      connect: { lookup: this.guardedLookup, timeout: options.headersTimeoutMs },
+      connect: guardedConnector(this.policy, { timeoutMs: options.headersTimeoutMs }),
       headersTimeout: options.headersTimeoutMs,
       bodyTimeout: options.bodyTimeoutMs,
       maxResponseSize: options.maxBytes,
       keepAliveTimeout: 4_000,
     });
   }
-
-  /** `dns.lookup` that fails when ANY resolved address is refused by the policy. */
-  private readonly guardedLookup = (
-    hostname: string,
-    options: LookupOptions,
-    callback: LookupCallback,
-  ): void => {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
-      if (error) return callback(error, []);
-      for (const { address } of addresses) {
-        const refusal = this.policy.refusal(address);
-        if (refusal)
-          return callback(
-            new BlockedAddressError(`${hostname} resolves to a refused address (${refusal})`),
-            [],
-          );
-      }
-      const first = addresses[0];
-      if (!first)
-        return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), []);
-      if (options.all) return callback(null, addresses);
-      return callback(null, first.address, first.family);
-    });
-  };
 
   async fetch(url: string, options: UrlFetchOptions = {}): Promise<FetchedResource> {
     const param = options.param ?? 'url';
@@ -109,6 +72,7 @@ export class UndiciUrlFetcher implements UrlFetcher {
         const location = headerOf(headers, 'location');
         if (!location) {
           throw new UpstreamError('fetch', `${hostOf(current)} answered ${statusCode} without a Location`, {
+            param,
             upstreamStatus: statusCode,
             retryable: false,
           });
@@ -122,6 +86,7 @@ export class UndiciUrlFetcher implements UrlFetcher {
       if (statusCode < 200 || statusCode >= 300) {
         await body.dump().catch(() => undefined);
         throw new UpstreamError('fetch', `${hostOf(current)} answered ${statusCode} for ${param}`, {
+          param,
           upstreamStatus: statusCode,
         });
       }
@@ -210,16 +175,18 @@ export class UndiciUrlFetcher implements UrlFetcher {
       code === 'UND_ERR_CONNECT_TIMEOUT' ||
       (signal.aborted && !callerSignal?.aborted)
     ) {
-      return new AppError('timeout', `Fetching ${param} from ${host} timed out`, { cause: error });
+      return new AppError('timeout', `Fetching ${param} from ${host} timed out`, { param, cause: error });
     }
     if (callerSignal?.aborted) return new AppError('timeout', 'The request was cancelled', { cause: error });
     if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
       return new UpstreamError('fetch', `Cannot resolve the host ${host} of ${param}`, {
+        param,
         cause: error,
         retryable: code === 'EAI_AGAIN',
       });
     }
     return new UpstreamError('fetch', `Cannot fetch ${param} from ${host} (${code ?? 'network error'})`, {
+      param,
       cause: error,
     });
   }

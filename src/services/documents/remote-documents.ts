@@ -26,19 +26,22 @@ export class RemoteDocuments {
   }
 
   /**
-   * Downloads the PDF at `url` (SSRF-safe, PDF only) and remembers its hash. The download is shared
-   * by concurrent callers, so no caller's abort cancels it; the fetcher's deadline bounds it.
+   * Downloads the PDF at `url` (SSRF-safe, PDF only) and remembers its hash. A failure names `param`,
+   * the request parameter the url came from (`pdf_url`, `paper_id`, …). The download is shared by
+   * concurrent callers of the same url and param (so that a failure names each caller's own param),
+   * and no caller's abort cancels it; the fetcher's deadline bounds it.
    */
   download(url: string, param: string): Promise<RemoteDocument> {
-    const running = this.inflight.get(url);
+    const key = `${param} ${url}`;
+    const running = this.inflight.get(key);
     if (running) return running;
     const work = (async (): Promise<RemoteDocument> => {
       const fetched = await this.options.fetcher.fetch(url, { param, expectPdf: true });
       const sha256 = sha256Hex(fetched.bytes);
       await this.options.cache.set(cacheKey(url), sha256, this.options.ttlSeconds);
       return { url, sha256, bytes: fetched.bytes, finalUrl: fetched.url };
-    })().finally(() => this.inflight.delete(url));
-    this.inflight.set(url, work);
+    })().finally(() => this.inflight.delete(key));
+    this.inflight.set(key, work);
     return work;
   }
 
