@@ -1,10 +1,12 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tsxLoaderUrl } from '../../src/platform/worker-file.js';
+import { sharedData } from '../helpers/test-app.js';
 
 const run = promisify(execFile);
 const entry = join(import.meta.dirname, '..', 'helpers', 'cli-entry.ts');
@@ -68,5 +70,80 @@ describe('alexandria CLI', () => {
     expect(failed.code).toBe(2);
     expect(failed.stderr).toContain('ALEXANDRIA_PORT');
     expect(failed.stderr).toContain('ALEXANDRIA_RATE_LIMIT_BURST');
+  });
+});
+
+/**
+ * A user's mistake ends as exactly one `error:` line, the last on stderr (ingest's progress lines may
+ * come before it), with no stack trace and a non-zero exit.
+ */
+function expectOneLineError(result: { code: number; stderr: string }, pattern: RegExp): void {
+  expect(result.code, result.stderr).not.toBe(0);
+  const lines = result.stderr.trim().split('\n');
+  expect(
+    lines.filter((line) => line.startsWith('error: ')),
+    result.stderr,
+  ).toEqual([lines.at(-1)]);
+  expect(lines.at(-1)).toMatch(pattern);
+  expect(result.stderr).not.toMatch(/^\s+at /m);
+}
+
+// Issue 13: these printed raw stack traces, and `ingest paper.pdf` exited 0 with "skipped".
+describe('alexandria CLI errors (issue 13)', () => {
+  it('ingest of a missing path says so, and what to give instead', async () => {
+    const result = await cli(['ingest', 'no-such-dump.jsonl']);
+    expect(result.code).toBe(1);
+    expectOneLineError(result, /No such file or folder: no-such-dump\.jsonl\. Give a file, a folder, or - /);
+  });
+
+  it('ingest with an unknown --format lists the accepted formats', async () => {
+    await writeFile(join(dataDir, 'records.jsonl'), '{"title":"A paper"}\n');
+    const result = await cli(['ingest', '--format', 'endnote', 'records.jsonl']);
+    expect(result.code).toBe(1);
+    expectOneLineError(result, /argument 'endnote' is invalid\. Allowed choices are .*openalex.*bibtex/);
+  });
+
+  it('ingest of a PDF is an error that points to add_to_project (it exited 0 with "skipped")', async () => {
+    await copyFile(join(sharedData, 'pdfs', 'immunology_editorial_imm13445.pdf'), join(dataDir, 'paper.pdf'));
+    const result = await cli(['ingest', 'paper.pdf']);
+    expect(result.code).toBe(1);
+    expectOneLineError(
+      result,
+      /paper\.pdf: ingest reads metadata dumps \(openalex, .*\), not PDFs; .*add_to_project/,
+    );
+    // The same PDF under another name is recognised by its content.
+    await copyFile(join(dataDir, 'paper.pdf'), join(dataDir, 'download.bin'));
+    expectOneLineError(await cli(['ingest', 'download.bin']), /download\.bin: .*not PDFs/);
+  });
+
+  it('ingest of a file in no known format is an error naming the accepted formats', async () => {
+    await writeFile(join(dataDir, 'notes.txt'), 'just some notes, not a dump\n');
+    const result = await cli(['ingest', 'notes.txt']);
+    expect(result.code).toBe(1);
+    expectOneLineError(result, /format of notes\.txt was not recognised; accepted formats: openalex, /);
+  });
+
+  it('serve --port abc is a usage error, not a crash', async () => {
+    const result = await cli(['serve', '--port', 'abc']);
+    expect(result.code).toBe(1);
+    expectOneLineError(result, /--port .*'abc' is invalid\. Give a whole number from 0 to 65535/);
+  });
+
+  it('serve on a port already in use says so and exits', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as AddressInfo).port;
+    try {
+      const result = await cli(['serve', '--port', String(port)], {
+        ALEXANDRIA_HOST: '127.0.0.1',
+        // A key exists, so serve prints no first-run key banner before failing.
+        ALEXANDRIA_API_KEYS: 'lab:supersecretsupersecret',
+        ALEXANDRIA_LOG_LEVEL: 'silent',
+      });
+      expect(result.code).toBe(1);
+      expectOneLineError(result, new RegExp(`Port ${port} is already in use on 127\\.0\\.0\\.1: .*--port`));
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
   });
 });

@@ -1,15 +1,17 @@
-import type { Command } from 'commander';
+import { open } from 'node:fs/promises';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { ingestFormats } from '../../ingest/formats/index.js';
-import { resolveInputs } from '../../ingest/ingest-inputs.js';
-import { type IngestReport, ingest } from '../../ingest/ingest-pipeline.js';
+import { type IngestInput, resolveInputs } from '../../ingest/ingest-inputs.js';
+import { type FileReport, type IngestReport, ingest } from '../../ingest/ingest-pipeline.js';
 import { openPaperIndex } from '../../main.js';
+import { CliError } from '../cli-error.js';
 import { cliConfig } from '../context.js';
 import { createProgressDisplay } from '../ingest-progress.js';
 import { output } from '../output.js';
 
 interface IngestOptions {
   format?: string;
-  batchSize: string;
+  batchSize: number;
   json?: boolean;
   progress: boolean;
   optimize?: boolean;
@@ -25,22 +27,18 @@ export function registerIngest(program: Command): void {
     .command('ingest')
     .description('Add papers and patents from dumps (.gz read as is) to the local search index')
     .argument('<input>', 'a file, a folder (every file below it), or - for standard input')
-    .option(
-      '-f, --format <format>',
-      `input format, detected per file when absent: ${ingestFormats.map((format) => format.name).join(', ')}`,
+    .addOption(
+      new Option('-f, --format <format>', 'input format, detected per file when absent').choices(
+        ingestFormats.map((format) => format.name),
+      ),
     )
-    .option('--batch-size <records>', 'records per transaction', '500')
+    .option('--batch-size <records>', 'records per transaction', positiveCount, 500)
     .option('--no-progress', 'no progress bar or progress lines')
     .option('--optimize', 'compact the full-text index afterwards (faster queries after a large load)')
     .option('--json', 'print the summary as JSON')
     .action(async (target: string, options: IngestOptions) => {
       const config = cliConfig();
-      const inputs = await resolveInputs(target, process.stdin);
-      if (inputs.length === 0) {
-        output.error(`Nothing to ingest in ${target}.`);
-        process.exitCode = 1;
-        return;
-      }
+      const inputs = await inputsOf(target);
       const index = await openPaperIndex(config);
       const display = options.progress
         ? createProgressDisplay({ tty: Boolean(process.stderr.isTTY) })
@@ -52,15 +50,23 @@ export function registerIngest(program: Command): void {
       try {
         const report = await ingest(index, inputs, {
           ...(options.format ? { format: options.format } : {}),
-          batchSize: Math.max(1, Number.parseInt(options.batchSize, 10) || 500),
+          batchSize: options.batchSize,
           signal: controller.signal,
           ...(display ? { onProgress: (progress) => display.update(progress) } : {}),
         });
         display?.stop();
         if (options.optimize) await index.optimize();
         if (options.json) output.json(report);
-        else printSummary(report);
-        if (report.files.some((file) => file.error?.startsWith('reading stopped'))) process.exitCode = 1;
+        else if (report.read > 0) printSummary(report);
+        if (report.read === 0) throw await nothingIngested(target, report);
+        const stopped = report.files.filter((file) => file.error?.startsWith('reading stopped'));
+        if (stopped.length > 0) {
+          // The records read before the failure are stored; the summary above says where it stopped.
+          output.error(
+            `error: reading stopped early in ${names(stopped)}; fix or replace it and run the same command again.`,
+          );
+          process.exitCode = 1;
+        }
       } catch (error) {
         display?.stop();
         if (controller.signal.aborted) {
@@ -77,6 +83,85 @@ export function registerIngest(program: Command): void {
         await index.close();
       }
     });
+}
+
+function positiveCount(text: string): number {
+  if (!/^\d+$/.test(text.trim()) || Number(text) < 1) {
+    throw new InvalidArgumentError('Give a whole number of at least 1.');
+  }
+  return Number(text);
+}
+
+const formatNames = ingestFormats.map((format) => format.name).join(', ');
+
+/** The inputs named by the argument, or a one-line error when the path cannot be read. */
+async function inputsOf(target: string): Promise<IngestInput[]> {
+  const inputs = await resolveInputs(target, process.stdin).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT' || error.code === 'ENOTDIR') {
+      throw new CliError(
+        `No such file or folder: ${target}. Give a file, a folder, or - for standard input.`,
+      );
+    }
+    if (error.code === 'EACCES' || error.code === 'EPERM') {
+      throw new CliError(`Cannot read ${target}: permission denied. Check its permissions.`);
+    }
+    throw error;
+  });
+  if (inputs.length === 0) {
+    throw new CliError(`Nothing to ingest: ${target} holds no files (hidden files are skipped).`);
+  }
+  return inputs;
+}
+
+/**
+ * Why a run read no record at all, as one line: a PDF (which ingest does not read), a file in no
+ * known format, a file that stopped being readable, or inputs in a known format with no record.
+ */
+async function nothingIngested(target: string, report: IngestReport): Promise<CliError> {
+  const skipped = report.files.filter((file) => file.error !== undefined);
+  const pdfs: FileReport[] = [];
+  for (const file of skipped) if (await isPdf(file.file)) pdfs.push(file);
+  if (pdfs.length > 0) {
+    return new CliError(
+      `${names(pdfs)}: ingest reads metadata dumps (${formatNames}), not PDFs; add a PDF to a project with add_to_project (POST /api/add_to_project, the web UI or the MCP tool).`,
+    );
+  }
+  const unknown = skipped.filter(
+    (file) => file.format === null && !file.error?.startsWith('reading stopped'),
+  );
+  if (unknown.length > 0) {
+    return new CliError(
+      `Nothing ingested: the format of ${names(unknown)} was not recognised; accepted formats: ${formatNames} (give one with --format if detection fails).`,
+    );
+  }
+  const stopped = skipped[0];
+  if (stopped) {
+    return new CliError(
+      `Nothing ingested from ${stopped.file}: ${stopped.error}. Check that the file is complete.`,
+    );
+  }
+  const source = target === '-' ? 'standard input' : target;
+  return new CliError(`Nothing ingested: ${source} holds no records. Check that it is the dump you meant.`);
+}
+
+function names(files: FileReport[]): string {
+  const shown = files.slice(0, 3).map((file) => (file.file === '-' ? 'standard input' : file.file));
+  return files.length > 3 ? `${shown.join(', ')} and ${files.length - 3} more` : shown.join(', ');
+}
+
+/** By extension, or by the `%PDF-` magic within the first KiB (PDFs named otherwise). */
+async function isPdf(path: string): Promise<boolean> {
+  if (/\.pdf(\.gz)?$/i.test(path)) return true;
+  if (path === '-') return false;
+  const handle = await open(path, 'r').catch(() => undefined);
+  if (!handle) return false;
+  try {
+    const head = Buffer.alloc(1024);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    return head.subarray(0, bytesRead).includes('%PDF-');
+  } finally {
+    await handle.close();
+  }
 }
 
 function printSummary(report: IngestReport): void {

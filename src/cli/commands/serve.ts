@@ -1,18 +1,28 @@
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { serve } from '../../http/server.js';
 import { bootstrapKeys, createContainer } from '../../main.js';
 import { createLogger } from '../../platform/logger.js';
+import { CliError } from '../cli-error.js';
 import { cliConfig } from '../context.js';
 import { output } from '../output.js';
+
+/** `--port` as a TCP port; anything else is a usage error, not a NaN handed to listen(). */
+export function parsePort(text: string): number {
+  const port = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
+  if (!Number.isInteger(port) || port > 65535) {
+    throw new InvalidArgumentError('Give a whole number from 0 to 65535 (0 picks a free port).');
+  }
+  return port;
+}
 
 export function registerServe(program: Command): void {
   program
     .command('serve')
     .description('Run the HTTP service (API, MCP endpoint, web UI)')
-    .option('-p, --port <port>', 'port (overrides ALEXANDRIA_PORT)')
-    .action(async (options: { port?: string }) => {
+    .option('-p, --port <port>', 'port (overrides ALEXANDRIA_PORT)', parsePort)
+    .action(async (options: { port?: number }) => {
       const config = cliConfig();
-      if (options.port !== undefined) config.server.port = Number.parseInt(options.port, 10);
+      if (options.port !== undefined) config.server.port = options.port;
       const logger = createLogger({ level: config.server.logLevel, destination: 'stdout' });
       const container = await createContainer(config, logger);
       const { createdKey } = await bootstrapKeys(container);
@@ -28,7 +38,34 @@ export function registerServe(program: Command): void {
           ].join('\n'),
         );
       }
-      const { address } = await serve(container);
+      const { host, port } = config.server;
+      const { address } = await serve(container).catch(async (error: unknown) => {
+        await container.close().catch(() => undefined);
+        throw listenError(error, host, port);
+      });
       output.error(`Alexandria is listening on ${address} (docs: ${address}/docs)`);
     });
+}
+
+/** The usual reasons a server cannot bind, said with what to do; other errors pass through. */
+function listenError(error: unknown, host: string, port: number): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const where = `${host}:${port}`;
+  const elsewhere = 'choose another with --port or ALEXANDRIA_PORT (0 picks a free one)';
+  if (code === 'EADDRINUSE') {
+    return new CliError(
+      `Port ${port} is already in use on ${host}: stop the other process, or ${elsewhere}.`,
+    );
+  }
+  if (code === 'EACCES') {
+    return new CliError(
+      `Not allowed to listen on ${where} (ports below 1024 need privileges): ${elsewhere}.`,
+    );
+  }
+  if (code === 'EADDRNOTAVAIL') {
+    return new CliError(
+      `${host} is not an address of this machine: set ALEXANDRIA_HOST to one of its addresses (0.0.0.0 for all).`,
+    );
+  }
+  return error;
 }
