@@ -1,3 +1,10 @@
+/** One stored blob as `list` reports it. */
+export interface BlobListing {
+  key: string;
+  /** When the blob was last written (file mtime, S3 `LastModified`). */
+  lastModified: Date;
+}
+
 /**
  * Byte storage for documents (PDFs) and extracted figures. Keys are relative paths made of
  * `[A-Za-z0-9._/-]` segments (never `..`). Writes are atomic: a reader sees the old value, the new
@@ -12,6 +19,13 @@ export interface BlobStore {
   has(key: string): Promise<boolean>;
   /** Deletes `key`; absent keys are not an error. */
   delete(key: string): Promise<void>;
+  /**
+   * Every blob whose key lies under the folder `prefix` (e.g. `documents`; not a mere string prefix,
+   * so `documents` never lists `documents-old/x`), in no particular order, read page by page. A blob
+   * written or deleted while the listing runs may or may not appear. Temporary files of writes in
+   * progress are not blobs and are never listed. An absent folder lists nothing.
+   */
+  list(prefix: string): AsyncIterable<BlobListing>;
   /** Throws when the store cannot be written (readiness probe). */
   ping(): Promise<void>;
 }

@@ -39,15 +39,28 @@ export interface ProjectStore {
   deleteProject(tenantId: string, projectId: string): Promise<boolean>;
 
   /**
-   * Files a paper in a project. Idempotent: when an entry of the project shares an identity key
-   * (strong identifiers first; the title key only when neither side has a strong one) or the same
-   * document, that entry is updated and returned with `created: false`.
+   * Files a paper in a project. Idempotent: when an entry of the project is the same paper by
+   * `matchEntry` (same document, else a shared strong identifier, else the title key when neither
+   * the documents nor an identifier of the same scheme differ), that entry is updated and returned
+   * with `created: false`. An entry never loses its document: when it holds a different one than
+   * `documentId`, it is returned unchanged (callers see `entry.documentId !== documentId`).
    */
   addEntry(
     tenantId: string,
     projectId: string,
     input: { entryId: string; paper: Paper; documentId: string | null; identityKeys: string[] },
   ): Promise<{ entry: ProjectEntry; created: boolean }>;
+  /**
+   * `addEntry` into the tenant's project `project.name` (found as `findProject` finds it), creating
+   * that project as `project` when the tenant has none, in the same transaction as the entry: a crash
+   * or a failed write leaves both or neither, never an empty project no request finished. Two
+   * concurrent calls with the same new name file into one project.
+   */
+  addEntryCreatingProject(
+    tenantId: string,
+    project: { id: string; name: string },
+    input: { entryId: string; paper: Paper; documentId: string | null; identityKeys: string[] },
+  ): Promise<{ project: Project; entry: ProjectEntry; created: boolean }>;
   listEntries(tenantId: string, projectId: string): Promise<ProjectEntry[]>;
   getEntry(tenantId: string, projectId: string, entryId: string): Promise<ProjectEntry | null>;
   /** Removes one entry; false when absent. */
@@ -57,6 +70,12 @@ export interface ProjectStore {
   putDocument(document: DocumentRecord): Promise<DocumentRecord>;
   getDocument(tenantId: string, documentId: string): Promise<DocumentRecord | null>;
   findDocumentBySha256(tenantId: string, sha256: string): Promise<DocumentRecord | null>;
+  /**
+   * Which of `blobKeys` a document row of any tenant references. Across tenants on purpose: a blob
+   * is shared by every tenant that stored the same bytes. For maintenance (the sweep of blobs left
+   * unreferenced by a crash), never for answering a tenant's request. Any number of keys.
+   */
+  referencedBlobKeys(blobKeys: readonly string[]): Promise<Set<string>>;
 
   /** Throws when the store cannot answer (readiness probe). */
   ping(): Promise<void>;

@@ -19,6 +19,28 @@ export interface ProjectSummary {
   paper_count: number;
 }
 
+/** What filing a paper did: the entry as a paper record, and where it went. */
+export interface FiledPaper {
+  paper: Paper;
+  /** The project the paper is filed in. */
+  project: Project;
+  created: boolean;
+  /** The paper was already filed with another document, which was not attached (see `addPaper`). */
+  otherDocument: boolean;
+}
+
+/**
+ * The project an add request names, looked up at once but created (for a new `project_name`) only
+ * together with the first paper filed in it, in one transaction: a failed or killed add leaves no
+ * empty project behind.
+ */
+export interface ProjectTarget {
+  /** The project's name, for messages. */
+  readonly name: string;
+  /** Files the paper (see `ProjectService.addPaper`), creating the named project with its entry. */
+  file(paper: Paper, documentId: string | null): Promise<FiledPaper>;
+}
+
 const maxNameLength = 200;
 
 /** Projects of a tenant and the papers filed in them. */
@@ -37,10 +59,7 @@ export class ProjectService {
   }
 
   async create(tenantId: string, name: string): Promise<ProjectSummary> {
-    const trimmed = name.trim();
-    if (trimmed.length === 0 || trimmed.length > maxNameLength || hasControlCharacters(trimmed)) {
-      throw invalid('project_name', `project_name must be 1–${maxNameLength} printable characters`);
-    }
+    const trimmed = validName(name);
     await this.provision(tenantId);
     if (trimmed === defaultProjectId) {
       throw new AppError('conflict', `"${defaultProjectId}" is the default project and always exists`, {
@@ -86,6 +105,45 @@ export class ProjectService {
     return this.findOrDefault(tenantId, defaultProjectId, 'project_id');
   }
 
+  /**
+   * The project an add request names (see `resolve`), as a `ProjectTarget`: a `project_name` that
+   * does not exist yet is checked now and created by `file()` in the transaction of its first entry.
+   */
+  async target(tenantId: string, selector: ProjectSelector): Promise<ProjectTarget> {
+    const { projectId, projectName } = selector;
+    const byNewName =
+      (projectId === undefined || projectId === '') &&
+      projectName !== undefined &&
+      projectName !== '' &&
+      projectName !== defaultProjectId &&
+      (await this.store.findProject(tenantId, projectName)) === null;
+    if (byNewName) {
+      const name = validName(projectName);
+      if (name === defaultProjectId) return this.target(tenantId, { projectName: name });
+      // The tenant row must exist before a project can reference it.
+      await this.provision(tenantId);
+      return {
+        name,
+        file: async (paper, documentId) => {
+          const { project, entry, created } = await this.store.addEntryCreatingProject(
+            tenantId,
+            { id: newId('prj', 10), name },
+            { entryId: newId('ent', 12), paper, documentId, identityKeys: identityKeys(paper) },
+          );
+          return { ...filedOf(entry, created, documentId), project };
+        },
+      };
+    }
+    const project = await this.resolve(tenantId, selector);
+    return {
+      name: project.name,
+      file: async (paper, documentId) => ({
+        ...(await this.addPaper(tenantId, project, paper, documentId)),
+        project,
+      }),
+    };
+  }
+
   private async findOrDefault(tenantId: string, idOrName: string, param: string): Promise<Project> {
     if (idOrName === defaultProjectId) {
       await this.provision(tenantId);
@@ -106,20 +164,24 @@ export class ProjectService {
     return { ...summary(project, entries.length), papers: entries.map((entry) => entryToPaper(entry)) };
   }
 
-  /** Files a paper (and its stored document) in a project; idempotent by identifiers/document. */
+  /**
+   * Files a paper (and its stored document) in a project; idempotent by document and identifiers
+   * (`matchEntry`). `otherDocument` is true when the paper was already filed with a different
+   * document: that entry is returned unchanged and `documentId` was not attached.
+   */
   async addPaper(
     tenantId: string,
     project: Project,
     paper: Paper,
     documentId: string | null,
-  ): Promise<{ paper: Paper; created: boolean }> {
+  ): Promise<{ paper: Paper; created: boolean; otherDocument: boolean }> {
     const { entry, created } = await this.store.addEntry(tenantId, project.id, {
       entryId: newId('ent', 12),
       paper,
       documentId,
       identityKeys: identityKeys(paper),
     });
-    return { paper: entryToPaper(entry), created };
+    return filedOf(entry, created, documentId);
   }
 
   async entries(tenantId: string, project: Project): Promise<ProjectEntry[]> {
@@ -144,10 +206,30 @@ export class ProjectService {
     }
   }
 
+  /**
+   * Deletes a project and its entries. The default project is refused (409): it always exists, and
+   * deleting it used to empty it silently, which made every `PROJ:gpt/…` pdf_id a 404 (0014).
+   */
   async delete(tenantId: string, idOrName: string): Promise<void> {
     const project = await this.findOrDefault(tenantId, idOrName, 'id');
+    if (project.id === defaultProjectId) {
+      throw new AppError(
+        'conflict',
+        `The default project "${defaultProjectId}" always exists and cannot be deleted. To empty it, remove its papers one by one (DELETE /api/projects/${defaultProjectId}/papers/<entry_id>, entry ids are in GET /api/projects/${defaultProjectId}); to start afresh, create a named project.`,
+        { param: 'id' },
+      );
+    }
     await this.store.deleteProject(tenantId, project.id);
   }
+}
+
+function filedOf(
+  entry: ProjectEntry,
+  created: boolean,
+  documentId: string | null,
+): Omit<FiledPaper, 'project'> {
+  const otherDocument = documentId !== null && entry.documentId !== documentId;
+  return { paper: entryToPaper(entry), created, otherDocument };
 }
 
 function summary(project: Project, paperCount: number): ProjectSummary {
@@ -161,6 +243,15 @@ export function entryToPaper(entry: ProjectEntry): Paper {
     entry_id: entry.entryId,
     ...(entry.documentId ? { pdf_id: formatProjectRef(entry.projectId, entry.documentId) } : {}),
   };
+}
+
+/** A project name trimmed, or a 400 naming `project_name`. */
+function validName(name: string): string {
+  const trimmed = name.trim();
+  if (trimmed.length === 0 || trimmed.length > maxNameLength || hasControlCharacters(trimmed)) {
+    throw invalid('project_name', `project_name must be 1–${maxNameLength} printable characters`);
+  }
+  return trimmed;
 }
 
 function hasControlCharacters(text: string): boolean {

@@ -42,6 +42,42 @@ export function runBlobStoreContract(name: string, create: () => Promise<BlobSto
       expect(new Set(stored).size).toBe(1);
     });
 
+    it('lists the keys under a folder with their write time, nothing outside it', async () => {
+      const store = await create();
+      const before = Date.now();
+      const inside = ['documents/ab/ab01.pdf', 'documents/ab/ab02.pdf', 'documents/cd/cd01.pdf'];
+      for (const key of inside) await store.put(key, new Uint8Array([1]));
+      await store.put('documents-old/ab/ab03.pdf', new Uint8Array([2]));
+      await store.put('figures/ab/ab01/p1-1.png', new Uint8Array([3]));
+      await store.put('root.bin', new Uint8Array([4]));
+      const listed = [];
+      for await (const blob of store.list('documents')) listed.push(blob);
+      expect(listed.map((blob) => blob.key).sort()).toEqual(inside);
+      for (const blob of listed) {
+        // Stores keep whole seconds (S3): allow the rounding.
+        expect(blob.lastModified.getTime()).toBeGreaterThanOrEqual(before - 2000);
+        expect(blob.lastModified.getTime()).toBeLessThanOrEqual(Date.now() + 2000);
+      }
+      const nested = [];
+      for await (const blob of store.list('documents/cd')) nested.push(blob.key);
+      expect(nested).toEqual(['documents/cd/cd01.pdf']);
+      await store.delete('documents/ab/ab01.pdf');
+      const after = [];
+      for await (const blob of store.list('documents')) after.push(blob.key);
+      expect(after.sort()).toEqual(['documents/ab/ab02.pdf', 'documents/cd/cd01.pdf']);
+    });
+
+    it('lists nothing for an absent folder and refuses an escaping one', async () => {
+      const store = await create();
+      const listed = [];
+      for await (const blob of store.list('nothing-here')) listed.push(blob);
+      expect(listed).toEqual([]);
+      const escaping = async () => {
+        for await (const _ of store.list('../x')) break;
+      };
+      await expect(escaping()).rejects.toThrow(/Invalid blob key/);
+    });
+
     it('answers the readiness ping', async () => {
       const store = await create();
       await expect(store.ping()).resolves.toBeUndefined();

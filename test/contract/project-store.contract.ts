@@ -99,6 +99,59 @@ export function runProjectStoreContract(name: string, create: () => Promise<Proj
       await store.close();
     });
 
+    it('never files a different PDF with only the same title into an existing entry (silent data loss)', async () => {
+      const store = await create();
+      await store.ensureTenant('t1');
+      await store.ensureProject('t1', 'gpt');
+      const supplement = paper('Supplementary Material');
+      const first = await add(store, 't1', 'gpt', supplement, 'e1', 'doc1');
+      const second = await add(store, 't1', 'gpt', supplement, 'e2', 'doc2');
+      expect(second.created).toBe(true);
+      expect(second.entry.entryId).toBe('e2');
+      expect((await store.getEntry('t1', 'gpt', 'e1'))?.documentId).toBe('doc1');
+      expect((await store.getEntry('t1', 'gpt', 'e2'))?.documentId).toBe('doc2');
+      // The same bytes again are still the same entry, whichever entry they belong to.
+      expect((await add(store, 't1', 'gpt', supplement, 'e3', 'doc2')).entry.entryId).toBe('e2');
+      expect((await add(store, 't1', 'gpt', supplement, 'e4', 'doc1')).entry).toEqual(first.entry);
+      expect((await store.listEntries('t1', 'gpt')).map((entry) => entry.documentId)).toEqual([
+        'doc1',
+        'doc2',
+      ]);
+      await store.close();
+    });
+
+    it("keeps an entry's PDF when the same identifier comes with another PDF", async () => {
+      const store = await create();
+      await store.ensureTenant('t1');
+      await store.ensureProject('t1', 'gpt');
+      const first = await add(store, 't1', 'gpt', paper('Preprint', '10.1000/same'), 'e1', 'doc1');
+      const other = await add(store, 't1', 'gpt', paper('Published version', '10.1000/same'), 'e2', 'doc2');
+      expect(other.created).toBe(false);
+      // Returned and stored unchanged: the new document is not attached, the record not rewritten.
+      expect(other.entry).toEqual(first.entry);
+      expect(await store.getEntry('t1', 'gpt', 'e1')).toEqual(first.entry);
+      await store.close();
+    });
+
+    it('lets a title join a metadata-only record and a PDF, unless an identifier tells them apart', async () => {
+      const store = await create();
+      await store.ensureTenant('t1');
+      await store.ensureProject('t1', 'gpt');
+      // A BibTeX import without DOI, then the PDF of that paper: the PDF completes the entry.
+      await add(store, 't1', 'gpt', paper('Deep residual learning'), 'e1');
+      const pdf = await add(store, 't1', 'gpt', paper('Deep Residual Learning'), 'e2', 'doc1');
+      expect(pdf.created).toBe(false);
+      expect(pdf.entry).toMatchObject({ entryId: 'e1', documentId: 'doc1' });
+      // A metadata-only record of the same title later adds to the entry and keeps its PDF.
+      const later = await add(store, 't1', 'gpt', paper('Deep residual learning', '10.1000/resnet'), 'e3');
+      expect(later.entry).toMatchObject({ entryId: 'e1', documentId: 'doc1' });
+      // Same title and year, different DOIs: two papers.
+      const otherDoi = await add(store, 't1', 'gpt', paper('Deep residual learning', '10.1000/other'), 'e4');
+      expect(otherDoi.created).toBe(true);
+      expect((await store.listEntries('t1', 'gpt')).map((entry) => entry.entryId)).toEqual(['e1', 'e4']);
+      await store.close();
+    });
+
     it('removes entries and deletes projects with their entries', async () => {
       const store = await create();
       await store.ensureTenant('t1');
@@ -142,6 +195,104 @@ export function runProjectStoreContract(name: string, create: () => Promise<Proj
       expect(await store.getDocument('t1', 'd1')).toEqual(document);
       expect(await store.getDocument('t2', 'd1')).toBeNull();
       expect(await store.findDocumentBySha256('t2', document.sha256)).toBeNull();
+      await store.close();
+    });
+
+    it('creates a named project together with its first entry, then files into it', async () => {
+      const store = await create();
+      await store.ensureTenant('t1');
+      const one = paper('One', '10.1000/one');
+      const first = await store.addEntryCreatingProject(
+        't1',
+        { id: 'p1', name: 'Reading' },
+        { entryId: 'e1', paper: one, documentId: 'doc1', identityKeys: identityKeys(one) },
+      );
+      expect(first).toMatchObject({ project: { id: 'p1', name: 'Reading', tenantId: 't1' }, created: true });
+      expect(first.entry).toMatchObject({ entryId: 'e1', projectId: 'p1', documentId: 'doc1' });
+      // The same name again (a fresh id, as a new request makes): the existing project, same entry.
+      const again = await store.addEntryCreatingProject(
+        't1',
+        { id: 'p2', name: 'Reading' },
+        { entryId: 'e2', paper: one, documentId: 'doc1', identityKeys: identityKeys(one) },
+      );
+      expect(again).toMatchObject({ project: { id: 'p1' }, created: false, entry: { entryId: 'e1' } });
+      // A project made by createProject is found by name too.
+      await store.createProject('t1', { id: 'p3', name: 'Made' });
+      const two = paper('Two', '10.1000/two');
+      const intoMade = await store.addEntryCreatingProject(
+        't1',
+        { id: 'p4', name: 'Made' },
+        { entryId: 'e3', paper: two, documentId: null, identityKeys: identityKeys(two) },
+      );
+      expect(intoMade.project.id).toBe('p3');
+      expect((await store.listProjects('t1')).map((project) => [project.name, project.paperCount])).toEqual([
+        ['Reading', 1],
+        ['Made', 1],
+      ]);
+      await store.close();
+    });
+
+    it('leaves no empty project when filing the first entry fails (empty project from a kill)', async () => {
+      const store = await create();
+      await store.ensureTenant('t1');
+      // Fails after the project row is written, inside the same transaction (it cannot be stored).
+      const unstorable = { ...paper('Broken'), year: 10n as unknown as number };
+      await expect(
+        store.addEntryCreatingProject(
+          't1',
+          { id: 'p1', name: 'Doomed' },
+          { entryId: 'e1', paper: unstorable, documentId: null, identityKeys: [] },
+        ),
+      ).rejects.toThrow();
+      expect(await store.findProject('t1', 'Doomed')).toBeNull();
+      expect(await store.listProjects('t1')).toEqual([]);
+      await store.close();
+    });
+
+    it('files concurrent first adds with one new project name into one project', async () => {
+      const store = await create();
+      await store.ensureTenant('t1');
+      const papers = Array.from({ length: 4 }, (_, index) => paper(`Paper ${index}`, `10.1000/p${index}`));
+      const results = await Promise.all(
+        papers.map((value, index) =>
+          store.addEntryCreatingProject(
+            't1',
+            { id: `p${index}`, name: 'Shared' },
+            { entryId: `e${index}`, paper: value, documentId: null, identityKeys: identityKeys(value) },
+          ),
+        ),
+      );
+      expect(new Set(results.map((result) => result.project.id)).size).toBe(1);
+      const projects = await store.listProjects('t1');
+      expect(projects.map((project) => [project.name, project.paperCount])).toEqual([['Shared', 4]]);
+      await store.close();
+    });
+
+    it('tells which blob keys a document row of any tenant references', async () => {
+      const store = await create();
+      await store.ensureTenant('t1');
+      await store.ensureTenant('t2');
+      const document = (tenantId: string, sha: string) => ({
+        id: `doc_${sha.slice(0, 24)}`,
+        tenantId,
+        sha256: sha,
+        blobKey: `documents/${sha.slice(0, 2)}/${sha}.pdf`,
+        byteSize: 10,
+        contentType: 'application/pdf',
+        filename: null,
+        sourceUrl: null,
+        createdAt: new Date().toISOString(),
+      });
+      const a = 'a'.repeat(64);
+      const b = 'b'.repeat(64);
+      await store.putDocument(document('t1', a));
+      await store.putDocument(document('t2', a));
+      await store.putDocument(document('t2', b));
+      const keyOf = (sha: string) => `documents/${sha.slice(0, 2)}/${sha}.pdf`;
+      const unknown = Array.from({ length: 1200 }, (_, index) => keyOf(index.toString(16).padStart(64, 'c')));
+      const referenced = await store.referencedBlobKeys([...unknown, keyOf(a), keyOf(b)]);
+      expect([...referenced].sort()).toEqual([keyOf(a), keyOf(b)]);
+      expect(await store.referencedBlobKeys([])).toEqual(new Set());
       await store.close();
     });
 

@@ -3,12 +3,13 @@ import {
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  ListObjectsCommand,
   NoSuchKey,
   NotFound,
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
-import { assertBlobKey, type BlobStore } from '../../ports/blob-store.js';
+import { assertBlobKey, type BlobListing, type BlobStore } from '../../ports/blob-store.js';
 
 export interface S3BlobStoreOptions {
   bucket: string;
@@ -19,6 +20,8 @@ export interface S3BlobStoreOptions {
   secretAccessKey?: string;
   /** Key prefix inside the bucket (e.g. "alexandria/"). */
   prefix?: string;
+  /** Keys per `list` request (S3 caps it at 1000, the default); small values exercise paging in tests. */
+  listPageSize?: number;
 }
 
 const isMissing = (error: unknown) =>
@@ -85,6 +88,35 @@ export class S3BlobStore implements BlobStore {
 
   async delete(key: string): Promise<void> {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key: this.key(key) }));
+  }
+
+  /**
+   * Pages with the original ListObjects and a marker (the last key of the previous page): every
+   * S3-compatible store has it, and so does the loopback server the tests run against, whose
+   * ListObjectsV2 continuation tokens fail on Node 20 (they are DES-encrypted).
+   */
+  async *list(prefix: string): AsyncIterable<BlobListing> {
+    const storePrefix = this.options.prefix ?? '';
+    let marker: string | undefined;
+    for (;;) {
+      const page = await this.client.send(
+        new ListObjectsCommand({
+          Bucket: this.options.bucket,
+          Prefix: `${this.key(prefix)}/`,
+          MaxKeys: this.options.listPageSize ?? 1000,
+          Marker: marker,
+        }),
+      );
+      const objects = page.Contents ?? [];
+      for (const object of objects) {
+        if (!object.Key?.startsWith(storePrefix)) continue;
+        // An object without a date counts as just written: an age-guarded sweep leaves it alone.
+        const lastModified = object.LastModified ?? new Date();
+        yield { key: object.Key.slice(storePrefix.length), lastModified };
+      }
+      marker = page.NextMarker ?? objects.at(-1)?.Key;
+      if (!page.IsTruncated || marker === undefined) return;
+    }
   }
 
   async ping(): Promise<void> {

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { entryMatchRank, matchEntry } from '../../domain/entry-identity.js';
 import { AppError } from '../../domain/errors.js';
 import { type Paper, paperSchema } from '../../domain/paper.js';
 import type { ApiKeyRecord, DocumentRecord, Project, ProjectEntry, Tenant } from '../../domain/project.js';
@@ -6,6 +7,11 @@ import type { ProjectStore } from '../../ports/project-store.js';
 import type { ProjectDatabase } from './schema.js';
 
 type Row<T extends keyof ProjectDatabase> = ProjectDatabase[T];
+
+type EntryInput = { entryId: string; paper: Paper; documentId: string | null; identityKeys: string[] };
+
+/** Keys per `in (…)` list: far below SQLite's and PostgreSQL's bound-parameter limits. */
+const keysPerQuery = 500;
 
 const now = () => new Date().toISOString();
 
@@ -44,8 +50,6 @@ function parseStoredPaper(json: string): Paper {
   if (!parsed.success) throw new AppError('internal', 'A stored paper record is unreadable');
   return parsed.data;
 }
-
-const isTitleKey = (key: string) => key.startsWith('title:');
 
 /**
  * The project store on Kysely: one query code base for SQLite and PostgreSQL. Adapters construct it
@@ -147,8 +151,16 @@ export class KyselyProjectStore implements ProjectStore {
     return toProject(row);
   }
 
-  async findProject(tenantId: string, idOrName: string): Promise<Project | null> {
-    const rows = await this.db
+  findProject(tenantId: string, idOrName: string): Promise<Project | null> {
+    return this.projectByIdOrName(this.db, tenantId, idOrName);
+  }
+
+  private async projectByIdOrName(
+    db: Kysely<ProjectDatabase>,
+    tenantId: string,
+    idOrName: string,
+  ): Promise<Project | null> {
+    const rows = await db
       .selectFrom('projects')
       .selectAll()
       .where('tenant_id', '=', tenantId)
@@ -195,96 +207,147 @@ export class KyselyProjectStore implements ProjectStore {
     return Number(result.numDeletedRows) > 0;
   }
 
-  async addEntry(
+  addEntry(
     tenantId: string,
     projectId: string,
-    input: { entryId: string; paper: Paper; documentId: string | null; identityKeys: string[] },
+    input: EntryInput,
   ): Promise<{ entry: ProjectEntry; created: boolean }> {
-    return this.db.transaction().execute(async (trx) => {
-      const matchKeys = input.identityKeys;
-      let existingId: string | undefined;
-      if (matchKeys.length > 0) {
-        const matches = await trx
-          .selectFrom('project_entry_keys')
-          .select(['entry_id', 'identity_key'])
-          .where('tenant_id', '=', tenantId)
-          .where('project_id', '=', projectId)
-          .where('identity_key', 'in', matchKeys)
-          .execute();
-        // Prefer an entry matched by a strong identifier over one matched by title.
-        existingId = (matches.find((match) => !isTitleKey(match.identity_key)) ?? matches[0])?.entry_id;
+    return this.db.transaction().execute((trx) => this.fileEntry(trx, tenantId, projectId, input));
+  }
+
+  async addEntryCreatingProject(
+    tenantId: string,
+    project: { id: string; name: string },
+    input: EntryInput,
+  ): Promise<{ project: Project; entry: ProjectEntry; created: boolean }> {
+    for (let attempt = 1; ; attempt += 1) {
+      let inserting = false;
+      try {
+        return await this.db.transaction().execute(async (trx) => {
+          let filedIn = await this.projectByIdOrName(trx, tenantId, project.name);
+          if (!filedIn) {
+            inserting = true;
+            const row = { tenant_id: tenantId, id: project.id, name: project.name, created_at: now() };
+            await trx.insertInto('projects').values(row).execute();
+            filedIn = toProject(row);
+          }
+          return { project: filedIn, ...(await this.fileEntry(trx, tenantId, filedIn.id, input)) };
+        });
+      } catch (error) {
+        // A concurrent call created the project first (its name is unique): file into that one.
+        const raced = inserting && attempt === 1 && (await this.findProject(tenantId, project.name)) !== null;
+        if (!raced) throw error;
       }
-      if (existingId === undefined && input.documentId !== null) {
-        const byDocument = await trx
-          .selectFrom('project_entries')
-          .select('entry_id')
-          .where('tenant_id', '=', tenantId)
-          .where('project_id', '=', projectId)
-          .where('document_id', '=', input.documentId)
-          .executeTakeFirst();
-        existingId = byDocument?.entry_id;
-      }
-      const addedAt = now();
-      let created = false;
-      let entryId = input.entryId;
-      if (existingId !== undefined) {
-        entryId = existingId;
-        const current = await trx
-          .selectFrom('project_entries')
-          .select(['document_id'])
-          .where('tenant_id', '=', tenantId)
-          .where('project_id', '=', projectId)
-          .where('entry_id', '=', entryId)
-          .executeTakeFirstOrThrow();
-        await trx
-          .updateTable('project_entries')
-          .set({
-            paper_json: JSON.stringify(input.paper),
-            document_id: input.documentId ?? current.document_id,
-          })
-          .where('tenant_id', '=', tenantId)
-          .where('project_id', '=', projectId)
-          .where('entry_id', '=', entryId)
-          .execute();
-      } else {
-        const position = await trx
-          .selectFrom('project_entries')
-          .select((eb) => eb.fn.max('position').as('max'))
-          .where('tenant_id', '=', tenantId)
-          .where('project_id', '=', projectId)
-          .executeTakeFirst();
-        await trx
-          .insertInto('project_entries')
-          .values({
+    }
+  }
+
+  /** The body of `addEntry`, inside the caller's transaction. */
+  private async fileEntry(
+    trx: Kysely<ProjectDatabase>,
+    tenantId: string,
+    projectId: string,
+    input: EntryInput,
+  ): Promise<{ entry: ProjectEntry; created: boolean }> {
+    const existing = await this.sameEntry(trx, tenantId, projectId, input);
+    if (existing?.documentId && input.documentId !== null && existing.documentId !== input.documentId) {
+      // The same paper with another PDF: the entry keeps the PDF its pdf_id names, unchanged (0014).
+      return { entry: existing, created: false };
+    }
+    let entryId = input.entryId;
+    if (existing) {
+      entryId = existing.entryId;
+      await trx
+        .updateTable('project_entries')
+        .set({
+          paper_json: JSON.stringify(input.paper),
+          document_id: existing.documentId ?? input.documentId,
+        })
+        .where('tenant_id', '=', tenantId)
+        .where('project_id', '=', projectId)
+        .where('entry_id', '=', entryId)
+        .execute();
+    } else {
+      const position = await trx
+        .selectFrom('project_entries')
+        .select((eb) => eb.fn.max('position').as('max'))
+        .where('tenant_id', '=', tenantId)
+        .where('project_id', '=', projectId)
+        .executeTakeFirst();
+      await trx
+        .insertInto('project_entries')
+        .values({
+          tenant_id: tenantId,
+          project_id: projectId,
+          entry_id: entryId,
+          paper_json: JSON.stringify(input.paper),
+          document_id: input.documentId,
+          added_at: now(),
+          position: Number(position?.max ?? 0) + 1,
+        })
+        .execute();
+    }
+    if (input.identityKeys.length > 0) {
+      // A key already owned by another entry stays with it (one entry per key and project).
+      await trx
+        .insertInto('project_entry_keys')
+        .values(
+          input.identityKeys.map((identityKey) => ({
             tenant_id: tenantId,
             project_id: projectId,
             entry_id: entryId,
-            paper_json: JSON.stringify(input.paper),
-            document_id: input.documentId,
-            added_at: addedAt,
-            position: Number(position?.max ?? 0) + 1,
-          })
-          .execute();
-        created = true;
-      }
-      if (input.identityKeys.length > 0) {
-        await trx
-          .insertInto('project_entry_keys')
-          .values(
-            input.identityKeys.map((identityKey) => ({
-              tenant_id: tenantId,
-              project_id: projectId,
-              entry_id: entryId,
-              identity_key: identityKey,
-            })),
-          )
-          .onConflict((conflict) => conflict.doNothing())
-          .execute();
-      }
-      const entry = await this.readEntry(trx, tenantId, projectId, entryId);
-      if (!entry) throw new AppError('internal', 'Project entry vanished after write');
-      return { entry, created };
-    });
+            identity_key: identityKey,
+          })),
+        )
+        .onConflict((conflict) => conflict.doNothing())
+        .execute();
+    }
+    const entry = await this.readEntry(trx, tenantId, projectId, entryId);
+    if (!entry) throw new AppError('internal', 'Project entry vanished after write');
+    return { entry, created: existing === null };
+  }
+
+  /**
+   * The entry of the project that is the same paper as `input` by `matchEntry` (same document, then
+   * a strong identifier, then title), or null. Only entries sharing a key or the document are read.
+   */
+  private async sameEntry(
+    db: Kysely<ProjectDatabase>,
+    tenantId: string,
+    projectId: string,
+    input: { documentId: string | null; identityKeys: string[] },
+  ): Promise<ProjectEntry | null> {
+    const candidateIds = new Set<string>();
+    if (input.identityKeys.length > 0) {
+      const byKey = await db
+        .selectFrom('project_entry_keys')
+        .select('entry_id')
+        .where('tenant_id', '=', tenantId)
+        .where('project_id', '=', projectId)
+        .where('identity_key', 'in', input.identityKeys)
+        .execute();
+      for (const row of byKey) candidateIds.add(row.entry_id);
+    }
+    if (input.documentId !== null) {
+      const byDocument = await db
+        .selectFrom('project_entries')
+        .select('entry_id')
+        .where('tenant_id', '=', tenantId)
+        .where('project_id', '=', projectId)
+        .where('document_id', '=', input.documentId)
+        .execute();
+      for (const row of byDocument) candidateIds.add(row.entry_id);
+    }
+    let best: { entry: ProjectEntry; rank: number } | null = null;
+    for (const entryId of candidateIds) {
+      const entry = await this.readEntry(db, tenantId, projectId, entryId);
+      const match = entry ? matchEntry(entry, input) : null;
+      if (!entry || !match) continue;
+      const rank = entryMatchRank[match];
+      // The strongest match wins; among equals, the entry filed first.
+      const better = !best || rank < best.rank || (rank === best.rank && entry.addedAt < best.entry.addedAt);
+      if (better) best = { entry, rank };
+    }
+    return best?.entry ?? null;
   }
 
   private async readEntry(
@@ -409,6 +472,20 @@ export class KyselyProjectStore implements ProjectStore {
       .where('sha256', '=', sha256)
       .executeTakeFirst();
     return row ? toDocument(row) : null;
+  }
+
+  async referencedBlobKeys(blobKeys: readonly string[]): Promise<Set<string>> {
+    const referenced = new Set<string>();
+    for (let start = 0; start < blobKeys.length; start += keysPerQuery) {
+      const rows = await this.db
+        .selectFrom('documents')
+        .select('blob_key')
+        .distinct()
+        .where('blob_key', 'in', blobKeys.slice(start, start + keysPerQuery))
+        .execute();
+      for (const row of rows) referenced.add(row.blob_key);
+    }
+    return referenced;
   }
 
   async ping(): Promise<void> {

@@ -92,6 +92,12 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  // The sweep of unreferenced PDF blobs asks, across tenants, which blob keys have a row.
+  '0002_documents_blob_key': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.createIndex('documents_blob_key').on('documents').column('blob_key').execute();
+    },
+  },
 };
 
 /** Applies pending migrations; throws with the failing migration's error. */

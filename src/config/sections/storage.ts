@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envVar } from '../env-var.js';
+import { envVar, nonNegativeInt, positiveInt } from '../env-var.js';
 
 const postgresUrl = z
   .string()
@@ -34,6 +34,16 @@ export const storageSection = {
   s3Region: envVar('ALEXANDRIA_S3_REGION', z.string().min(1), {
     default: 'us-east-1',
     description: 'S3 region.',
+  }),
+  blobSweepIntervalMinutes: envVar('ALEXANDRIA_BLOB_SWEEP_INTERVAL_MINUTES', nonNegativeInt, {
+    default: '360',
+    description:
+      'How often the server deletes stored PDFs that no document references (left by an add killed between writing the PDF and its row), in minutes; the first sweep runs at start. 0: never.',
+  }),
+  blobSweepGraceMinutes: envVar('ALEXANDRIA_BLOB_SWEEP_GRACE_MINUTES', positiveInt, {
+    default: '60',
+    description:
+      'Age below which an unreferenced stored PDF is left alone by the sweep, in minutes: an add in progress (here or on another replica sharing the blob store) writes the PDF before its row.',
   }),
   s3AccessKeyId: envVar('AWS_ACCESS_KEY_ID', z.string().min(1).optional(), {
     secret: true,

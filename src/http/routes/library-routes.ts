@@ -17,7 +17,7 @@ const addFields = z.object({
     .trim()
     .max(200)
     .optional()
-    .describe('Project name, instead of project_id; created when missing.'),
+    .describe('Project name, instead of project_id; created when the paper is filed.'),
   paper_id: z
     .string()
     .trim()
@@ -61,7 +61,7 @@ export const libraryRoutes: RouteModule = async (root, { services, config }) => 
       schema: {
         summary: 'Add papers to a project',
         description:
-          'Adds a paper to the caller\'s project (`project_id`, default "gpt", or `project_name`) from a multipart upload (field `file`), a raw PDF body (`Content-Type: application/pdf`), a PDF url (`pdf_url`/`url`) or a typed identifier (`paper_id`). Parameters may come in the query (as ScholarAI clients send them), a JSON body or form fields. Returns the paper records; `pdf_id` (`PROJ:<project>/<document>`) reads the stored PDF with /api/fulltext. Adding the same PDF or identifier again returns the same entry.',
+          'Adds a paper to the caller\'s project (`project_id`, default "gpt", or `project_name`) from a multipart upload (field `file`), a raw PDF body (`Content-Type: application/pdf`), a PDF url (`pdf_url`/`url`) or a typed identifier (`paper_id`). Parameters may come in the query (as ScholarAI clients send them), a JSON body or form fields. Give exactly one of them: a second file, or a file, pdf_url and paper_id together, is a 400 naming the extra parameter. Returns the paper record; `pdf_id` (`PROJ:<project>/<document>`) reads the stored PDF with /api/fulltext. Adding the same PDF or identifier again returns the same entry; a different PDF with only the same title is a new entry, and an entry never gives up its PDF (a different PDF of the same identifier is not filed, as the hint says). A project named by a new `project_name` is created only when the paper is filed.',
         tags: ['projects'],
         querystring: addFields,
         response: {
@@ -75,24 +75,11 @@ export const libraryRoutes: RouteModule = async (root, { services, config }) => 
       },
       handler: async (request) => {
         const { fields, uploads } = await readBody(request, config.documents.uploadMaxMb);
-        const merged: AddFields = { ...fields, ...stripEmpty(request.query) };
-        const inputs: AddPaperInput[] = [...uploads];
-        const pdfUrl = merged.pdf_url || merged.url;
-        if (pdfUrl) inputs.push({ kind: 'url', url: pdfUrl.replace(/^PDF_URL:/i, '').trim() });
-        if (merged.paper_id) {
-          inputs.push({ kind: 'identifier', identifier: parsePaperIdentifier(merged.paper_id, 'paper_id') });
-        }
-        if (inputs.length === 0) {
-          throw invalid(
-            'paper_id',
-            'Nothing to add: send a PDF (multipart field "file"), pdf_url, or paper_id=<TYPE>:<value>',
-          );
-        }
+        const merged = mergeFields(fields, stripEmpty(request.query));
+        const input = onePaper(uploads, merged);
         const tenantId = principalOf(request).tenantId;
         const selector = { projectId: merged.project_id, projectName: merged.project_name };
-        const added = [];
-        for (const input of inputs) added.push(...(await services.library.add(tenantId, selector, input)));
-        return added;
+        return services.library.add(tenantId, selector, input);
       },
     });
   });
@@ -109,8 +96,9 @@ async function readBody(
     for await (const part of request.parts()) {
       if (part.type === 'file') {
         if (!fileFields.has(part.fieldname)) {
+          // A file we would not read is refused rather than ignored beside another input.
           part.file.resume();
-          continue;
+          throw invalid(part.fieldname, `Unexpected file field "${part.fieldname}": send the PDF as "file"`);
         }
         const bytes = await part.toBuffer().catch((error: { code?: string }) => {
           if (error.code !== 'FST_REQ_FILE_TOO_LARGE') throw error;
@@ -118,9 +106,16 @@ async function readBody(
             param: 'file',
           });
         });
-        if (bytes.byteLength > 0) uploads.push({ kind: 'upload', bytes, filename: part.filename });
+        // A browser's empty file input sends an empty part without a name; that is no upload.
+        if (bytes.byteLength > 0 || part.filename) {
+          uploads.push({ kind: 'upload', bytes, filename: part.filename });
+        }
       } else if (typeof part.value === 'string' && part.value.trim() !== '') {
-        form[part.fieldname] ??= part.value;
+        const earlier = form[part.fieldname];
+        if (earlier !== undefined && earlier !== part.value) {
+          throw invalid(part.fieldname, `Form field ${part.fieldname} is given twice with different values`);
+        }
+        form[part.fieldname] = part.value;
       }
     }
     return { fields: parseFields(form, 'form field'), uploads };
@@ -132,6 +127,62 @@ async function readBody(
   }
   if (body && typeof body === 'object') return { fields: parseFields(body, 'body field'), uploads };
   return { fields: {}, uploads };
+}
+
+/**
+ * Body fields with the query's (ScholarAI clients send everything in the query); a parameter given
+ * in both with different values is ambiguous and refused, naming it.
+ */
+function mergeFields(body: AddFields, query: Partial<AddFields>): AddFields {
+  for (const [name, value] of Object.entries(query)) {
+    const other = body[name as keyof AddFields];
+    if (other !== undefined && value !== undefined && other !== value) {
+      throw invalid(name, `${name} is given in the query and the body with different values; give it once`);
+    }
+  }
+  return { ...body, ...query };
+}
+
+/**
+ * The one paper a request adds. Two sources (a second file, a file with paper_id or pdf_url, pdf_url
+ * with paper_id) are refused with a 400 naming the extra parameter, rather than filing one or both.
+ */
+function onePaper(uploads: AddPaperInput[], fields: AddFields): AddPaperInput {
+  if (fields.pdf_url && fields.url && fields.pdf_url !== fields.url) {
+    throw invalid('url', 'pdf_url and url are the same parameter; give one of them');
+  }
+  const pdfUrl = fields.pdf_url || fields.url;
+  const sources: Array<{ param: string; input: () => AddPaperInput }> = uploads.map((upload) => ({
+    param: 'file',
+    input: () => upload,
+  }));
+  if (pdfUrl) {
+    const url = pdfUrl.replace(/^PDF_URL:/i, '').trim();
+    sources.push({ param: fields.pdf_url ? 'pdf_url' : 'url', input: () => ({ kind: 'url', url }) });
+  }
+  const paperId = fields.paper_id;
+  if (paperId) {
+    sources.push({
+      param: 'paper_id',
+      input: () => ({ kind: 'identifier', identifier: parsePaperIdentifier(paperId, 'paper_id') }),
+    });
+  }
+  const [first, second] = sources;
+  if (!first) {
+    throw invalid(
+      'paper_id',
+      'Nothing to add: send a PDF (multipart field "file"), pdf_url, or paper_id=<TYPE>:<value>',
+    );
+  }
+  if (second) {
+    const what =
+      first.param === second.param ? `a second ${second.param}` : `${second.param} beside ${first.param}`;
+    throw invalid(
+      second.param,
+      `add_to_project files one paper per request, and this one has ${what}; send one of file, pdf_url or paper_id`,
+    );
+  }
+  return first.input();
 }
 
 function parseFields(raw: object, where: string): AddFields {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { invalid } from '../../domain/errors.js';
 import { paperSchema } from '../../domain/paper.js';
 import { principalOf } from '../auth.js';
-import { errorResponses } from '../schemas.js';
+import { bodyErrorResponses, errorEnvelopeSchema, errorResponses } from '../schemas.js';
 import type { RouteModule } from './route-context.js';
 
 const projectSummarySchema = z
@@ -36,7 +36,12 @@ export const projectRoutes: RouteModule = (app, { services }) => {
         tags: ['projects'],
         querystring: z.object({ project_name: projectNameSchema.optional() }),
         body: z.object({ project_name: projectNameSchema.optional() }).nullish(),
-        response: { 200: projectSummarySchema, ...errorResponses },
+        response: {
+          200: projectSummarySchema,
+          ...errorResponses,
+          ...bodyErrorResponses,
+          409: errorEnvelopeSchema.describe('A project of that name exists already (or the name is "gpt").'),
+        },
       },
     },
     async (request) => {
@@ -79,10 +84,16 @@ export const projectRoutes: RouteModule = (app, { services }) => {
     {
       schema: {
         summary: 'Delete a project',
-        description: 'Deletes the project and its entries. Deleting "gpt" empties the default project.',
+        description:
+          'Deletes a named project and its entries (the stored PDFs stay with the tenant). The default project "gpt" always exists and is not deleted: that is a 409; empty it by removing its papers (`DELETE /api/projects/gpt/papers/{entry_id}`).',
         tags: ['projects'],
         params: projectParams,
-        response: { 200: z.object({ deleted: z.literal(true), id: z.string() }), ...errorResponses },
+        response: {
+          200: z.object({ deleted: z.literal(true), id: z.string() }),
+          ...errorResponses,
+          ...bodyErrorResponses,
+          409: errorEnvelopeSchema.describe('The default project "gpt" cannot be deleted.'),
+        },
       },
     },
     async (request) => {
@@ -100,7 +111,11 @@ export const projectRoutes: RouteModule = (app, { services }) => {
           'The paper is named by its `entry_id` (see the project listing) or a typed identifier such as `DOI:10.1000/xyz` (URL-encoded).',
         tags: ['projects'],
         params: projectParams.extend({ paper: z.string().min(1).max(500) }),
-        response: { 200: z.object({ deleted: z.literal(true), paper: z.string() }), ...errorResponses },
+        response: {
+          200: z.object({ deleted: z.literal(true), paper: z.string() }),
+          ...errorResponses,
+          ...bodyErrorResponses,
+        },
       },
     },
     async (request) => {
@@ -123,7 +138,11 @@ export const projectRoutes: RouteModule = (app, { services }) => {
         tags: ['projects'],
         params: projectParams,
         querystring: z.object({ paper_id: z.string().trim().min(1, 'must not be empty').max(500) }),
-        response: { 200: z.object({ deleted: z.literal(true), paper: z.string() }), ...errorResponses },
+        response: {
+          200: z.object({ deleted: z.literal(true), paper: z.string() }),
+          ...errorResponses,
+          ...bodyErrorResponses,
+        },
       },
     },
     async (request) => {

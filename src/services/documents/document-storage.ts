@@ -17,7 +17,9 @@ export function looksLikePdf(bytes: Uint8Array): boolean {
 
 /**
  * A tenant's stored PDFs: bytes content-addressed in the BlobStore, one metadata row per
- * (tenant, hash). The blob is written before the row, so a row never points at missing bytes.
+ * (tenant, hash). The blob is written before the row, so a row never points at missing bytes; a
+ * kill between the two leaves a blob no row references, which `sweepUnreferencedDocuments` removes
+ * once it is older than its grace period.
  */
 export class DocumentStorage {
   constructor(
@@ -35,10 +37,10 @@ export class DocumentStorage {
     const sha256 = origin.sha256 ?? sha256Hex(bytes);
     const existing = await this.store.findDocumentBySha256(tenantId, sha256);
     const blobKey = documentBlobKey(sha256);
-    if (!(await this.blobs.has(blobKey)))
-      await this.blobs.put(blobKey, bytes, { contentType: 'application/pdf' });
+    const written = !(await this.blobs.has(blobKey));
+    if (written) await this.blobs.put(blobKey, bytes, { contentType: 'application/pdf' });
     if (existing) return existing;
-    return this.store.putDocument({
+    const record = await this.store.putDocument({
       id: documentIdOf(sha256),
       tenantId,
       sha256,
@@ -49,6 +51,11 @@ export class DocumentStorage {
       sourceUrl: origin.sourceUrl ?? null,
       createdAt: this.now().toISOString(),
     });
+    // A blob found rather than written may be an old one a kill left unreferenced, which a sweep
+    // (here or on another instance) can delete between `has` and the row insert: put it back.
+    if (!written && !(await this.blobs.has(blobKey)))
+      await this.blobs.put(blobKey, bytes, { contentType: 'application/pdf' });
+    return record;
   }
 
   /** The bytes of a stored document. */

@@ -1,10 +1,9 @@
 import { AppError, notFound } from '../../domain/errors.js';
 import { type IdentifierType, normalizeArxivId, normalizeDoi } from '../../domain/identifiers.js';
 import { emptyPaper, type Paper, type PaperIdentifiers } from '../../domain/paper.js';
-import type { Project } from '../../domain/project.js';
 import { sha256Hex } from '../../platform/ids.js';
 import type { PdfMetadata } from '../../ports/pdf-extractor.js';
-import type { ProjectSelector, ProjectService } from '../project-service.js';
+import type { ProjectSelector, ProjectService, ProjectTarget } from '../project-service.js';
 import type { AddPaperInput, PaperLibrary, PaperLookup } from '../services.js';
 import { type DocumentStorage, looksLikePdf } from './document-storage.js';
 import type { ParseCache } from './parse-cache.js';
@@ -40,8 +39,10 @@ interface PdfOrigin {
 /**
  * `add_to_project`: files a paper in a tenant's project from an upload, a PDF url or a typed
  * identifier. The PDF is parsed before anything is written (a broken one stores nothing; the parse
- * is cached for the first read), then the blob, then the document row, then the entry; every step is
- * idempotent, so adding the same bytes or identifier again returns the same entry.
+ * is cached for the first read), then the blob, then the document row, then the entry, in one
+ * transaction with the project a new `project_name` names; every step is idempotent, so adding the
+ * same bytes or identifier again returns the same entry. A failed or killed add creates no project;
+ * a blob left without its row by a kill is removed by the sweep (`document-blob-sweep.ts`).
  */
 export class PaperLibraryService implements PaperLibrary {
   constructor(private readonly options: PaperLibraryOptions) {}
@@ -52,7 +53,7 @@ export class PaperLibraryService implements PaperLibrary {
     input: AddPaperInput,
     options: { signal?: AbortSignal } = {},
   ): Promise<AddedPaper[]> {
-    const project = await this.options.projects.resolve(tenantId, selector, { createMissing: true });
+    const project = await this.options.projects.target(tenantId, selector);
     switch (input.kind) {
       case 'upload':
         return [
@@ -74,7 +75,7 @@ export class PaperLibraryService implements PaperLibrary {
 
   private async addIdentifier(
     tenantId: string,
-    project: Project,
+    project: ProjectTarget,
     identifier: { type: IdentifierType; value: string },
     signal?: AbortSignal,
   ): Promise<AddedPaper> {
@@ -95,7 +96,7 @@ export class PaperLibraryService implements PaperLibrary {
         reason = `Its open PDF (${paper.pdf_url}) could not be fetched: ${error.message}`;
       }
     }
-    const { paper: filed, created } = await this.options.projects.addPaper(tenantId, project, paper, null);
+    const { paper: filed, created } = await project.file(paper, null);
     const where = `project "${project.name}"`;
     const hint = filed.pdf_id
       ? `Already in ${where} with its PDF; read it with pdf_id=${filed.pdf_id}.`
@@ -105,7 +106,7 @@ export class PaperLibraryService implements PaperLibrary {
 
   private async addPdf(
     tenantId: string,
-    project: Project,
+    project: ProjectTarget,
     bytes: Uint8Array,
     origin: PdfOrigin,
   ): Promise<AddedPaper> {
@@ -132,12 +133,12 @@ export class PaperLibraryService implements PaperLibrary {
     const paper = origin.known
       ? { ...origin.known, pdf_url: origin.sourceUrl ?? origin.known.pdf_url ?? null }
       : await this.paperFromPdf(text.metadata, origin);
-    const { paper: filed, created } = await this.options.projects.addPaper(
-      tenantId,
-      project,
-      paper,
-      record.id,
-    );
+    const { paper: filed, project: filedIn, created, otherDocument } = await project.file(paper, record.id);
+    if (otherDocument) {
+      // Same paper by identifier, other bytes: the entry keeps its PDF (its pdf_id stays valid).
+      const hint = `Already in project "${filedIn.name}" with a different PDF (pdf_id=${filed.pdf_id ?? ''}); this PDF was not filed. To file this PDF instead, remove the entry (entry_id ${filed.entry_id ?? ''}) and add it again.`;
+      return { ...filed, hint };
+    }
     if (filed.pdf_id && text.chunks.length > 0) this.options.onPdfFiled?.(tenantId, filed.pdf_id);
     const scan = text.hasTextLayer
       ? ''

@@ -1,0 +1,279 @@
+// The two windows a SIGKILL during add_to_project could leave half-written (decision record 0020),
+// hit deterministically: a storage failure injected exactly between the two writes stands for the
+// kill (SQLite triggers raise in the second write), then the state a restart finds is checked.
+import { mkdtempSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import S3rver from 's3rver';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FsBlobStore } from '../../src/adapters/fs/fs-blob-store.js';
+import { createPostgresProjectStore } from '../../src/adapters/postgres/postgres-project-store.js';
+import { S3BlobStore } from '../../src/adapters/s3/s3-blob-store.js';
+import { createSqliteProjectStore } from '../../src/adapters/sqlite/sqlite-project-store.js';
+import { loadConfig } from '../../src/config/load-config.js';
+import { createContainer } from '../../src/main.js';
+import { sha256Hex } from '../../src/platform/ids.js';
+import { createLogger } from '../../src/platform/logger.js';
+import type { BlobStore } from '../../src/ports/blob-store.js';
+import type { ProjectStore } from '../../src/ports/project-store.js';
+import { sweepUnreferencedDocuments } from '../../src/services/documents/document-blob-sweep.js';
+import { DocumentStorage } from '../../src/services/documents/document-storage.js';
+import { documentBlobKey } from '../../src/services/documents/document-text.js';
+import { multipartBody } from '../helpers/multipart.js';
+import { dropSchema, testPostgresUrl, uniqueSchema } from '../helpers/services.js';
+import { createTestApp, sharedData, type TestApp, withKey } from '../helpers/test-app.js';
+
+const hour = 3600_000;
+const later = () => new Date(Date.now() + 2 * hour);
+const pdfOf = (name: string) => readFile(join(sharedData, 'pdfs', name));
+
+let t: TestApp;
+let db: Database.Database;
+let editorial: Buffer;
+let korean: Buffer;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  db = new Database(join(t.dataDir, 'alexandria.db'));
+  editorial = await pdfOf('immunology_editorial_imm13445.pdf');
+  korean = await pdfOf('korean_nars_issue_1695_2020.pdf');
+});
+
+afterAll(async () => {
+  db.close();
+  await t.close();
+});
+
+/** Makes every insert into `table` fail until the returned function is called: the "kill". */
+function crashBeforeInsertInto(table: string): () => void {
+  db.exec(`CREATE TRIGGER crash_${table} BEFORE INSERT ON ${table} BEGIN SELECT RAISE(ABORT, 'killed'); END`);
+  return () => db.exec(`DROP TRIGGER crash_${table}`);
+}
+
+async function upload(bytes: Buffer, query: string) {
+  const form = multipartBody([
+    { name: 'file', filename: 'paper.pdf', contentType: 'application/pdf', data: bytes },
+  ]);
+  return t.app.inject({
+    method: 'POST',
+    url: `/api/add_to_project${query}`,
+    headers: { ...withKey(t.key), 'content-type': form.contentType },
+    payload: form.body,
+  });
+}
+
+const projectRows = (name: string) =>
+  db.prepare('SELECT id FROM projects WHERE name = ?').all(name) as Array<{ id: string }>;
+
+describe('a kill between two writes of add_to_project', () => {
+  it('leaves no empty project when it lands between creating the project and filing its entry (empty project from a kill)', async () => {
+    const recover = crashBeforeInsertInto('project_entries');
+    const failed = await upload(editorial, '?project_name=Interrupted');
+    recover();
+    expect(failed.statusCode).toBe(500);
+    // The project insert and the entry insert are one transaction now: neither is there.
+    expect(projectRows('Interrupted')).toEqual([]);
+    const names = (await t.app.inject({ method: 'GET', url: '/api/projects', headers: withKey(t.key) }))
+      .json()
+      .map((project: { name: string }) => project.name);
+    expect(names).not.toContain('Interrupted');
+    // Repeated after the "restart", the add completes with one project holding the entry.
+    const done = await upload(editorial, '?project_name=Interrupted');
+    expect(done.statusCode, done.body).toBe(200);
+    expect(done.json()[0].hint).toMatch(/^Added to project "Interrupted"/);
+    const [project] = projectRows('Interrupted');
+    const entries = db
+      .prepare('SELECT COUNT(*) AS n FROM project_entries WHERE project_id = ?')
+      .get(project?.id);
+    expect(entries).toEqual({ n: 1 });
+  });
+
+  it('leaves a PDF blob without its row, which the sweep removes once older than the grace period (unreferenced PDF blob)', async () => {
+    const blobs = t.container.stores.blobs;
+    const store = t.container.stores.projects;
+    const orphanKey = documentBlobKey(sha256Hex(korean));
+    const recover = crashBeforeInsertInto('documents');
+    const failed = await upload(korean, '?project_name=Orphaned');
+    recover();
+    expect(failed.statusCode).toBe(500);
+    // The window: the bytes are stored, no row names them, and no project was made.
+    expect(await blobs.has(orphanKey)).toBe(true);
+    expect((await store.referencedBlobKeys([orphanKey])).size).toBe(0);
+    expect(projectRows('Orphaned')).toEqual([]);
+    const referencedKey = documentBlobKey(sha256Hex(editorial));
+    expect((await store.referencedBlobKeys([referencedKey])).has(referencedKey)).toBe(true);
+
+    // Right away it may be an add in flight (here or on another replica): left alone.
+    const now = await sweepUnreferencedDocuments({ blobs, store, graceMs: hour });
+    expect(now.deleted).toEqual([]);
+    expect(await blobs.has(orphanKey)).toBe(true);
+    // After a restart two hours later: removed; the referenced PDF and its parse cache stay.
+    const restart = await sweepUnreferencedDocuments({ blobs, store, graceMs: hour, now: later });
+    expect(restart.deleted).toEqual([orphanKey]);
+    expect(restart.scanned).toBe(2);
+    expect(await blobs.has(orphanKey)).toBe(false);
+    expect(await blobs.has(referencedKey)).toBe(true);
+    const parsed = [];
+    for await (const blob of blobs.list('parsed')) parsed.push(blob.key);
+    expect(parsed.length).toBeGreaterThanOrEqual(2);
+    // The repeated add stores the PDF again, row and blob.
+    const done = await upload(korean, '?project_name=Orphaned');
+    expect(done.statusCode, done.body).toBe(200);
+    expect(await blobs.has(orphanKey)).toBe(true);
+    expect((await store.referencedBlobKeys([orphanKey])).has(orphanKey)).toBe(true);
+  });
+
+  it('puts back an orphan blob that an add adopts when a sweep deletes it before the row is written', async () => {
+    const blobs = t.container.stores.blobs;
+    const store = t.container.stores.projects;
+    const bytes = await pdfOf('citesee_2302.07302v1.pdf');
+    const sha256 = sha256Hex(bytes);
+    // Left by an earlier kill: found by `has`, so the add does not write it again.
+    await blobs.put(documentBlobKey(sha256), bytes);
+    // Another instance's sweep (clock two hours on) runs between the add's `has` and its row insert.
+    const racing: ProjectStore = new Proxy(store, {
+      get(target, property) {
+        if (property === 'putDocument') {
+          return async (...args: Parameters<ProjectStore['putDocument']>) => {
+            const swept = await sweepUnreferencedDocuments({
+              blobs,
+              store: target,
+              graceMs: hour,
+              now: later,
+            });
+            expect(swept.deleted).toEqual([documentBlobKey(sha256)]);
+            return target.putDocument(...args);
+          };
+        }
+        const value = Reflect.get(target, property);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const record = await new DocumentStorage(racing, blobs).save('tenant-a', bytes, { sha256 });
+    expect(record.blobKey).toBe(documentBlobKey(sha256));
+    expect(Buffer.from((await blobs.get(record.blobKey)) ?? []).equals(bytes)).toBe(true);
+  });
+});
+
+describe('the sweep at server start', () => {
+  it('removes an old unreferenced PDF left in the data folder and keeps a fresh one', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'alexandria-sweep-start-'));
+    try {
+      const oldKey = documentBlobKey('1'.repeat(64));
+      const freshKey = documentBlobKey('2'.repeat(64));
+      const oddKey = 'documents/notes.txt';
+      for (const key of [oldKey, freshKey, oddKey]) {
+        await mkdir(join(dataDir, 'blobs', key, '..'), { recursive: true });
+        await writeFile(join(dataDir, 'blobs', key), '%PDF-1.4 left by a kill');
+      }
+      const past = new Date(Date.now() - 3 * hour);
+      for (const key of [oldKey, oddKey]) await utimes(join(dataDir, 'blobs', key), past, past);
+      const config = loadConfig({ ALEXANDRIA_DATA_DIR: dataDir, ALEXANDRIA_LOG_LEVEL: 'silent' });
+      const container = await createContainer(config, createLogger({ level: 'silent' }));
+      try {
+        const blobs = container.stores.blobs;
+        const deadline = Date.now() + 10_000;
+        while ((await blobs.has(oldKey)) && Date.now() < deadline)
+          await new Promise((r) => setTimeout(r, 50));
+        expect(await blobs.has(oldKey)).toBe(false);
+        expect(await blobs.has(freshKey)).toBe(true);
+        // Not a key the documents storage writes: not the sweep's to delete.
+        expect(await blobs.has(oddKey)).toBe(true);
+      } finally {
+        await container.close();
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+/** The same sweep on both deployments: filesystem + SQLite, and S3 + PostgreSQL (scale-out). */
+describe.each([
+  {
+    name: 'filesystem and SQLite',
+    open: async () => {
+      const folder = mkdtempSync(join(tmpdir(), 'alexandria-sweep-'));
+      const store = await createSqliteProjectStore(join(folder, 'alexandria.db'));
+      const blobs: BlobStore = new FsBlobStore(join(folder, 'blobs'));
+      return { store, blobs, close: () => rm(folder, { recursive: true, force: true }) };
+    },
+  },
+  {
+    name: 'S3 and PostgreSQL',
+    open: async () => {
+      const folder = mkdtempSync(join(tmpdir(), 'alexandria-sweep-s3-'));
+      const s3 = new S3rver({
+        port: 0,
+        address: '127.0.0.1',
+        silent: true,
+        directory: folder,
+        configureBuckets: [{ name: 'sweep', configs: [] }],
+      });
+      const { port } = (await s3.run()) as { port: number };
+      const schema = uniqueSchema('sweep');
+      const store = await createPostgresProjectStore(testPostgresUrl, { schema, maxConnections: 2 });
+      const blobs = new S3BlobStore({
+        bucket: 'sweep',
+        region: 'us-east-1',
+        endpoint: `http://127.0.0.1:${port}`,
+        accessKeyId: 'S3RVER',
+        secretAccessKey: 'S3RVER',
+        prefix: 'alexandria/',
+        listPageSize: 2,
+      });
+      return {
+        store,
+        blobs,
+        close: async () => {
+          blobs.close();
+          await s3.close();
+          await dropSchema(schema);
+          await rm(folder, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+])('sweepUnreferencedDocuments on $name', ({ open }) => {
+  it('deletes only document blobs that are unreferenced and older than the grace period', async () => {
+    const { store, blobs, close } = await open();
+    try {
+      await store.ensureTenant('t1');
+      await store.ensureTenant('t2');
+      const keys = ['a', 'b', 'c', 'd', 'e'].map((digit) => documentBlobKey(digit.repeat(64)));
+      for (const key of keys) await blobs.put(key, new Uint8Array([37, 80, 68, 70]));
+      await blobs.put('parsed/aa/cache.json', new Uint8Array([123, 125]));
+      // a: one tenant's row; b: another tenant's row (blobs are shared by content); c–e: orphans.
+      for (const [tenantId, digit] of [
+        ['t1', 'a'],
+        ['t2', 'b'],
+      ] as const) {
+        const sha256 = digit.repeat(64);
+        await store.putDocument({
+          id: `doc_${sha256.slice(0, 24)}`,
+          tenantId,
+          sha256,
+          blobKey: documentBlobKey(sha256),
+          byteSize: 4,
+          contentType: 'application/pdf',
+          filename: null,
+          sourceUrl: null,
+          createdAt: new Date().toISOString(),
+        });
+      }
+      expect((await sweepUnreferencedDocuments({ blobs, store, graceMs: hour })).deleted).toEqual([]);
+      const swept = await sweepUnreferencedDocuments({ blobs, store, graceMs: hour, now: later });
+      expect(swept.scanned).toBe(5);
+      expect(swept.deleted.sort()).toEqual(keys.slice(2));
+      const left = [];
+      for await (const blob of blobs.list('documents')) left.push(blob.key);
+      expect(left.sort()).toEqual(keys.slice(0, 2));
+      expect(await blobs.has('parsed/aa/cache.json')).toBe(true);
+    } finally {
+      await store.close();
+      await close();
+    }
+  });
+});
