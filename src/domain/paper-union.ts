@@ -45,6 +45,9 @@ const strongTypes = [
   'mag',
   'openalex',
   'patent_number',
+  'openreview',
+  'pmlr',
+  'jmlr',
 ] as const;
 
 /**
@@ -81,6 +84,9 @@ function strongIdentifiers(paper: Paper): Partial<Record<(typeof strongTypes)[nu
   if (ids.mag) result.mag = ids.mag;
   if (ids.openalex) result.openalex = ids.openalex.toUpperCase();
   if (patent) result.patent_number = patent.toUpperCase().replace(/[^A-Z0-9]/g, '');
+  if (ids.openreview) result.openreview = ids.openreview;
+  if (ids.pmlr) result.pmlr = ids.pmlr.toLowerCase();
+  if (ids.jmlr) result.jmlr = ids.jmlr.toLowerCase();
   return result;
 }
 

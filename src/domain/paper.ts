@@ -19,6 +19,9 @@ export const paperIdentifiersSchema = z
     acl: z.string().nullish(),
     openalex: z.string().nullish(),
     patent_number: z.string().nullish(),
+    openreview: z.string().nullish().describe('OpenReview forum id (`rhgIgTSSxW`).'),
+    pmlr: z.string().nullish().describe('PMLR paper, volume/key (`v235/abad-rocamora24a`).'),
+    jmlr: z.string().nullish().describe('JMLR paper, volume/id (`v25/21-1334`).'),
   })
   .meta({ id: 'PaperIdentifiers' });
 
@@ -94,8 +97,10 @@ export function emptyPaper(title: string): Paper {
 }
 
 /**
- * The keys under which two records are the same paper: every strong identifier, else the normalised
- * title with the year (always present, last). Used by ingestion merges, project idempotency and federation de-duplication.
+ * The keys under which two records are the same paper: every strong identifier (DOI, arXiv, PubMed,
+ * PMC, Semantic Scholar, corpus, ACL, MAG, OpenAlex, patent number, OpenReview, PMLR, JMLR), else the
+ * normalised title with the year (always present, last). Used by ingestion merges, project
+ * idempotency and federation de-duplication.
  */
 export function identityKeys(paper: Paper): string[] {
   const ids = paper.identifiers ?? {};
@@ -114,6 +119,10 @@ export function identityKeys(paper: Paper): string[] {
   if (ids.mag) keys.push(`mag:${ids.mag}`);
   if (ids.openalex) keys.push(`openalex:${ids.openalex.toUpperCase()}`);
   if (ids.patent_number) keys.push(`patent:${ids.patent_number.toUpperCase()}`);
+  // OpenReview ids are case-sensitive (base64-like); PMLR and JMLR keys are paths.
+  if (ids.openreview) keys.push(`openreview:${ids.openreview}`);
+  if (ids.pmlr) keys.push(`pmlr:${ids.pmlr.toLowerCase()}`);
+  if (ids.jmlr) keys.push(`jmlr:${ids.jmlr.toLowerCase()}`);
   // The title key comes last: callers match strong identifiers first and fall back to it.
   const title = normalizeTitle(paper.title);
   if (title) keys.push(`title:${title}|${paper.year ?? ''}`);

@@ -62,8 +62,9 @@ export class CitationService {
     text: string,
     format?: CitationFormat,
   ): Promise<ImportReport> {
-    const project = await this.projects.resolve(tenantId, { projectId: idOrName });
+    // Parsed (and checked against the input limits) first: a refused file leaves no trace.
     const { papers, skipped } = parseReferences(text, format);
+    const project = await this.projects.resolve(tenantId, { projectId: idOrName });
     const filed: Paper[] = [];
     let created = 0;
     for (const paper of papers) {

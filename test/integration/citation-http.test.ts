@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nestedMacroBomb } from '../fakes/bibtex-bomb.js';
 import { createTestApp, type TestApp, withKey } from '../helpers/test-app.js';
 
 let t: TestApp;
@@ -158,5 +159,56 @@ describe('project import and export', () => {
       headers: withKey(other),
     });
     expect(response.statusCode).toBe(404);
+  });
+});
+
+describe('hostile imports (issue 13)', () => {
+  async function paperCount(project: string): Promise<number> {
+    const response = await t.app.inject({
+      method: 'GET',
+      url: `/api/projects/${project}`,
+      headers: withKey(t.key),
+    });
+    return response.json().paper_count;
+  }
+
+  it('expansion bomb: a 600-byte nested-@string BibTeX import is a quick 413 naming file, nothing stored', async () => {
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/create_project?project_name=Bombed',
+      headers: withKey(t.key),
+    });
+    const bomb = nestedMacroBomb(9, 'author = {Doe, Jane}, year = 2020');
+    expect(bomb.length).toBeLessThan(650);
+    const started = performance.now();
+    const response = await importFile('Bombed', bomb, 'application/x-bibtex');
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(response.statusCode).toBe(413);
+    expect(response.json().error).toMatchObject({ code: 'payload_too_large', param: 'file' });
+    expect(response.json().error.message).toContain('expands to 1073741824 characters');
+    expect(await paperCount('Bombed')).toBe(0);
+  });
+
+  it('an over-long entry is refused whole: no entry of the file is filed', async () => {
+    const file = `@article{fine, title = {A Fine Title}, year = 2020}
+@article{long, title = {${'word '.repeat(1000)}}, year = 2020}`;
+    const response = await importFile('Bombed', file, 'application/x-bibtex');
+    expect(response.statusCode).toBe(413);
+    expect(response.json().error.message).toContain(
+      'Entry 2 is too large to store: title is 4999 characters',
+    );
+    expect(await paperCount('Bombed')).toBe(0);
+  });
+
+  it('deeply nested CSL-JSON is a 422 naming file, not a 500 (as a JSON or a CSL body)', async () => {
+    const deep = `[{"title":"Deep","note":${'['.repeat(50_000)}${']'.repeat(50_000)}}]`;
+    for (const contentType of ['application/json', 'application/vnd.citationstyles.csl+json']) {
+      const response = await importFile('Bombed', deep, contentType, '?format=csl');
+      expect(response.statusCode, contentType).toBe(422);
+      expect(response.json().error).toMatchObject({ code: 'unprocessable', param: 'file' });
+    }
+    const detected = await importFile('Bombed', deep, 'application/json');
+    expect(detected.statusCode).toBe(422);
+    expect(await paperCount('Bombed')).toBe(0);
   });
 });

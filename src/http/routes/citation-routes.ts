@@ -3,9 +3,10 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { invalid } from '../../domain/errors.js';
 import { paperSchema } from '../../domain/paper.js';
+import { contentTypeOfFormat } from '../../services/citation/citation-formats.js';
 import { type CitationFormat, citationFormats } from '../../services/citation-service.js';
 import { principalOf } from '../auth.js';
-import { errorResponses } from '../schemas.js';
+import { bodyErrorResponses, errorEnvelopeSchema, errorResponses } from '../schemas.js';
 import { type RouteModule, typed } from './route-context.js';
 
 /** Largest reference file an import reads (text body or multipart file). */
@@ -47,7 +48,23 @@ const importReportSchema = z
 
 const projectParams = z.object({ id: z.string().min(1).max(200).describe('Project id or name.') });
 
-/** The text of an import request: a multipart file, a text body, or a CSL-JSON body. */
+/** The exported file, in the media type of its format (the one `contentTypeOfFormat` sends). */
+const exportBodies: Record<CitationFormat, z.ZodType> = {
+  bibtex: z.string().describe('BibTeX entries.'),
+  ris: z.string().describe('RIS records.'),
+  csl: z.array(z.record(z.string(), z.unknown())).describe('CSL-JSON items.'),
+};
+const exportResponse = {
+  description: 'The file, as an attachment named after the project.',
+  content: Object.fromEntries(
+    citationFormats.map((format) => [
+      contentTypeOfFormat[format].split(';')[0]?.trim() ?? format,
+      { schema: exportBodies[format] },
+    ]),
+  ),
+};
+
+/** The text of an import request: a multipart file, or a text body (CSL-JSON bodies are kept as text). */
 async function importText(request: FastifyRequest): Promise<string> {
   if (request.isMultipart()) {
     const file = await request.file();
@@ -57,7 +74,6 @@ async function importText(request: FastifyRequest): Promise<string> {
   const body = request.body;
   if (typeof body === 'string') return body;
   if (Buffer.isBuffer(body)) return body.toString('utf8');
-  if (body !== undefined && body !== null && typeof body === 'object') return JSON.stringify(body);
   throw invalid('file', 'Send the BibTeX, RIS or CSL-JSON file as the request body or as a multipart "file"');
 }
 
@@ -66,6 +82,12 @@ export const citationRoutes: RouteModule = async (root, { services }) => {
   // A scope of its own: the text parsers and multipart apply to these routes only.
   await root.register(async (scope) => {
     scope.addContentTypeParser(referenceContentTypes, { parseAs: 'string' }, (_request, body, done) =>
+      done(null, body),
+    );
+    // A CSL-JSON body stays text too: the import checks its nesting before parsing it, where a
+    // parsed value nested thousands deep would overflow the stack when walked (a 500).
+    if (scope.hasContentTypeParser('application/json')) scope.removeContentTypeParser('application/json');
+    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) =>
       done(null, body),
     );
     if (!scope.hasContentTypeParser('multipart/form-data')) {
@@ -83,7 +105,7 @@ export const citationRoutes: RouteModule = async (root, { services }) => {
           tags: ['projects'],
           params: projectParams,
           querystring: exportQuerySchema,
-          response: { 200: z.string().describe('The file.'), ...errorResponses },
+          response: { 200: exportResponse, ...errorResponses },
         },
       },
       async (request, reply) => {
@@ -111,7 +133,14 @@ export const citationRoutes: RouteModule = async (root, { services }) => {
           tags: ['projects'],
           params: projectParams,
           querystring: importQuerySchema,
-          response: { 200: importReportSchema, ...errorResponses },
+          response: {
+            200: importReportSchema,
+            ...errorResponses,
+            ...bodyErrorResponses,
+            422: errorEnvelopeSchema.describe(
+              'The file could not be parsed, or holds no entries of its format.',
+            ),
+          },
         },
       },
       async (request) => {

@@ -5,8 +5,10 @@ import { buildPaper, cleanText, toInteger } from './paper-builder.js';
 /**
  * "Our own JSONL": the record shape of `corpus/*.jsonl.gz` (converted ACL Anthology and ML Anthology):
  * `{id, title, authors[], abstract, year, venue, doi, url, pdf_url, acl_id, venue_acronym,
- * openreview_id, source, …}`. It is also what a user writes by hand, so the reader accepts the spec's
- * own field names (`publication_date`, `cited_by_count`, `ss_id`, `identifiers`, `type`) as well.
+ * openreview_id, source, source_id, …}`. It is also what a user writes by hand, so the reader accepts
+ * the spec's own field names (`publication_date`, `cited_by_count`, `ss_id`, `identifiers`, `type`)
+ * as well. The ML Anthology has no DOIs: `openreview_id`, a PMLR `source_id` and the PMLR/JMLR page
+ * url (read by `buildPaper`) are its identity.
  */
 export function mapAlexandriaRecord(value: unknown): Mapped {
   if (!isObject(value)) return 'record is not a JSON object';
@@ -36,6 +38,9 @@ export function mapAlexandriaRecord(value: unknown): Mapped {
         acl: aclId,
         openalex: cleanText(ids.openalex),
         patent_number: cleanText(ids.patent_number),
+        openreview: cleanText(value.openreview_id) ?? cleanText(ids.openreview),
+        pmlr: (value.source === 'pmlr' ? cleanText(value.source_id) : null) ?? cleanText(ids.pmlr),
+        jmlr: cleanText(ids.jmlr),
       },
     },
     { source: 'jsonl' },

@@ -1,9 +1,49 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { nestedMacros } from '../../../test/fakes/bibtex-bomb.js';
 import { readBibtex } from './bibtex.js';
 import { textInput } from './lines.js';
 import { readRis } from './ris.js';
 import { fileInput, fixtures, papersOf, readAll, recordedBodies } from './test-support.js';
+
+describe('BibTeX input limits (issue 13)', () => {
+  it('expansion bomb: refuses the macro and the entries using it, reads the rest, expands nothing', async () => {
+    const text = `${nestedMacros(9)}@article{bomb, title = j, year = 2020}
+@article{fine, title = {A Fine Title}, journal = c, year = 2021}
+@article{also, title = {Uses a macro of the bomb} # " " # i, year = 2021}
+`;
+    const started = performance.now();
+    const items = await readAll(readBibtex, textInput(text));
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(
+      items.map((item) => (item.ok ? [item.location, item.paper.title] : [item.location, item.reason])),
+    ).toEqual([
+      ['line 6', '@string f once expanded is 262144 characters (at most 100000)'],
+      ['line 7', '@string g once expanded is unboundedly many characters (at most 100000)'],
+      ['line 8', '@string h once expanded is unboundedly many characters (at most 100000)'],
+      ['line 9', '@string i once expanded is unboundedly many characters (at most 100000)'],
+      ['line 10', '@string j once expanded is unboundedly many characters (at most 100000)'],
+      [
+        'line 11',
+        'the field title of entry bomb once expanded is unboundedly many characters (at most 100000)',
+      ],
+      [
+        'line 13',
+        'the field title of entry also once expanded is unboundedly many characters (at most 100000)',
+      ],
+      ['line 12', 'A Fine Title'],
+    ]);
+    const fine = papersOf(items, false)[0];
+    expect(fine?.venue).toHaveLength(512);
+  });
+
+  it('refuses a record whose stored title would be too long', async () => {
+    const items = await readAll(readBibtex, textInput(`@article{long, title = {${'word '.repeat(1000)}}}\n`));
+    expect(items).toEqual([
+      { ok: false, reason: 'long: title is 4999 characters (at most 4000)', location: 'line 1' },
+    ]);
+  });
+});
 
 describe('BibTeX', () => {
   it('reads an exported bibliography with macros, arXiv eprints and a broken entry', async () => {

@@ -1,4 +1,6 @@
 import type { FormatReader, IngestItem } from '../ingest-item.js';
+import { type MacroLengths, measureBibtex } from '../limits/bibtex-expansion.js';
+import { inputLimits, tooLong } from '../limits/input-limits.js';
 import { parseBatch, parseRawEntries, rawEntryToCsl } from './citation-parser.js';
 import { mapCslItem } from './csl-item.js';
 import { isObject } from './json-records.js';
@@ -22,22 +24,83 @@ const nonRecordTypes = new Set(['string', 'preamble', 'comment']);
  * `eprint` + `archivePrefix`/`eprinttype`, and `@misc`/`@unpublished` arXiv entries are preprints.
  */
 export const readBibtex: FormatReader = async function* (input) {
-  let macros = '';
+  const macros = new MacroBudget();
+  const refused: IngestItem[] = [];
   const records = (async function* () {
     for await (const entry of splitEntries(input, { isStart: (line) => entryStart.test(line) })) {
       const type = entryStart.exec(entry.text)?.[1]?.toLowerCase() ?? '';
-      if (type === 'string') macros = `${macros}\n${entry.text}`.slice(-1024 * 1024);
+      const reason =
+        type === 'string'
+          ? macros.define(entry.text)
+          : nonRecordTypes.has(type)
+            ? null
+            : macros.entryOverLimits(entry.text);
+      if (reason) refused.push({ ok: false, reason, location: `line ${entry.line}` });
       else if (!nonRecordTypes.has(type)) yield entry;
     }
   })();
   for await (const batch of batchEntries(records)) {
+    yield* refused.splice(0);
     yield* parseBatch<RawBibEntry>(
       batch,
-      (text) => parseRawEntries(`${macros}\n${text}`, '@biblatex/text') as RawBibEntry[],
+      (text) => parseRawEntries(`${macros.text}\n${text}`, '@biblatex/text') as RawBibEntry[],
       mapEntry,
     );
   }
+  yield* refused.splice(0);
 };
+
+/** Most text of `@string` definitions kept to resend with every batch. */
+const maxMacroText = 1024 * 1024;
+
+/**
+ * The `@string` macros of one input, measured before citation-js sees them (it expands macros while
+ * parsing, and they are resent with every batch). A macro whose value expands past `fieldChars`, or
+ * that takes all macros past `ingestMacroChars` (expanded) or 1 MiB (as text), is refused and never
+ * passed on; it stays measured as unbounded, so the entries using it are refused too rather than
+ * read with an empty field.
+ */
+class MacroBudget {
+  /** The accepted definitions, sent before every batch. */
+  text = '';
+  private readonly lengths: MacroLengths = new Map();
+  private expanded = 0;
+
+  /** Accepts one `@string` entry; returns why it is refused, or null. */
+  define(entry: string): string | null {
+    const { largest, total, defined } = measureBibtex(entry, this.lengths);
+    if (!largest) return null;
+    const reason =
+      largest.length > inputLimits.fieldChars
+        ? tooLong(`${largest.where} once expanded`, largest.length, inputLimits.fieldChars)
+        : this.expanded + total > inputLimits.ingestMacroChars
+          ? tooLong('the @string macros once expanded', this.expanded + total, inputLimits.ingestMacroChars)
+          : this.text.length + entry.length > maxMacroText
+            ? tooLong('the text of the @string macros', this.text.length + entry.length, maxMacroText)
+            : null;
+    if (reason) {
+      for (const name of defined) this.lengths.set(name, Number.POSITIVE_INFINITY);
+      return reason;
+    }
+    this.expanded += total;
+    this.text = `${this.text}\n${entry}`;
+    return null;
+  }
+
+  /**
+   * Why an entry is refused before parsing (a field that expands past `fieldChars`, or the entry as
+   * a whole past `recordChars`), or null.
+   */
+  entryOverLimits(entry: string): string | null {
+    const { largest, total } = measureBibtex(entry, this.lengths);
+    if (largest && largest.length > inputLimits.fieldChars) {
+      return tooLong(`the ${largest.where} once expanded`, largest.length, inputLimits.fieldChars);
+    }
+    return total > inputLimits.recordChars
+      ? tooLong('the entry once expanded', total, inputLimits.recordChars)
+      : null;
+  }
+}
 
 function mapEntry(raw: RawBibEntry, entry: TextEntry): IngestItem {
   const location = `line ${entry.line}`;

@@ -1,5 +1,12 @@
 import { normalizeArxivId, normalizeDoi, normalizePmcid } from '../../domain/identifiers.js';
 import { type Paper, type PaperIdentifiers, type PaperType, paperTypes } from '../../domain/paper.js';
+import {
+  normalizeJmlrId,
+  normalizeOpenReviewId,
+  normalizePmlrId,
+  venueIdentifiersOfUrl,
+} from '../../domain/venue-identifiers.js';
+import { recordLimitViolation } from '../limits/record-limits.js';
 
 /**
  * What a format reader knows about one record before it becomes a `Paper`: every field optional and
@@ -105,9 +112,22 @@ export function normalizeDate(value: unknown): string | null {
   return iso ? isoDate(iso[1], iso[2], iso[3]) : null;
 }
 
-function normalizeIdentifiers(raw: PaperDraft['identifiers']): PaperIdentifiers | undefined {
-  if (!raw) return undefined;
+/**
+ * The record's identifiers, normalised. Venue identifiers a url names (an OpenReview forum, a PMLR or
+ * JMLR page, an ACL Anthology paper) are added when the record does not give them itself: every
+ * identifier a record carries is an identity key, so a re-run or another source finds it again.
+ */
+function normalizeIdentifiers(
+  raw: PaperDraft['identifiers'],
+  urls: Array<string | null | undefined>,
+): PaperIdentifiers | undefined {
   const ids: PaperIdentifiers = {};
+  for (const url of urls) {
+    for (const [key, value] of Object.entries(venueIdentifiersOfUrl(url))) {
+      (ids as Record<string, string>)[key] ??= value;
+    }
+  }
+  if (!raw) return Object.keys(ids).length > 0 ? ids : undefined;
   const text = (value: unknown) => cleanText(value);
   const digits = (value: unknown) => {
     const value_ = text(value);
@@ -133,18 +153,25 @@ function normalizeIdentifiers(raw: PaperDraft['identifiers']): PaperIdentifiers 
   if (openalex && /^W\d+$/i.test(openalex)) ids.openalex = openalex.toUpperCase();
   const patent = text(raw.patent_number);
   if (patent) ids.patent_number = patent.toUpperCase();
+  const openreview = normalizeOpenReviewId(text(raw.openreview));
+  if (openreview) ids.openreview = openreview;
+  const pmlr = normalizePmlrId(text(raw.pmlr));
+  if (pmlr) ids.pmlr = pmlr;
+  const jmlr = normalizeJmlrId(text(raw.jmlr));
+  if (jmlr) ids.jmlr = jmlr;
   return Object.keys(ids).length > 0 ? ids : undefined;
 }
 
 /**
  * Turns a draft into a `Paper`: cleans text, normalises identifiers (DOI also on `paper.doi`), derives
  * `year` from the date and the date from the year, and sets `pdf_id` = `PDF_URL:<url>` when an open
- * PDF url is known. Returns a rejection reason (string) when the record is unusable.
+ * PDF url is known. Returns a rejection reason (string) when the record is unusable, or larger than
+ * the input limits allow (`recordLimitViolation`: an endless title, abstract or author list).
  */
 export function buildPaper(draft: PaperDraft, options: BuildOptions): Paper | string {
   const title = cleanText(draft.title) ?? '';
   if (!title && !options.allowUntitled) return 'record has no title';
-  const identifiers = normalizeIdentifiers(draft.identifiers);
+  const identifiers = normalizeIdentifiers(draft.identifiers, [draft.url, draft.pdf_url]);
   const publicationDate = cleanText(draft.publication_date) ?? null;
   const year = draft.year ?? yearOf(publicationDate);
   const pdfUrl = httpUrl(draft.pdf_url);
@@ -171,7 +198,7 @@ export function buildPaper(draft: PaperDraft, options: BuildOptions): Paper | st
   if (draft.patent_number) paper.patent_number = draft.patent_number;
   if (draft.kind) paper.kind = draft.kind;
   if (draft.filing_date) paper.filing_date = draft.filing_date;
-  return paper;
+  return recordLimitViolation(paper) ?? paper;
 }
 
 // "Abstract", "ABSTRACT:", "Abstract of Disclosure" heading the text (OpenAlex, Crossref JATS, USPTO).

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { nestedMacroBomb, nestedMacros } from '../../../test/fakes/bibtex-bomb.js';
 import { emptyPaper, type Paper } from '../../domain/paper.js';
 import { detectFormat, formatPapers, parseReferences } from './citation-formats.js';
 import { joinPersonName, splitPersonName } from './csl-mapping.js';
@@ -177,5 +178,61 @@ describe('author names', () => {
   ])('%s', (text, parts) => {
     expect(splitPersonName(text)).toEqual(parts);
     if (!text.includes(',')) expect(joinPersonName(splitPersonName(text))).toBe(text);
+  });
+});
+
+function refusal(run: () => unknown): { code: string; param?: string; message: string } {
+  try {
+    run();
+  } catch (error) {
+    const { code, param, message } = error as { code: string; param?: string; message: string };
+    return { code, param, message };
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('input limits (issue 13)', () => {
+  it('refuses the nested-@string expansion bomb before citation-js expands it', () => {
+    const bomb = nestedMacroBomb(9, 'author = {Doe, Jane}, year = 2020'); // 600 bytes → a 1,073,741,824-character title
+    expect(bomb.length).toBeLessThan(650);
+    const started = performance.now();
+    const error = refusal(() => parseReferences(bomb));
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(error).toMatchObject({ code: 'payload_too_large', param: 'file' });
+    expect(error.message).toMatch(/@string \w expands to \d+ characters once @string macros are resolved/);
+  });
+
+  it('refuses a file whose macros stay under the field limit but add up past the request budget', () => {
+    // A 96k-character macro used once by each of 300 entries: about 29M characters in all.
+    const macro = `${nestedMacros(4)}@string{big = e # e # e}\n`;
+    const entries = Array.from({ length: 300 }, (_, index) => `@misc{k${index}, title = big}`).join('\n');
+    const error = refusal(() => parseReferences(`${macro}${entries}`));
+    expect(error).toMatchObject({ code: 'payload_too_large', param: 'file' });
+    expect(error.message).toMatch(/^The file expands to \d+ characters/);
+  });
+
+  it('refuses an entry too large to store, naming the entry and the field', () => {
+    const text = `@article{long, title = {${'word '.repeat(1000)}}, year = 2020}`;
+    const error = refusal(() => parseReferences(text));
+    expect(error).toMatchObject({ code: 'payload_too_large', param: 'file' });
+    expect(error.message).toBe('Entry 1 is too large to store: title is 4999 characters (at most 4000)');
+  });
+
+  it('refuses deeply nested CSL-JSON with a 422 naming file, not a stack overflow', () => {
+    const deep = `[{"title":"Deep","note":${'['.repeat(100_000)}${']'.repeat(100_000)}}]`;
+    const error = refusal(() => parseReferences(deep, 'csl'));
+    expect(error).toMatchObject({ code: 'unprocessable', param: 'file' });
+    expect(error.message).toMatch(/nested deeper than 64 levels/);
+  });
+
+  it('still reads real macros: a journal abbreviation used by many entries', () => {
+    const text = `@string{jmlr = "Journal of Machine Learning Research"}
+@article{a, title = {First}, journal = jmlr, year = 2020}
+@article{b, title = {Second}, journal = jmlr # " (special issue)", year = 2021}`;
+    const { papers } = parseReferences(text);
+    expect(papers.map((paper) => paper.venue)).toEqual([
+      'Journal of Machine Learning Research',
+      'Journal of Machine Learning Research (special issue)',
+    ]);
   });
 });

@@ -4,6 +4,9 @@ import '@citation-js/plugin-ris';
 import '@citation-js/plugin-csl';
 import { AppError, invalid } from '../../domain/errors.js';
 import type { Paper } from '../../domain/paper.js';
+import { inputLimits } from '../../ingest/limits/input-limits.js';
+import { recordLimitViolation } from '../../ingest/limits/record-limits.js';
+import { assertReferenceFileWithinLimits } from '../../ingest/limits/reference-file-limits.js';
 import { citationKey, cslToPaper, paperToCsl } from './csl-mapping.js';
 
 /**
@@ -24,7 +27,7 @@ export const contentTypeOfFormat: Record<CitationFormat, string> = {
 export const extensionOfFormat: Record<CitationFormat, string> = { bibtex: 'bib', ris: 'ris', csl: 'json' };
 
 /** Largest number of entries one import accepts. */
-export const maxImportEntries = 2000;
+export const maxImportEntries = inputLimits.importEntries;
 
 /** CSL-JSON items with unique citation keys (a, b, … appended to repeats). */
 export function toCslItems(papers: Paper[]): CslItem[] {
@@ -156,7 +159,9 @@ function parseCslJson(text: string): CslItem[] {
 
 /**
  * Reads a BibTeX, RIS or CSL-JSON file into paper records. `format` is detected when omitted. A file
- * that has no entry at all, or cannot be parsed, is a 422.
+ * that has no entry at all, or cannot be parsed, is a 422. A file over the input limits (macros that
+ * expand too far, JSON nested too deep, an entry too large to store) is refused before anything is
+ * filed: 413, or 422 for the nesting, naming `file`.
  */
 export function parseReferences(text: string, format?: CitationFormat): ParsedReferences {
   const kind = format ?? detectFormat(text);
@@ -166,6 +171,7 @@ export function parseReferences(text: string, format?: CitationFormat): ParsedRe
       'Could not tell the file format: send BibTeX (@article{…}), RIS (TY  - …) or CSL-JSON, or set format=bibtex|ris|csl',
     );
   }
+  assertReferenceFileWithinLimits(text, kind);
   const parsed =
     kind === 'bibtex'
       ? parseBibtex(text)
@@ -195,6 +201,12 @@ export function parseReferences(text: string, format?: CitationFormat): ParsedRe
   const skipped: ParsedReferences['skipped'] = [];
   parsed.forEach(({ item, arxiv }, index) => {
     const paper = cslToPaper(item, { arxiv });
+    const violation = paper ? recordLimitViolation(paper) : null;
+    if (violation) {
+      throw new AppError('payload_too_large', `Entry ${index + 1} is too large to store: ${violation}`, {
+        param: 'file',
+      });
+    }
     if (paper) papers.push(paper);
     else skipped.push({ index, reason: 'entry has no title' });
   });

@@ -1,6 +1,7 @@
 import type { CslDate, CslItem, CslName } from '@citation-js/core';
 import { normalizeArxivId, normalizeDoi, normalizePmcid } from '../../domain/identifiers.js';
 import { emptyPaper, type Paper, type PaperType } from '../../domain/paper.js';
+import { venueIdentifiersOfUrl } from '../../domain/venue-identifiers.js';
 
 /**
  * Paper records ↔ CSL-JSON, the interchange form citation-js converts to and from BibTeX and RIS.
@@ -200,15 +201,13 @@ export function cslToPaper(item: CslItem, extra: { arxiv?: string | null } = {})
     (doi?.startsWith('10.48550/arxiv.') ? normalizeArxivId(doi.slice('10.48550/arxiv.'.length)) : null);
   const pmid = text(item.PMID);
   const pmcid = normalizePmcid(text(item.PMCID));
-  const aclMatch = url
-    ? /^https?:\/\/(?:www\.)?aclanthology\.org\/([A-Za-z0-9.-]+?)(?:\.pdf)?\/?$/.exec(url)
-    : null;
   paper.identifiers = {
+    // An OpenReview forum, PMLR/JMLR page or ACL Anthology url names the paper: an identity key.
+    ...venueIdentifiersOfUrl(url),
     ...(doi ? { doi } : {}),
     ...(arxiv ? { arxiv } : {}),
     ...(pmid && /^\d+$/.test(pmid) ? { pmid } : {}),
     ...(pmcid ? { pmcid } : {}),
-    ...(aclMatch?.[1] ? { acl: aclMatch[1] } : {}),
   };
   paper.type = paperTypeOfCslType[item.type ?? ''] ?? (item.type === 'patent' ? 'patent' : 'other');
   if (paper.type === 'patent') {
