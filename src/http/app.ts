@@ -1,3 +1,4 @@
+import { maxHeaderSize } from 'node:http';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
@@ -7,8 +8,10 @@ import type { Logger } from '../platform/logger.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 import type { AppServices, ReadinessProbe } from '../services/services.js';
 import { installAuth } from './auth.js';
+import { handleClientError, handleFrameworkError } from './client-errors.js';
 import { installErrorHandling } from './error-handler.js';
 import { createMetrics, type HttpMetrics, installMetrics } from './metrics.js';
+import { installMultipartGuard } from './multipart-guard.js';
 import { installOpenApi } from './openapi.js';
 import { routeModules } from './routes/index.js';
 import { typed } from './routes/route-context.js';
@@ -18,6 +21,8 @@ export interface HttpDependencies {
   logger: Logger;
   services: AppServices;
   rateLimiter: RateLimiter;
+  /** Per client address, for requests without a valid key (see installAuth); none: no such limit. */
+  unauthenticatedRateLimiter?: RateLimiter;
   probes: ReadinessProbe[];
   version: string;
   metrics?: HttpMetrics;
@@ -43,7 +48,12 @@ export async function buildApp(dependencies: HttpDependencies): Promise<FastifyI
       requestCounter = (requestCounter + 1) % 1_000_000_000;
       return `req_${Date.now().toString(36)}${requestCounter.toString(36)}`;
     },
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    // A path parameter as long as a request line can be reaches its route's schema, which names it
+    // in a 400, instead of the router's bare 414.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: maxHeaderSize },
+    // What Node's parser and the router refuse before a route runs also gets the error envelope.
+    clientErrorHandler: handleClientError,
+    frameworkErrors: handleFrameworkError,
   });
   app.setValidatorCompiler(validatorCompiler);
   // Responses are typed at compile time; serialising with plain JSON keeps the hot path fast.
@@ -53,6 +63,7 @@ export async function buildApp(dependencies: HttpDependencies): Promise<FastifyI
     reply.header('x-request-id', request.id);
   });
   installErrorHandling(app);
+  installMultipartGuard(app);
 
   const origins = config.server.corsOrigins;
   await app.register(cors, {
@@ -71,6 +82,7 @@ export async function buildApp(dependencies: HttpDependencies): Promise<FastifyI
   installAuth(app, {
     auth: dependencies.services.auth,
     rateLimiter: dependencies.rateLimiter,
+    unauthenticatedRateLimiter: dependencies.unauthenticatedRateLimiter,
     aliasHeaders: config.auth.apiKeyHeaders,
   });
 

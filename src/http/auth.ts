@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import ipaddr from 'ipaddr.js';
 import { AppError } from '../domain/errors.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 import type { AuthService, Principal } from '../services/auth-service.js';
@@ -43,17 +44,74 @@ export function principalOf(request: FastifyRequest): Principal {
   return request.principal;
 }
 
+/** Probes and scrapes poll from one address all day; they are never charged to the keyless budget. */
+const unmeteredPaths = new Set(['/healthz', '/readyz', '/metrics']);
+
+function isUnmetered(url: string): boolean {
+  const query = url.indexOf('?');
+  const path = (query === -1 ? url : url.slice(0, query)).replace(/\/+$/, '');
+  return unmeteredPaths.has(path);
+}
+
+/**
+ * The bucket a client address is charged to. An IPv6 client usually holds a whole /64, so it is
+ * counted per /64 (otherwise every request could come from a fresh address); IPv4-mapped IPv6 is
+ * counted as its IPv4 address.
+ */
+export function addressKey(ip: string): string {
+  if (!ipaddr.isValid(ip)) return `ip:${ip}`;
+  const address = ipaddr.process(ip);
+  if (address.kind() === 'ipv4') return `ip:${address.toString()}`;
+  const hextets = (address as ipaddr.IPv6).toNormalizedString().split(':').slice(0, 4);
+  return `ip6:${hextets.join(':')}::/64`;
+}
+
 /**
  * Authenticates every keyed request, then charges its key's token bucket. Runs in `onRequest`, before
- * body parsing, so an unauthenticated upload is refused before it is read.
+ * body parsing, so an unauthenticated upload is refused before it is read. A request without a valid
+ * key (none, a bad one, or a keyless route such as a figure link or the docs) is charged to its client
+ * address instead, when `unauthenticatedRateLimiter` is given: past that budget the answer is a 429
+ * with Retry-After, even where it would have been a 401.
  */
 export function installAuth(
   app: FastifyInstance,
-  options: { auth: AuthService; rateLimiter: RateLimiter; aliasHeaders: readonly string[] },
+  options: {
+    auth: AuthService;
+    rateLimiter: RateLimiter;
+    unauthenticatedRateLimiter?: RateLimiter | undefined;
+    aliasHeaders: readonly string[];
+  },
 ): void {
+  const addressLimiter = options.unauthenticatedRateLimiter;
+  const chargeAddress = async (request: FastifyRequest): Promise<void> => {
+    if (!addressLimiter) return;
+    // This budget only sheds abuse: when its store (Redis) fails, the request goes on unmetered
+    // rather than failing figure links and 401s with a 500.
+    const decision = await addressLimiter.take(addressKey(request.ip)).catch((error: unknown) => {
+      request.log.warn({ err: error }, 'per-address rate limit unavailable');
+      return { allowed: true, remaining: 0, retryAfterSeconds: 0 };
+    });
+    if (decision.allowed) return;
+    throw new AppError(
+      'rate_limited',
+      `Too many requests without a valid API key from this address; retry in ${decision.retryAfterSeconds} s`,
+      { retryAfterSeconds: decision.retryAfterSeconds },
+    );
+  };
+
   app.addHook('onRequest', async (request, reply) => {
-    if (request.method === 'OPTIONS' || !requiresKey(request.url)) return;
-    const principal = await options.auth.authenticate(presentedKey(request, options.aliasHeaders));
+    if (request.method === 'OPTIONS') return;
+    if (!requiresKey(request.url)) {
+      if (!isUnmetered(request.url)) await chargeAddress(request);
+      return;
+    }
+    let principal: Principal;
+    try {
+      principal = await options.auth.authenticate(presentedKey(request, options.aliasHeaders));
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'unauthorized') await chargeAddress(request);
+      throw error;
+    }
     request.principal = principal;
     const decision = await options.rateLimiter.take(principal.keyId);
     reply.header('x-ratelimit-remaining', String(decision.remaining));

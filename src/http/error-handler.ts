@@ -1,16 +1,19 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { boundedMessage } from '../domain/error-message.js';
 import { AppError, type ErrorCode, statusOfCode, typeOfCode } from '../domain/errors.js';
+import { malformedMultipartError } from './multipart-guard.js';
 
 /** The OpenAI error envelope every failed request gets. */
 export interface ErrorEnvelope {
   error: { message: string; type: string; code: ErrorCode; param: string | null };
 }
 
+/** The envelope of an error; echoed input in its message is cut short (see `boundedMessage`). */
 export function envelope(error: AppError): ErrorEnvelope {
   return {
     error: {
-      message: error.message,
+      message: boundedMessage(error.message),
       type: typeOfCode[error.code],
       code: error.code,
       param: error.param ?? null,
@@ -44,6 +47,8 @@ const fastifyClientErrors: Record<string, ErrorCode> = {
 /** Maps any thrown value to an AppError; unknown errors become a hidden 500. */
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
+  const multipart = malformedMultipartError(error);
+  if (multipart) return multipart;
   const fastifyError = error as FastifyError & { validationContext?: string };
   if (hasZodFastifySchemaValidationErrors(fastifyError)) {
     const first = fastifyError.validation[0];
@@ -88,7 +93,10 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (appError.code === 'internal') {
       request.log.error({ err: error }, 'request failed');
     } else if (appError.status >= 500) {
-      request.log.warn({ code: appError.code, message: appError.message }, 'request failed upstream');
+      request.log.warn(
+        { code: appError.code, message: boundedMessage(appError.message) },
+        'request failed upstream',
+      );
     }
     return sendError(reply, appError);
   });

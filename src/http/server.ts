@@ -10,6 +10,7 @@ export function createHttpApp(container: Container): Promise<FastifyInstance> {
     logger: container.logger,
     services: container.services,
     rateLimiter: container.rateLimiter,
+    unauthenticatedRateLimiter: container.unauthenticatedRateLimiter,
     probes: container.probes,
     version: packageVersion(),
   });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envVar, listText, positiveInt } from '../env-var.js';
+import { envVar, listText, nonNegativeInt, positiveInt } from '../env-var.js';
 
 const tenantKeyPairs = listText.pipe(
   z.array(
@@ -40,6 +40,19 @@ export const authSection = {
   rateLimitBurst: envVar('ALEXANDRIA_RATE_LIMIT_BURST', positiveInt, {
     default: '120',
     description: 'Requests an API key may send at once before the refill rate applies (bucket size).',
+  }),
+  unauthenticatedRateLimitPerMinute: envVar(
+    'ALEXANDRIA_UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE',
+    nonNegativeInt,
+    {
+      default: '300',
+      description:
+        'Sustained requests per minute allowed per client address for requests without a valid API key (missing or bad keys, figure links, docs, web UI); /healthz, /readyz and /metrics are exempt. The address honours ALEXANDRIA_TRUST_PROXY; IPv6 clients are counted per /64. 0 turns the limit off.',
+    },
+  ),
+  unauthenticatedRateLimitBurst: envVar('ALEXANDRIA_UNAUTHENTICATED_RATE_LIMIT_BURST', positiveInt, {
+    default: '120',
+    description: 'Requests without a valid API key one client address may send at once (bucket size).',
   }),
   signingSecret: envVar('ALEXANDRIA_SIGNING_SECRET', z.string().min(32).optional(), {
     secret: true,

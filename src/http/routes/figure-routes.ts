@@ -15,7 +15,7 @@ export const figureRoutes: RouteModule = (app, { services }) => {
       schema: {
         summary: 'A figure image (signed link)',
         description:
-          'Serves a figure image (PNG, or JPEG as the PDF stored it) to the holder of a signed link from `img_mds`. An invalid or expired signature is a 403; read the chunk again for a fresh link.',
+          'Serves a figure image (PNG, or JPEG as the PDF stored it) to the holder of a signed link from `img_mds`. An invalid or expired signature is a 403; read the chunk again for a fresh link. A link to a figure of a stored PDF is tied to its tenant and answers 404 once that tenant no longer stores the PDF. Requests are counted against the per-address limit for requests without an API key.',
         tags: ['full text'],
         params: z.object({
           sha256: z.string().max(64),
@@ -23,12 +23,22 @@ export const figureRoutes: RouteModule = (app, { services }) => {
         }),
         querystring: z.object({
           exp: z.string().max(20).optional().describe('Expiry (Unix seconds).'),
-          sig: z.string().max(100).optional().describe('Signature.'),
+          sig: z.string().max(200).optional().describe('Signature (and, on a tied link, the sealed tenant).'),
         }),
         response: {
-          200: z.any().describe('The image (image/png or image/jpeg).'),
+          200: {
+            description: 'The image, PNG or JPEG as the link names it.',
+            content: {
+              'image/png': { schema: z.string().meta({ format: 'binary' }) },
+              'image/jpeg': { schema: z.string().meta({ format: 'binary' }) },
+            },
+          },
+          400: errorEnvelopeSchema.describe('Invalid parameter (named in error.param).'),
           403: errorEnvelopeSchema.describe('Invalid or expired signature.'),
           404: errorEnvelopeSchema.describe('No such figure.'),
+          429: errorEnvelopeSchema.describe(
+            'Too many requests without an API key from this address; see Retry-After.',
+          ),
         },
       },
     },
@@ -44,11 +54,13 @@ export const figureRoutes: RouteModule = (app, { services }) => {
         signature: request.query.sig ?? '',
       });
       const maxAge = Math.max(0, Math.min(86_400, Math.floor(expires - Date.now() / 1000)));
+      // The schema above can only describe a binary body as a `format: binary` string.
+      const bytes = Buffer.from(image.buffer, image.byteOffset, image.byteLength) as unknown as string;
       return reply
         .header('content-type', figureFormats[format].mediaType)
         .header('cache-control', `private, max-age=${maxAge}, immutable`)
         .header('x-content-type-options', 'nosniff')
-        .send(Buffer.from(image.buffer, image.byteOffset, image.byteLength));
+        .send(bytes);
     },
   );
 };
