@@ -176,7 +176,12 @@ let t: TestApp;
 const refs = new Map<string, string>();
 
 beforeAll(async () => {
-  t = await createTestApp({ ALEXANDRIA_PUBLIC_URL: 'http://alexandria.test' });
+  t = await createTestApp({
+    ALEXANDRIA_PUBLIC_URL: 'http://alexandria.test',
+    // These answers are checked against hybrid ranking: let a question wait for its vectors
+    // (test/integration/question-deadline.test.ts covers the words-only answer at the deadline).
+    ALEXANDRIA_QUESTION_DEADLINE_MS: '900000',
+  });
 }, 600_000);
 
 afterAll(async () => {

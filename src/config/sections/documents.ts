@@ -1,15 +1,14 @@
-import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
+import { parseIpRange } from '../../platform/ip-address.js';
 import { booleanText, envVar, listText, positiveInt } from '../env-var.js';
 
+/** Read by the same parser as the fetch policy, so what passes here is what the policy opens. */
 const cidrList = listText.pipe(
   z.array(
-    z
-      .string()
-      .refine(
-        (text) => (text.includes('/') ? ipaddr.isValidCIDR(text) : ipaddr.isValid(text)),
-        'each entry must be an IP address or a CIDR range such as 127.0.0.1/32',
-      ),
+    z.string().refine((text) => parseIpRange(text) !== null, {
+      error: (issue) =>
+        `"${String(issue.input)}" is not an IP address or a CIDR range such as 127.0.0.1/32 or fd00::/8`,
+    }),
   ),
 );
 
@@ -19,6 +18,11 @@ export const documentsSection = {
     default: 'true',
     description:
       "Embed a PDF's passages in the background as soon as add_to_project files it, so its first question is as fast as the next ones. Off: the first question embeds them.",
+  }),
+  questionDeadlineMs: envVar('ALEXANDRIA_QUESTION_DEADLINE_MS', positiveInt, {
+    default: '5000',
+    description:
+      "Longest a question waits for the document's passage vectors (and its own), once the text is read, in ms. Past it the answer is ranked by words (BM25) and the hint says so, while the vectors go on being built for later questions.",
   }),
   fetchMaxMb: envVar('ALEXANDRIA_FETCH_MAX_MB', positiveInt, {
     default: '50',
@@ -50,8 +54,9 @@ export const documentsSection = {
     description: 'Largest PDF accepted by add_to_project as a multipart upload, in MB.',
   }),
   figureUrlTtlSeconds: envVar('ALEXANDRIA_FIGURE_URL_TTL_SECONDS', positiveInt, {
-    default: '604800',
-    description: 'How long a signed figure link in img_mds stays valid, in seconds.',
+    default: '86400',
+    description:
+      'How long a signed figure link in img_mds stays valid, in seconds: between one and two of these (links are rounded so rereading a chunk gives the same ones). Longer keeps images in old chats visible; shorter limits a leaked link. Reading the chunk again gives a fresh link.',
   }),
   urlCacheTtlSeconds: envVar('ALEXANDRIA_FULLTEXT_URL_CACHE_TTL_SECONDS', positiveInt, {
     default: '86400',

@@ -38,6 +38,8 @@ export interface DocumentServicesDependencies {
   ocr?: boolean;
   /** Embed a PDF's passages as soon as it is filed (default true). */
   prepareQuestionsOnAdd?: boolean;
+  /** Longest a question waits for passage vectors before answering by words alone (default: no limit). */
+  questionDeadlineMs?: number;
   logger?: Logger;
 }
 
@@ -75,6 +77,9 @@ export function createDocumentServices(dependencies: DocumentServicesDependencie
     figureLinks,
     ranker: dependencies.ranker,
     ocr: dependencies.ocr ?? false,
+    ...(dependencies.questionDeadlineMs === undefined
+      ? {}
+      : { questionDeadlineMs: dependencies.questionDeadlineMs }),
   });
   const library = new PaperLibraryService({
     projects: dependencies.projects,
@@ -87,7 +92,7 @@ export function createDocumentServices(dependencies: DocumentServicesDependencie
       ? {}
       : {
           onPdfFiled: (tenantId: string, pdfId: string) => {
-            // In the background (the ranker embeds on its worker thread): the upload has its answer.
+            // In the background, in the tenant's turns of the ranker's fair queue: the upload has its answer.
             fullText.prepareQuestions(tenantId, pdfId).catch((error: unknown) => {
               dependencies.logger?.warn(
                 { err: error, pdf_id: pdfId },
@@ -97,6 +102,6 @@ export function createDocumentServices(dependencies: DocumentServicesDependencie
           },
         }),
   });
-  const figures = new FigureFileService(figureLinks, parses);
+  const figures = new FigureFileService(figureLinks, parses, dependencies.store);
   return { fullText, library, figures, parses };
 }

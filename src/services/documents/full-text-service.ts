@@ -25,15 +25,21 @@ export interface ChunkRanker {
     question: string;
     topK: number;
     signal?: AbortSignal;
+    /** Longest wait for meaning-based ranking; past it, rank by words alone (`wordsOnly`). */
+    deadlineMs?: number;
+    /** Whose turn heavy work (embedding the document) takes: the tenant. */
+    lane?: string;
   }): Promise<RankedChunk[]>;
   /** Embeds and stores the document's passages ahead of its first question (optional). */
-  prepare?(documentKey: string, chunks: readonly string[]): Promise<unknown>;
+  prepare?(documentKey: string, chunks: readonly string[], options?: { lane?: string }): Promise<unknown>;
 }
 
 export interface RankedChunk {
   /** 0-based index into the chunks given. */
   index: number;
   score: number;
+  /** Ranked by words (BM25) alone because the document's vectors were not ready by the deadline. */
+  wordsOnly?: boolean;
 }
 
 export interface FullTextServiceOptions {
@@ -46,12 +52,19 @@ export interface FullTextServiceOptions {
   ranker: ChunkRanker;
   /** True when OCR of scans is configured (changes the scan hint). */
   ocr?: boolean;
+  /**
+   * Longest a question waits for the document's passage vectors once its text is read; past it the
+   * answer is ranked by words (BM25) and says so in the hint. Absent: no deadline.
+   */
+  questionDeadlineMs?: number;
 }
 
 /** A document ready to read: its canonical reference and its text. */
 interface OpenDocument {
   ref: string;
   text: DocumentText;
+  /** The tenant whose stored PDF this text was parsed from; its figure links are tied to it. */
+  owner?: string;
 }
 
 const maxTopK = 10;
@@ -96,23 +109,30 @@ export class FullTextService implements FullTextReader {
     const document = await this.open(tenantId, pdfRef, options.param ?? 'pdf_url', options.signal);
     const total = document.text.chunks.length;
     if (total === 0) return this.emptyResult(document);
+    const deadlineMs = this.options.questionDeadlineMs;
     const ranked = await this.options.ranker.rank({
       ...rankingInput(document.text),
       question: trimmed,
       topK,
+      lane: tenantId,
+      ...(deadlineMs === undefined ? {} : { deadlineMs }),
       ...(options.signal ? { signal: options.signal } : {}),
     });
     const indexes = [...new Set(ranked.map((item) => item.index))].filter(
       (index) => index >= 0 && index < total,
     );
-    const best = indexes.length > 0 ? indexes.slice(0, topK) : [0];
+    const wordsOnly = ranked.some((item) => item.wordsOnly === true);
+    // Ranked by words alone, a question that shares no word with the document matched nothing.
+    const matched = indexes.length > 0 && !(wordsOnly && ranked.every((item) => item.score <= 0));
+    const best = matched ? indexes.slice(0, topK) : [0];
     return {
       chunks: best.map((index) => this.chunkAt(document, index)),
       total_chunk_num: total,
       hint: questionHint(
         best.map((index) => index + 1),
         total,
-        indexes.length > 0,
+        matched,
+        wordsOnly,
       ),
     };
   }
@@ -128,7 +148,7 @@ export class FullTextService implements FullTextReader {
     const document = await this.open(tenantId, pdfRef, 'pdf_id');
     if (document.text.chunks.length === 0) return;
     const { documentKey, chunks } = rankingInput(document.text);
-    await prepare(documentKey, chunks);
+    await prepare(documentKey, chunks, { lane: tenantId });
   }
 
   /** The PNG of a figure of a document with content hash `sha256`, or null. */
@@ -142,12 +162,12 @@ export class FullTextService implements FullTextReader {
     const figures = new Map(text.figures.map((figure) => [figure.id, figure]));
     const imageLinks = (chunk?.figureIds ?? []).flatMap((id) => {
       const figure = figures.get(id);
-      return figure ? [this.imageMarkdown(text.sha256, figure)] : [];
+      return figure ? [this.imageMarkdown(text.sha256, figure, document.owner)] : [];
     });
     return { chunk_num: index + 1, chunk: chunk?.text ?? '', img_mds: imageLinks, pdf_url: document.ref };
   }
 
-  private imageMarkdown(sha256: string, figure: DocumentText['figures'][number]): string {
+  private imageMarkdown(sha256: string, figure: DocumentText['figures'][number], owner?: string): string {
     // The caption usually repeats "Figure 3:"; keep only its words, shortened, as alt text.
     const words = figure.caption
       ?.replace(/^\s*fig(ure)?\.?\s*\d+[a-z]?\s*[:.|-]?\s*/i, '')
@@ -156,7 +176,7 @@ export class FullTextService implements FullTextReader {
       .trim()
       .slice(0, 100);
     const caption = words ? `: ${words}` : '';
-    return `![Figure ${figure.number}, page ${figure.page}${caption}](${this.options.figureLinks.url(sha256, figure.id, figure.format)})`;
+    return `![Figure ${figure.number}, page ${figure.page}${caption}](${this.options.figureLinks.url(sha256, figure.id, figure.format, owner)})`;
   }
 
   /** A scan (or a PDF with no text at all): one empty chunk with the page images, and a clear hint. */
@@ -167,7 +187,7 @@ export class FullTextService implements FullTextReader {
         {
           chunk_num: 1,
           chunk: '',
-          img_mds: text.figures.map((figure) => this.imageMarkdown(text.sha256, figure)),
+          img_mds: text.figures.map((figure) => this.imageMarkdown(text.sha256, figure, document.owner)),
           pdf_url: document.ref,
         },
       ],
@@ -192,7 +212,7 @@ export class FullTextService implements FullTextReader {
         : await this.options.sources.find({ identifiers, sha256 }, signal);
       if (sourced) return { ref: canonical, text: sourced };
       const text = await this.options.parses.get(sha256, () => this.options.documents.bytes(record));
-      return { ref: canonical, text };
+      return { ref: canonical, text, owner: tenantId };
     }
     const identifiers = identifiersInUrl(ref.url);
     const sourced = this.options.sources.isEmpty

@@ -12,11 +12,19 @@ export function readHint(number: number, total: number): string {
   return `Read chunk ${number + 1} of ${total} next with chunk=${number + 1}.`;
 }
 
-/** After a question: which chunk(s) hold the best passages and where to read on. */
-export function questionHint(numbers: number[], total: number, matched: boolean): string {
+/** Said when a question was answered before the document's passage vectors were ready. */
+export const wordsOnlyNote =
+  'Ranked by words only (BM25): the meaning-based vectors of this document are still being built, and later questions on it will use both.';
+
+/**
+ * After a question: which chunk(s) hold the best passages and where to read on; `wordsOnly` when
+ * the ranking could not wait for the document's vectors (question deadline).
+ */
+export function questionHint(numbers: number[], total: number, matched: boolean, wordsOnly = false): string {
+  const note = wordsOnly ? ` ${wordsOnlyNote}` : '';
   const [best] = numbers;
   if (best === undefined || !matched) {
-    return `No passage matched the question; chunk 1 of ${total} is returned. Read on with chunk=2, or rephrase the question.`;
+    return `No passage matched the question; chunk 1 of ${total} is returned. Read on with chunk=2, or rephrase the question.${note}`;
   }
   const neighbours = [best - 1, best + 1].filter((number) => number >= 1 && number <= total);
   const around =
@@ -24,7 +32,7 @@ export function questionHint(numbers: number[], total: number, matched: boolean)
       ? ` For the surrounding text read ${neighbours.map((number) => `chunk=${number}`).join(' or ')}.`
       : '';
   const others = numbers.length > 1 ? ` Next best: chunks ${numbers.slice(1).join(', ')}.` : '';
-  return `The most relevant passage is in chunk ${best} of ${total}.${others}${around}`;
+  return `The most relevant passage is in chunk ${best} of ${total}.${others}${around}${note}`;
 }
 
 /** A document without text: a scan, or a PDF whose pages hold no text at all. */

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RecordingEmbeddingModel } from '../../../test/fakes/recording-embedding-model.js';
+import { SerialEmbeddingModel } from '../../../test/fakes/serial-embedding-model.js';
 import { FsBlobStore } from '../../adapters/fs/fs-blob-store.js';
 import type { ChunkRanker } from '../documents/full-text-service.js';
 import { QuestionRanker } from './question-ranker.js';
@@ -107,5 +108,109 @@ describe('QuestionRanker', () => {
     const [best] = await ranker.rank({ documentKey: 'k', chunks, question: 'How was DNA prepared?' });
     expect(best?.index).toBe(0);
     expect(model.calls.filter((call) => call.inputType === 'document')).toHaveLength(1);
+  });
+});
+
+/** A long document of `chunkCount` chunks of filler sentences; chunk `needleAt` also holds `needle`. */
+function longDocument(marker: string, chunkCount: number, needleAt: number, needle: string): string[] {
+  return Array.from({ length: chunkCount }, (_, chunk) => {
+    const sentences = Array.from(
+      { length: 60 },
+      (_, k) => `The ${marker} team logged sample ${chunk}-${k} at room temperature.`,
+    );
+    if (chunk === needleAt) sentences.splice(30, 0, needle);
+    return `## Part ${chunk + 1}\n\n${sentences.join(' ')}`;
+  });
+}
+
+describe('QuestionRanker deadline and fair turns (one tenant never stalls the others)', () => {
+  const needle = 'Zebrafish fins regrew completely after amputation within seven days.';
+
+  it('answers a question on a large document whose vectors are not ready by BM25 within the deadline, then hybrid', async () => {
+    const model = new SerialEmbeddingModel();
+    model.hold(); // the document's embedding cannot finish until released
+    const ranker = new QuestionRanker({ model });
+    const chunks = longDocument('alpha', 30, 17, needle);
+    const request = {
+      documentKey: 'sha256:large',
+      chunks,
+      question: 'When did the zebrafish fins regrow after amputation?',
+      deadlineMs: 50,
+      lane: 'tenant-a',
+    };
+    const [words] = await ranker.rank(request);
+    expect(words?.wordsOnly).toBe(true);
+    expect(words?.index).toBe(17);
+    expect(words?.passage.text).toContain('Zebrafish fins regrew');
+    expect(words?.passage.bm25).toBeGreaterThan(0);
+    expect(words?.passage.dense).toBe(0);
+    // The vectors were still being built when it answered, and go on being built in the background.
+    expect(model.runs.filter((run) => run.inputType === 'document')).toHaveLength(0);
+    model.release();
+    await ranker.prepare(request.documentKey, chunks);
+    const documentRuns = model.runs.filter((run) => run.inputType === 'document').length;
+    expect(documentRuns).toBeGreaterThan(10);
+    const [hybrid] = await ranker.rank(request);
+    expect(hybrid?.wordsOnly).toBeUndefined();
+    expect(hybrid?.index).toBe(17);
+    expect(hybrid?.passage.dense).toBeGreaterThan(0);
+    // Embedded once: the question that gave up did not start a second embedding.
+    expect(model.runs.filter((run) => run.inputType === 'document')).toHaveLength(documentRuns);
+  });
+
+  it('fails a question whose document cannot be embedded only when it fails before the deadline', async () => {
+    const model = new SerialEmbeddingModel();
+    const failing = Object.assign(Object.create(model) as SerialEmbeddingModel, {
+      embed: async () => {
+        throw new Error('model folder missing');
+      },
+    });
+    const errors: unknown[] = [];
+    const ranker = new QuestionRanker({ model: failing, onEmbedError: (error) => errors.push(error) });
+    await expect(
+      ranker.rank({ documentKey: 'k', chunks, question: 'Dps?', deadlineMs: 5_000 }),
+    ).rejects.toThrow('model folder missing');
+    expect(errors).toHaveLength(1);
+  });
+
+  it('runs a question’s vector next, and gives another tenant every other turn, while one tenant embeds three large documents', async () => {
+    const model = new SerialEmbeddingModel();
+    const ranker = new QuestionRanker({ model, sliceSize: 16 });
+    model.hold();
+    const bigDocuments = [1, 2, 3].map((number) => ({
+      key: `sha256:alpha-${number}`,
+      chunks: longDocument(`alpha${number}`, 20, 3, needle),
+    }));
+    let bigDone = 0;
+    for (const document of bigDocuments) {
+      void ranker.prepare(document.key, document.chunks, { lane: 'tenant-a' }).then(() => {
+        bigDone += 1;
+      });
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    const small = longDocument('beta', 4, 2, 'Beta cells secrete insulin when glucose rises.');
+    const asked = ranker.rank({
+      documentKey: 'sha256:beta',
+      chunks: small,
+      question: 'What do beta cells secrete when glucose rises?',
+      lane: 'tenant-b',
+      topK: 1,
+    });
+    model.release();
+    const [best] = await asked;
+    expect(best?.index).toBe(2);
+    expect(bigDone).toBe(0);
+    const runs = model.runs.map((run) =>
+      run.inputType === 'query' ? 'question' : run.texts.some((text) => text.includes('beta')) ? 'B' : 'A',
+    );
+    // The question waits for at most the one batch already running.
+    expect(runs.indexOf('question')).toBeLessThanOrEqual(1);
+    // Tenant B's small document takes every other turn: at most one A batch before each B batch.
+    const bBatches = runs.filter((run) => run === 'B').length;
+    expect(bBatches).toBeGreaterThanOrEqual(2);
+    const lastB = runs.lastIndexOf('B');
+    expect(runs.slice(0, lastB + 1).filter((run) => run === 'A').length).toBeLessThanOrEqual(bBatches + 1);
+    await Promise.all(bigDocuments.map((document) => ranker.prepare(document.key, document.chunks)));
+    expect(bigDone).toBe(3);
   });
 });

@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import type { BlobStore } from '../../ports/blob-store.js';
 import type { EmbeddingModel } from '../../ports/embedding-model.js';
 import { Bm25Index, type Bm25Parameters, passageBm25 } from './bm25.js';
+import { FairEmbeddingQueue } from './fair-embedding-queue.js';
 import { defaultFusion, type FusionOptions, fuseScores, type RankMode } from './fusion.js';
 import { decodePassageVectors, encodePassageVectors, type PassageVectors } from './passage-vectors.js';
 import { type Passage, type PassageSizes, splitPassages } from './passages.js';
@@ -20,6 +21,13 @@ export interface QuestionRankerOptions {
   memoryBytes?: number | undefined;
   /** Told when storing or reading vectors fails (the ranking itself still succeeds). */
   onStoreError?: ((error: unknown) => void) | undefined;
+  /**
+   * Told when embedding a document fails — questions past their deadline no longer wait to hear it;
+   * the next question tries again.
+   */
+  onEmbedError?: ((error: unknown) => void) | undefined;
+  /** Passages per model call while embedding a document; tenants take turns slice by slice (default 16). */
+  sliceSize?: number | undefined;
 }
 
 /** Passage size and section context chosen by measurement (docs/decisions/0012-question-ranking.md). */
@@ -40,6 +48,14 @@ export interface RankRequest {
   mode?: RankMode | undefined;
   /** Aborts the caller's wait; embedding a new document carries on and is stored for the next question. */
   signal?: AbortSignal | undefined;
+  /**
+   * Hybrid mode only: the longest wait for the document's passage vectors and the question's vector.
+   * Past it the chunks are ranked by BM25 alone (`wordsOnly`) while the vectors go on being built
+   * for the next question. Absent: wait as long as it takes.
+   */
+  deadlineMs?: number | undefined;
+  /** Whose turn the document's embedding takes in the fair queue (the tenant; default one shared lane). */
+  lane?: string | undefined;
 }
 
 export interface RankedChunk {
@@ -49,6 +65,8 @@ export interface RankedChunk {
   score: number;
   /** The chunk's best passage with its dense (cosine) and BM25 scores. */
   passage: { text: string; dense: number; bm25: number };
+  /** True when the deadline passed before the vectors were ready: ranked by BM25 alone (dense is 0). */
+  wordsOnly?: boolean;
 }
 
 /** Every passage of a document with its scores for one question (evaluation, debugging). */
@@ -60,6 +78,20 @@ export interface PassageScores {
 
 interface PreparedDocument extends PassageVectors {
   bm25: Bm25Index;
+}
+
+/** A document's passages and their BM25 index: ready long before the vectors of a large document. */
+interface LexicalDocument {
+  passages: Passage[];
+  bm25: Bm25Index;
+}
+
+/** A document being readied: words first, vectors later. */
+interface PendingDocument {
+  lexical: Promise<LexicalDocument>;
+  full: Promise<PreparedDocument>;
+  /** The vectors were in memory already. */
+  ready?: boolean;
 }
 
 /** Bump when passage cutting changes: stored vectors of the old cut are then never read. */
@@ -74,11 +106,13 @@ const passageFormatVersion = 2;
  */
 export class QuestionRanker {
   private readonly memory: LRUCache<string, PreparedDocument>;
-  private readonly pending = new Map<string, Promise<PreparedDocument>>();
+  private readonly pending = new Map<string, PendingDocument>();
   private readonly fusion: FusionOptions;
+  private readonly queue: FairEmbeddingQueue;
 
   constructor(private readonly options: QuestionRankerOptions) {
     this.fusion = options.fusion ?? defaultFusion;
+    this.queue = new FairEmbeddingQueue(options.model, { sliceSize: options.sliceSize });
     this.memory = new LRUCache({
       maxSize: options.memoryBytes ?? 64 * 1024 * 1024,
       sizeCalculation: (document) =>
@@ -90,25 +124,68 @@ export class QuestionRanker {
     });
   }
 
-  /** The `topK` best chunks for `question`, best first (never more than the chunks with a passage). */
+  /**
+   * The `topK` best chunks for `question`, best first (never more than the chunks with a passage).
+   * With `deadlineMs` (hybrid mode), a document whose vectors are not ready in time is ranked by
+   * BM25 alone and the result says so (`wordsOnly`).
+   */
   async rank(request: RankRequest): Promise<RankedChunk[]> {
-    const scores = await this.passageScores(request);
-    const fused = fuseScores(scores.dense, scores.bm25, request.mode ?? 'hybrid', this.fusion);
-    return rankChunks(scores, fused, request.topK ?? 1);
+    request.signal?.throwIfAborted();
+    const mode = request.mode ?? 'hybrid';
+    const document = this.document(request.documentKey, request.chunks, request.lane);
+    const deadlineMs = request.deadlineMs;
+    // Vectors at hand: the question's own vector goes ahead of all document work, so no deadline.
+    if (mode !== 'hybrid' || deadlineMs === undefined || document.ready) {
+      const scores = await this.scores(
+        abortable(document.full, request.signal),
+        request.question,
+        request.signal,
+      );
+      return rankChunks(scores, fuseScores(scores.dense, scores.bm25, mode, this.fusion), request.topK ?? 1);
+    }
+    // The question's vector is given up at the deadline (it would only hold up the queue).
+    const deadline = new AbortController();
+    const signal = request.signal ? AbortSignal.any([request.signal, deadline.signal]) : deadline.signal;
+    const scores = this.scores(document.full, request.question, signal);
+    scores.catch(() => {}); // settles after the deadline when nobody waits any more
+    const timedOut = Symbol('deadline');
+    let timer: NodeJS.Timeout | undefined;
+    const outcome = await abortable(
+      Promise.race([
+        scores,
+        new Promise<typeof timedOut>((resolve) => {
+          timer = setTimeout(() => resolve(timedOut), Math.max(0, deadlineMs));
+        }),
+      ]),
+      request.signal,
+    ).finally(() => clearTimeout(timer));
+    if (outcome !== timedOut) {
+      return rankChunks(
+        outcome,
+        fuseScores(outcome.dense, outcome.bm25, 'hybrid', this.fusion),
+        request.topK ?? 1,
+      );
+    }
+    deadline.abort(new Error('question deadline passed'));
+    const lexical = await abortable(document.lexical, request.signal);
+    const bm25 = lexical.bm25.score(request.question);
+    const words = { passages: lexical.passages, dense: new Float32Array(lexical.passages.length), bm25 };
+    return rankChunks(words, bm25, request.topK ?? 1).map((chunk) => ({ ...chunk, wordsOnly: true }));
   }
 
-  /** Dense and BM25 scores of every passage of the document for the question. */
+  /** Dense and BM25 scores of every passage of the document for the question (waits for the vectors). */
   async passageScores(request: RankRequest): Promise<PassageScores> {
     request.signal?.throwIfAborted();
-    const [document, questionVector] = await Promise.all([
-      abortable(this.prepare(request.documentKey, request.chunks), request.signal),
-      this.options.model
-        .embed([request.question], {
-          inputType: 'query',
-          ...(request.signal ? { signal: request.signal } : {}),
-        })
-        .then((vectors) => vectors[0] as Float32Array),
-    ]);
+    const document = this.document(request.documentKey, request.chunks, request.lane);
+    return this.scores(abortable(document.full, request.signal), request.question, request.signal);
+  }
+
+  private async scores(
+    prepared: Promise<PreparedDocument>,
+    question: string,
+    signal: AbortSignal | undefined,
+  ): Promise<PassageScores> {
+    const [document, questionVector] = await Promise.all([prepared, this.queue.embedQuery(question, signal)]);
     const { dimensions, vectors, passages } = document;
     const dense = new Float32Array(passages.length);
     if (questionVector.length === dimensions) {
@@ -120,29 +197,71 @@ export class QuestionRanker {
         dense[row] = sum;
       }
     }
-    return { passages, dense, bm25: document.bm25.score(request.question) };
+    return { passages, dense, bm25: document.bm25.score(question) };
   }
 
   /**
    * Cuts, embeds and stores the document's passages unless already done (memory, then the blob
    * store); concurrent callers for the same document share one computation. Call it ahead of the
-   * first question (e.g. after an upload) to make that question warm.
+   * first question (e.g. after an upload) to make that question warm. `lane` is whose turn the
+   * embedding takes in the fair queue (the tenant).
    */
-  prepare(documentKey: string, chunks: readonly string[]): Promise<PreparedDocument> {
+  prepare(
+    documentKey: string,
+    chunks: readonly string[],
+    options: { lane?: string | undefined } = {},
+  ): Promise<PreparedDocument> {
+    return this.document(documentKey, chunks, options.lane).full;
+  }
+
+  private document(
+    documentKey: string,
+    chunks: readonly string[],
+    lane: string | undefined,
+  ): PendingDocument {
     const key = this.storageKey(documentKey, chunks);
     const hit = this.memory.get(key);
-    if (hit) return Promise.resolve(hit);
+    if (hit) return { lexical: Promise.resolve(hit), full: Promise.resolve(hit), ready: true };
     let pending = this.pending.get(key);
     if (!pending) {
-      pending = this.load(key, chunks).finally(() => this.pending.delete(key));
+      pending = this.load(key, chunks, lane ?? '');
       this.pending.set(key, pending);
+      const settled = () => this.pending.delete(key);
+      // Nobody may be waiting when it fails (every question answered by words at its deadline).
+      pending.full.then(settled, (error: unknown) => {
+        settled();
+        this.options.onEmbedError?.(error);
+      });
+      pending.lexical.catch(() => {});
     }
     return pending;
   }
 
-  private async load(key: string, chunks: readonly string[]): Promise<PreparedDocument> {
+  private load(key: string, chunks: readonly string[], lane: string): PendingDocument {
+    let lexicalReady: (document: LexicalDocument) => void = () => {};
+    let lexicalFailed: (error: unknown) => void = () => {};
+    const lexical = new Promise<LexicalDocument>((resolve, reject) => {
+      lexicalReady = resolve;
+      lexicalFailed = reject;
+    });
+    const full = this.embedDocument(key, chunks, lane, lexicalReady);
+    full.catch(lexicalFailed); // no-op once the words were ready
+    return { lexical, full };
+  }
+
+  private async embedDocument(
+    key: string,
+    chunks: readonly string[],
+    lane: string,
+    lexicalReady: (document: LexicalDocument) => void,
+  ): Promise<PreparedDocument> {
     const { model, blobs } = this.options;
     const blobKey = `question-vectors/${model.id.replace(/[^A-Za-z0-9._-]+/g, '_')}/${key}.bin`;
+    const bm25Of = (passages: readonly Passage[]) =>
+      new Bm25Index(
+        passages.map((passage) => passage.text),
+        this.options.bm25 ?? passageBm25,
+      );
     let stored: PassageVectors | null = null;
     if (blobs) {
       try {
@@ -152,11 +271,14 @@ export class QuestionRanker {
         this.options.onStoreError?.(error);
       }
     }
+    let bm25: Bm25Index;
     if (!stored || stored.modelId !== model.id) {
       const passages = splitPassages(chunks, this.passageSizes(), (text) => model.countTokens(text));
-      const embedded = await model.embed(
+      bm25 = bm25Of(passages);
+      lexicalReady({ passages, bm25 });
+      const embedded = await this.queue.embedDocument(
+        lane,
         passages.map((passage) => passage.text),
-        { inputType: 'document' },
       );
       const dimensions = embedded[0]?.length ?? model.dimensions;
       const vectors = new Float32Array(passages.length * dimensions);
@@ -169,14 +291,11 @@ export class QuestionRanker {
           .put(blobKey, encodePassageVectors(stored), { contentType: 'application/octet-stream' })
           .catch((error: unknown) => this.options.onStoreError?.(error));
       }
+    } else {
+      bm25 = bm25Of(stored.passages);
     }
-    const prepared: PreparedDocument = {
-      ...stored,
-      bm25: new Bm25Index(
-        stored.passages.map((passage) => passage.text),
-        this.options.bm25 ?? passageBm25,
-      ),
-    };
+    const prepared: PreparedDocument = { ...stored, bm25 };
+    lexicalReady(prepared);
     this.memory.set(key, prepared);
     return prepared;
   }

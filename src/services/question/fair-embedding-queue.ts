@@ -1,0 +1,179 @@
+import type { EmbeddingModel } from '../../ports/embedding-model.js';
+
+export interface FairEmbeddingQueueOptions {
+  /**
+   * Passages per model call when embedding a document (default 16, the ONNX batch size). A question
+   * waits for at most the slice that is running when it arrives, and tenants take turns slice by slice.
+   */
+  sliceSize?: number | undefined;
+}
+
+/** One `embed` request waiting for (some of) its texts to be embedded. */
+interface Job {
+  texts: readonly string[];
+  inputType: 'query' | 'document';
+  vectors: Float32Array[];
+  /** Index of the first text not yet handed to the model. */
+  next: number;
+  /** Slices handed to the model and not yet answered. */
+  running: number;
+  done: boolean;
+  signal: AbortSignal | undefined;
+  resolve: (vectors: Float32Array[]) => void;
+  reject: (error: unknown) => void;
+  onAbort: (() => void) | undefined;
+}
+
+/**
+ * The one door to the embedding model for questions: a question's own vector goes ahead of every
+ * document, and documents are embedded in slices that take turns between lanes (tenants), round
+ * robin. A tenant's 1,000-page document therefore never holds up another tenant's question or small
+ * document for longer than one slice. One slice runs at a time — the local model has a single worker
+ * thread, and a remote API is called one batch at a time as before. Fair within this process only;
+ * replicas each have their own queue.
+ */
+export class FairEmbeddingQueue {
+  private readonly sliceSize: number;
+  private readonly queries: Job[] = [];
+  /** Lanes with waiting documents, in turn order; each lane's jobs first-come first-served. */
+  private readonly lanes = new Map<string, Job[]>();
+  /**
+   * The lane whose slice is running, out of the turn order until it is done: a lane that turns up
+   * meanwhile goes ahead of it.
+   */
+  private serving: { lane: string; jobs: Job[] } | undefined;
+  private busy = false;
+
+  constructor(
+    private readonly model: EmbeddingModel,
+    options: FairEmbeddingQueueOptions = {},
+  ) {
+    this.sliceSize = Math.max(1, Math.floor(options.sliceSize ?? 16));
+  }
+
+  /** A question's vector; runs before any waiting document slice. */
+  async embedQuery(text: string, signal?: AbortSignal): Promise<Float32Array> {
+    const [vector] = await this.enqueue([text], 'query', undefined, signal);
+    return vector as Float32Array;
+  }
+
+  /** The vectors of a document's passages, embedded slice by slice in `lane`'s turns. */
+  embedDocument(lane: string, texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]> {
+    return this.enqueue(texts, 'document', lane, signal);
+  }
+
+  /** Requests waiting or running (questions, documents), for tests and metrics. */
+  get waiting(): { queries: number; documents: number } {
+    let documents = this.serving?.jobs.length ?? 0;
+    for (const jobs of this.lanes.values()) documents += jobs.length;
+    return { queries: this.queries.length, documents };
+  }
+
+  private enqueue(
+    texts: readonly string[],
+    inputType: 'query' | 'document',
+    lane: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<Float32Array[]> {
+    signal?.throwIfAborted();
+    if (texts.length === 0) return Promise.resolve([]);
+    return new Promise<Float32Array[]>((resolve, reject) => {
+      const job: Job = {
+        texts,
+        inputType,
+        vectors: new Array<Float32Array>(texts.length),
+        next: 0,
+        running: 0,
+        done: false,
+        signal,
+        resolve,
+        reject,
+        onAbort: undefined,
+      };
+      if (signal) {
+        // An aborted request leaves the queue at once; its slices not yet started never run.
+        job.onAbort = () => this.finish(job, signal.reason, undefined);
+        signal.addEventListener('abort', job.onAbort, { once: true });
+      }
+      if (lane === undefined) this.queries.push(job);
+      else if (this.serving?.lane === lane) this.serving.jobs.push(job);
+      else {
+        const jobs = this.lanes.get(lane);
+        if (jobs) jobs.push(job);
+        else this.lanes.set(lane, [job]);
+      }
+      this.pump();
+    });
+  }
+
+  /** Starts the next slice unless one is running: questions first, then the next lane in turn. */
+  private pump(): void {
+    if (this.busy) return;
+    const picked = this.pick();
+    if (!picked) return;
+    const { job, start, end } = picked;
+    this.busy = true;
+    job.next = end;
+    job.running += 1;
+    const options = { inputType: job.inputType, ...(job.signal ? { signal: job.signal } : {}) };
+    // A model that throws synchronously is a failed slice like any other.
+    Promise.resolve()
+      .then(() => this.model.embed(job.texts.slice(start, end), options))
+      .then(
+        (vectors) => {
+          job.running -= 1;
+          vectors.forEach((vector, offset) => {
+            job.vectors[start + offset] = vector;
+          });
+          if (job.next >= job.texts.length && job.running === 0) this.finish(job, undefined, job.vectors);
+        },
+        (error: unknown) => {
+          job.running -= 1;
+          this.finish(job, error, undefined);
+        },
+      )
+      .finally(() => {
+        this.busy = false;
+        const served = this.serving;
+        this.serving = undefined;
+        if (served && served.jobs.length > 0) this.lanes.set(served.lane, served.jobs);
+        this.pump();
+      });
+  }
+
+  private pick(): { job: Job; start: number; end: number } | undefined {
+    const query = this.queries.shift();
+    if (query) return { job: query, start: 0, end: query.texts.length };
+    const first = this.lanes.entries().next();
+    if (first.done) return undefined;
+    const [lane, jobs] = first.value;
+    const job = jobs[0] as Job;
+    const start = job.next;
+    const end = Math.min(job.texts.length, start + this.sliceSize);
+    // The lane rejoins the turn order, at the back, when its slice is done; a job whose last slice
+    // is out leaves its lane.
+    this.lanes.delete(lane);
+    if (end >= job.texts.length) jobs.shift();
+    this.serving = { lane, jobs };
+    return { job, start, end };
+  }
+
+  /** Settles a job once (vectors or error) and removes whatever of it still waits. */
+  private finish(job: Job, error: unknown, vectors: Float32Array[] | undefined): void {
+    if (job.done) return;
+    job.done = true;
+    if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort);
+    const queryAt = this.queries.indexOf(job);
+    if (queryAt >= 0) this.queries.splice(queryAt, 1);
+    for (const [lane, jobs] of this.lanes) {
+      const at = jobs.indexOf(job);
+      if (at < 0) continue;
+      jobs.splice(at, 1);
+      if (jobs.length === 0) this.lanes.delete(lane);
+    }
+    const serving = this.serving?.jobs.indexOf(job) ?? -1;
+    if (serving >= 0) this.serving?.jobs.splice(serving, 1);
+    if (vectors) job.resolve(vectors);
+    else job.reject(error);
+  }
+}

@@ -1,0 +1,182 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FsBlobStore } from '../../src/adapters/fs/fs-blob-store.js';
+import { MemoryCache } from '../../src/adapters/memory/memory-cache.js';
+import { createSqliteProjectStore } from '../../src/adapters/sqlite/sqlite-project-store.js';
+import { AppError } from '../../src/domain/errors.js';
+import { WorkerPdfExtractor } from '../../src/pdf/worker-pdf-extractor.js';
+import type { ProjectStore } from '../../src/ports/project-store.js';
+import type { UrlFetcher } from '../../src/ports/url-fetcher.js';
+import { createDocumentServices } from '../../src/services/documents/create-document-services.js';
+import { ProjectService } from '../../src/services/project-service.js';
+import { QuestionRanker } from '../../src/services/question/question-ranker.js';
+import { FakePaperLookup } from '../fakes/fake-paper-lookup.js';
+import { SerialEmbeddingModel } from '../fakes/serial-embedding-model.js';
+import { multipartBody } from '../helpers/multipart.js';
+import { createTestApp, sharedData, type TestApp, withKey } from '../helpers/test-app.js';
+
+/**
+ * Issue 13, "one tenant stalls the others": the first question on a large PDF waited for every
+ * passage to be embedded (1,000 pages: 451 s) while other tenants' questions queued behind it.
+ * Now a question answers by words (BM25) at its deadline and the embedding goes on in the
+ * background, in turns shared fairly between tenants.
+ */
+const thesis = readFileSync(
+  join(sharedData, 'pdfs', 'okasaki_purely_functional_data_structures_thesis_1996.pdf'),
+);
+const editorial = readFileSync(join(sharedData, 'pdfs', 'immunology_editorial_imm13445.pdf'));
+const thesisQuestion =
+  'In the hybrid approach to batched rebuilding of binary search trees, how are insertions and deletions handled?';
+const thesisAnswer = /deletions are handled via\s+batched rebuilding/;
+const editorialQuestion = 'How strong was the T-cell response to vaccination in patients with solid tumours?';
+const editorialAnswer = /severely attenuated in patients with solid tumours/;
+const wordsOnly = /Ranked by words only \(BM25\)/;
+
+const noFetcher: UrlFetcher = {
+  fetch: async (url) => {
+    throw new AppError('upstream_unavailable', `no network in this test (${url})`);
+  },
+};
+
+describe('a question on the 162-page thesis while its embedding is slow (real PDF pipeline)', () => {
+  const model = new SerialEmbeddingModel();
+  let folder: string;
+  let store: ProjectStore;
+  let extractor: WorkerPdfExtractor;
+  let services: ReturnType<typeof createDocumentServices>;
+
+  beforeAll(async () => {
+    folder = await mkdtemp(join(tmpdir(), 'alexandria-deadline-'));
+    store = await createSqliteProjectStore(join(folder, 'db.sqlite'));
+    extractor = new WorkerPdfExtractor({
+      threads: 1,
+      timeoutMs: 300_000,
+      memoryMb: 1024,
+      maxPages: 500,
+      maxBytes: 50 << 20,
+      figurePixels: 0,
+    });
+    const blobs = new FsBlobStore(join(folder, 'blobs'));
+    services = createDocumentServices({
+      store,
+      blobs,
+      cache: new MemoryCache(),
+      projects: new ProjectService(store),
+      extractor,
+      fetcher: noFetcher,
+      lookup: new FakePaperLookup(),
+      ranker: new QuestionRanker({ model, blobs }),
+      parserVersion: 'deadline-test',
+      signingSecret: 'x'.repeat(32),
+      publicUrl: 'https://alexandria.example',
+      figureUrlTtlSeconds: 3600,
+      urlCacheTtlSeconds: 3600,
+      uploadMaxBytes: 50 << 20,
+      questionDeadlineMs: 200,
+    });
+  });
+  afterAll(async () => {
+    model.release();
+    await extractor.close();
+    await store.close();
+    await rm(folder, { recursive: true, force: true });
+  });
+
+  it('answers by words within the deadline, says so in the hint, and is hybrid once the vectors are built', async () => {
+    model.hold(); // the embedding worker is "busy": no vector gets built until released
+    const [a] = await services.library.add('tenant-a', {}, { kind: 'upload', bytes: thesis });
+    const [b] = await services.library.add('tenant-b', {}, { kind: 'upload', bytes: editorial });
+    const thesisRef = a?.pdf_id ?? '';
+    const editorialRef = b?.pdf_id ?? '';
+
+    const early = await services.fullText.ask('tenant-a', thesisRef, thesisQuestion);
+    expect(early.chunks[0]?.chunk).toMatch(thesisAnswer);
+    expect(early.hint).toMatch(/^The most relevant passage is in chunk \d+ of \d+\./);
+    expect(early.hint).toMatch(wordsOnly);
+    expect(early.hint).toMatch(/later questions on it will use both/);
+    // Ranked by words alone, a question that shares no word with the thesis matched nothing.
+    const unmatched = await services.fullText.ask('tenant-a', thesisRef, 'xylophones glockenspiel');
+    expect(unmatched.hint).toMatch(/^No passage matched the question; chunk 1 of \d+ is returned\./);
+    expect(unmatched.hint).toMatch(wordsOnly);
+    expect(model.runs).toHaveLength(0);
+
+    // Both PDFs were queued for embedding when filed (thesis first); the small one of the other
+    // tenant finishes while most of the thesis still waits.
+    model.release();
+    let thesisReady = false;
+    const thesisPrepared = services.fullText.prepareQuestions('tenant-a', thesisRef).then(() => {
+      thesisReady = true;
+    });
+    await services.fullText.prepareQuestions('tenant-b', editorialRef);
+    expect(thesisReady).toBe(false);
+    const batchesBeforeEditorialReady = model.runs.length;
+    const other = await services.fullText.ask('tenant-b', editorialRef, editorialQuestion);
+    expect(other.chunks[0]?.chunk).toMatch(editorialAnswer);
+    expect(other.hint).not.toMatch(wordsOnly);
+
+    await thesisPrepared;
+    // The editorial took its turns early on: it did not wait behind the ~50 batches of the thesis.
+    expect(batchesBeforeEditorialReady).toBeLessThan(model.runs.length / 4);
+    const later = await services.fullText.ask('tenant-a', thesisRef, thesisQuestion);
+    expect(later.hint).not.toMatch(wordsOnly);
+    expect(later.chunks[0]?.chunk).toMatch(thesisAnswer);
+  }, 600_000);
+});
+
+describe('the real app and embedding model: one tenant’s thesis does not stall another tenant', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ ALEXANDRIA_QUESTION_DEADLINE_MS: '2000' });
+  }, 120_000);
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const upload = (key: string, name: string, bytes: Uint8Array) => {
+    const form = multipartBody([
+      { name: 'file', filename: name, contentType: 'application/pdf', data: bytes },
+    ]);
+    return t.app.inject({
+      method: 'POST',
+      url: '/api/add_to_project?project_name=Reading',
+      headers: { ...withKey(key), 'content-type': form.contentType },
+      payload: form.body,
+    });
+  };
+
+  it('answers the first thesis question by words at the deadline, and embeds the other tenant’s PDF first', async () => {
+    const vectorDir = join(t.dataDir, 'blobs', 'question-vectors');
+    const stored = () => (existsSync(vectorDir) ? readdirSync(vectorDir, { recursive: true }) : []);
+    const added = await upload(t.key, 'thesis.pdf', thesis);
+    expect(added.statusCode, added.body).toBe(200);
+    const thesisRef = added.json()[0].pdf_id;
+
+    // ~800 passages are being embedded (a minute on an idle 2-core box): the question does not wait.
+    const asked = await t.app.inject({
+      method: 'GET',
+      url: `/api/question?pdf_id=${encodeURIComponent(thesisRef)}&question=${encodeURIComponent(thesisQuestion)}`,
+      headers: withKey(t.key),
+    });
+    expect(asked.statusCode, asked.body).toBe(200);
+    expect(asked.json().hint).toMatch(wordsOnly);
+    expect(asked.json().chunks[0].chunk).toMatch(thesisAnswer);
+
+    const otherKey = await t.newKey('tenant-b');
+    const other = await upload(otherKey, 'editorial.pdf', editorial);
+    expect(other.statusCode, other.body).toBe(200);
+    const files = () => stored().filter((name) => String(name).endsWith('.bin'));
+    // The editorial's vectors are stored while the thesis is still being embedded.
+    await expect.poll(() => files().length, { timeout: 300_000, interval: 200 }).toBe(1);
+    const answer = await t.app.inject({
+      method: 'GET',
+      url: `/api/question?pdf_id=${encodeURIComponent(other.json()[0].pdf_id)}&question=${encodeURIComponent(editorialQuestion)}`,
+      headers: withKey(otherKey),
+    });
+    expect(answer.json().chunks[0].chunk).toMatch(editorialAnswer);
+    expect(answer.json().hint).not.toMatch(wordsOnly);
+    expect(files()).toHaveLength(1); // the thesis is not done yet
+  }, 600_000);
+});
