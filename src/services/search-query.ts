@@ -6,16 +6,26 @@ import type { IndexClause } from '../ports/paper-index.js';
  * hyphenated and apostrophe words kept whole (`off-target`, `COVID-19`, `Alzheimer's`; the index
  * matches them as short phrases). Common English function words are dropped from free words — they
  * carry no evidence in BM25 and would make every document a candidate — unless nothing else is left.
+ *
+ * A parameter uses at most `maxSearchWords` words, each word of a phrase counted: phrases first, in
+ * order (a phrase past the budget is cut to its first words, which every match of the whole phrase
+ * also has), then free words. The rest is counted in `omitted` so that the hint can say so.
  */
 
 /** Parsed text: its phrases and its free words, lower-cased and de-duplicated, in order. */
 export interface ParsedText {
   phrases: string[];
   words: string[];
+  /** Words of the text left out because it had more than `maxSearchWords` (0 when all were used). */
+  omitted: number;
 }
 
-/** At most this many clauses per parameter: a pasted paragraph must not become a 300-way OR. */
-export const maxClauses = 32;
+/**
+ * At most this many words per parameter, phrase words included: a pasted paragraph must not become
+ * a 300-way OR, and a quoted run of 900 common words must not cost seconds (each phrase word reads
+ * that word's whole position list, about 3 ms per common word per 30 000 records).
+ */
+export const maxSearchWords = 32;
 
 const quoted = /\\?["“”„]([^"“”„]*)\\?["“”„]/g;
 const word = /[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu;
@@ -32,7 +42,7 @@ const stopwords = new Set(
 );
 
 export function parseSearchText(text: string | undefined): ParsedText {
-  if (!text) return { phrases: [], words: [] };
+  if (!text) return { phrases: [], words: [], omitted: 0 };
   const phrases: string[] = [];
   const rest = text.replace(quoted, (_match, inner: string) => {
     const phrase = (inner.match(word) ?? []).join(' ').toLowerCase();
@@ -43,14 +53,31 @@ export function parseSearchText(text: string | undefined): ParsedText {
     token.toLowerCase().replace(/’/g, "'"),
   );
   const content = all.filter((token) => !stopwords.has(token));
-  return {
-    phrases: dedupe(phrases).slice(0, maxClauses),
-    words: dedupe(content.length > 0 || phrases.length > 0 ? content : all).slice(0, maxClauses),
-  };
+  return withinBudget(dedupe(phrases), dedupe(content.length > 0 || phrases.length > 0 ? content : all));
+}
+
+/** Keeps the first `maxSearchWords` words, phrases first, and counts what was left out. */
+function withinBudget(phrases: string[], words: string[]): ParsedText {
+  let budget = maxSearchWords;
+  let omitted = 0;
+  const keptPhrases: string[] = [];
+  for (const phrase of phrases) {
+    const phraseWords = phrase.split(' ');
+    const kept = phraseWords.slice(0, budget);
+    omitted += phraseWords.length - kept.length;
+    budget -= kept.length;
+    if (kept.length > 0) keptPhrases.push(kept.join(' '));
+  }
+  const keptWords = words.slice(0, budget);
+  omitted += words.length - keptWords.length;
+  return { phrases: dedupe(keptPhrases), words: keptWords, omitted };
 }
 
 /** A parsed text as clauses: each phrase one `phrase` clause (a one-word phrase is a term), each word a `term`. */
-export function toClauses(parsed: ParsedText): { phrases: IndexClause[]; words: IndexClause[] } {
+export function toClauses(parsed: Pick<ParsedText, 'phrases' | 'words'>): {
+  phrases: IndexClause[];
+  words: IndexClause[];
+} {
   return {
     phrases: parsed.phrases.map((text) =>
       text.includes(' ') ? { kind: 'phrase' as const, text } : { kind: 'term' as const, text },

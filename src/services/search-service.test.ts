@@ -139,6 +139,8 @@ describe('SearchService', () => {
       [{ query: 'x', startYear: 99 }, 'start_year'],
       [{ query: 'x', endYear: 30_000 }, 'end_year'],
       [{ query: 'x', startYear: 2020, endYear: 2019 }, 'start_year'],
+      [{ query: 'x'.repeat(2001) }, 'query'],
+      [{ keywords: 'y '.repeat(1001) }, 'keywords'],
     ];
     for (const [fields, param] of cases) {
       await expect(search.searchPapers(request(fields))).rejects.toMatchObject({
@@ -146,6 +148,38 @@ describe('SearchService', () => {
         param,
       });
     }
+  });
+
+  it('refuses a text past the length limit (every caller, not only HTTP), naming the limit', async () => {
+    const search = service(new FakePaperIndex());
+    await expect(search.searchPatents(request({ query: 'a '.repeat(1500) }))).rejects.toMatchObject({
+      code: 'invalid_request',
+      param: 'query',
+      message: expect.stringContaining('at most 2000 characters'),
+    });
+  });
+
+  it('huge query makes a slow search: at most 32 words per parameter reach the index, and the hint says so', async () => {
+    const index = new FakePaperIndex([{ papers: [paper('A')] }]);
+    const words = (prefix: string, count: number) =>
+      Array.from({ length: count }, (_, index) => `${prefix}${index}`).join(' ');
+    const result = await service(index).searchPapers(
+      request({ keywords: words('k', 40), query: `"${'a '.repeat(950)}" ${words('q', 5)}` }),
+    );
+    const query = index.queries[0];
+    const wordCount = (clauses: Array<{ text: string }>) =>
+      clauses.reduce((sum, clause) => sum + clause.text.split(' ').length, 0);
+    expect(query?.must).toHaveLength(1 + 32);
+    expect(query?.must[0]).toEqual({ kind: 'phrase', text: Array(32).fill('a').join(' ') });
+    expect(wordCount(query?.must ?? [])).toBe(64);
+    expect(query?.should).toEqual([]);
+    expect(result.hint).toMatch(
+      /^Only the first 32 words of keywords \(8 left out\) and query \(923 left out\) were searched/,
+    );
+    const short = await service(new FakePaperIndex([{ papers: [paper('A')] }])).searchPapers(
+      request({ query: words('q', 32) }),
+    );
+    expect(short.hint).not.toContain('Only the first');
   });
 
   it('finds a paper by typed identifier through its identity key', async () => {

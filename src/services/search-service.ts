@@ -5,7 +5,7 @@ import type { Paper } from '../domain/paper.js';
 import type { SearchRequest, SearchResult } from '../domain/search.js';
 import type { Cache } from '../ports/cache.js';
 import type { IndexKind, IndexPage, IndexQuery, PaperIndex } from '../ports/paper-index.js';
-import { parseSearchText, toClauses } from './search-query.js';
+import { maxSearchWords, type ParsedText, parseSearchText, toClauses } from './search-query.js';
 import type { PaperLookup, PaperSearch } from './services.js';
 
 export interface SearchServiceOptions {
@@ -14,7 +14,14 @@ export interface SearchServiceOptions {
 }
 
 /** Limits every caller (HTTP, MCP, agent) gets; the HTTP layer reports them per parameter. */
-export const searchLimits = { maxLimit: 100, maxOffset: 10_000, minYear: 1000, maxYear: 2999 } as const;
+export const searchLimits = {
+  maxLimit: 100,
+  maxOffset: 10_000,
+  minYear: 1000,
+  maxYear: 2999,
+  /** Characters of `keywords` or `query` (the HTTP schema's bound; MCP and the agent ask for less). */
+  maxTextLength: 2000,
+} as const;
 
 /**
  * Search over the local index (papers and patents) and lookup by identifier.
@@ -58,8 +65,9 @@ export class SearchService implements PaperSearch, PaperLookup {
 
   private async run(kind: IndexKind, request: SearchRequest): Promise<SearchResult> {
     const keywordText = parseSearchText(request.keywords);
+    const questionText = parseSearchText(request.query);
     const keywords = toClauses(keywordText);
-    const question = toClauses(parseSearchText(request.query));
+    const question = toClauses(questionText);
     const phrases = [...keywords.phrases, ...question.phrases];
     if (phrases.length + keywords.words.length + question.words.length === 0) {
       const param = request.keywords?.trim() ? 'keywords' : 'query';
@@ -85,7 +93,8 @@ export class SearchService implements PaperSearch, PaperLookup {
       });
       relaxed = page.total > 0;
     }
-    return toResult(kind, request, page, { relaxed, keywords: keywordText.words });
+    const shortened = shortenedNote(keywordText, questionText);
+    return toResult(kind, request, page, { relaxed, keywords: keywordText.words, shortened });
   }
 }
 
@@ -93,6 +102,18 @@ export class SearchService implements PaperSearch, PaperLookup {
 export function validateRequest(request: SearchRequest): void {
   if (!request.keywords?.trim() && !request.query?.trim()) {
     throw invalid('query', 'Give keywords or query (or both): the search is empty');
+  }
+  for (const [param, text] of [
+    ['keywords', request.keywords],
+    ['query', request.query],
+  ] as const) {
+    const length = text?.trim().length ?? 0;
+    if (length > searchLimits.maxTextLength) {
+      throw invalid(
+        param,
+        `${param} must be at most ${searchLimits.maxTextLength} characters (got ${length})`,
+      );
+    }
   }
   if (!Number.isInteger(request.limit) || request.limit < 1 || request.limit > searchLimits.maxLimit) {
     throw invalid('limit', `limit must be an integer from 1 to ${searchLimits.maxLimit}`);
@@ -135,11 +156,27 @@ function cacheKey(kind: IndexKind, request: SearchRequest): string {
   return `search:v1:${createHash('sha256').update(normalized).digest('base64url')}`;
 }
 
+/** What the hint says when a parameter had more words than a search uses, or null. */
+function shortenedNote(keywords: ParsedText, query: ParsedText): string | null {
+  const parts: string[] = [];
+  if (keywords.omitted > 0) parts.push(`keywords (${keywords.omitted} left out)`);
+  if (query.omitted > 0) parts.push(`query (${query.omitted} left out)`);
+  if (parts.length === 0) return null;
+  return `Only the first ${maxSearchWords} words of ${parts.join(' and ')} were searched, phrase words included.`;
+}
+
+interface HintContext {
+  relaxed: boolean;
+  keywords: string[];
+  /** The note on words left out of a long parameter, or null. */
+  shortened: string | null;
+}
+
 function toResult(
   kind: IndexKind,
   request: SearchRequest,
   page: IndexPage,
-  context: { relaxed: boolean; keywords: string[] },
+  context: HintContext,
 ): SearchResult {
   const papers = page.papers.map(presentRecord);
   const end = request.offset + papers.length;
@@ -158,7 +195,17 @@ function hintFor(
   kind: IndexKind,
   request: SearchRequest,
   page: IndexPage,
-  context: { relaxed: boolean; keywords: string[]; more: boolean; end: number },
+  context: HintContext & { more: boolean; end: number },
+): string {
+  const hint = bareHint(kind, request, page, context);
+  return context.shortened ? `${context.shortened} ${hint}` : hint;
+}
+
+function bareHint(
+  kind: IndexKind,
+  request: SearchRequest,
+  page: IndexPage,
+  context: HintContext & { more: boolean; end: number },
 ): string {
   const noun = kind === 'patent' ? 'patents' : 'papers';
   if (page.papers.length === 0) {
