@@ -176,6 +176,12 @@ export function createAgentTools(
         }),
         (args) => `Adding ${args.paper_id ?? args.pdf_url ?? '?'} to project ${args.project_name ?? 'gpt'}`,
         async (args, context) => {
+          // As the HTTP route and the MCP tool do: two inputs are ambiguous, so neither is used.
+          if (args.paper_id && args.pdf_url) {
+            throw new AppError('invalid_request', 'Give paper_id or pdf_url, not both', {
+              param: 'paper_id',
+            });
+          }
           const input = args.paper_id
             ? { kind: 'identifier' as const, identifier: parsePaperIdentifier(args.paper_id, 'paper_id') }
             : args.pdf_url

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { FakePaperLibrary } from '../../test/fakes/agent-service-fakes.js';
+import { createAgentTools, prepareToolCall, type ToolContext } from './agent-tools.js';
+import { PromptFence } from './fence.js';
+import { SourceLedger } from './source-ledger.js';
+
+function context(): ToolContext {
+  return {
+    tenantId: 'tenant-a',
+    signal: new AbortController().signal,
+    ledger: new SourceLedger(),
+    fence: new PromptFence('0123456789ab'),
+    timeoutMs: 5_000,
+  };
+}
+
+async function call(library: FakePaperLibrary, args: Record<string, string>): Promise<string> {
+  const tools = createAgentTools({ library });
+  const prepared = prepareToolCall(tools, {
+    id: 'call_1',
+    name: 'add_to_project',
+    arguments: JSON.stringify(args),
+  });
+  return prepared.execute(context());
+}
+
+describe('the agent add_to_project tool', () => {
+  it('answers an error naming both when paper_id and pdf_url are given, and adds nothing (issue 13)', async () => {
+    const library = new FakePaperLibrary();
+    const result = await call(library, {
+      paper_id: 'DOI:10.1000/xyz',
+      pdf_url: 'https://example.org/other.pdf',
+    });
+    expect(result).toBe('Error: add_to_project failed: Give paper_id or pdf_url, not both');
+    expect(library.calls).toEqual([]);
+  });
+
+  it('adds by paper_id or by pdf_url alone, and asks for one when neither is given', async () => {
+    const library = new FakePaperLibrary();
+    expect(await call(library, { paper_id: 'DOI:10.1000/xyz' })).toMatch(
+      /^Added 1 record\(s\) to project "gpt"/,
+    );
+    expect(await call(library, { pdf_url: 'https://example.org/a.pdf', project_name: 'reading' })).toMatch(
+      /^Added 1 record\(s\) to project "reading"/,
+    );
+    expect(library.calls.map((entry) => entry.input)).toEqual([
+      { kind: 'identifier', identifier: { type: 'DOI', value: '10.1000/xyz' } },
+      { kind: 'url', url: 'https://example.org/a.pdf' },
+    ]);
+    expect(await call(library, {})).toBe('Error: add_to_project failed: Give paper_id or pdf_url');
+  });
+});
