@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { analysisModes, splitQuestions } from '../../services/analysis-service.js';
 import { principalOf } from '../auth.js';
-import { errorResponses } from '../schemas.js';
+import { errorEnvelopeSchema, errorResponses } from '../schemas.js';
 import type { RouteModule } from './route-context.js';
 
 const cellSchema = z.object({
@@ -73,7 +73,11 @@ export const analysisRoutes: RouteModule = (app, { services }) => {
           'Asks each question of each paper (its stored PDF through the question endpoint, else its abstract) and answers as a markdown table — paper × question, each cell quoting the answering sentence and citing its chunk — or, with analysis_mode=comprehensive, as a synthesis per question.',
         tags: ['projects'],
         querystring: analyzeQuerySchema,
-        response: { 200: analysisSchema, ...errorResponses },
+        response: {
+          200: analysisSchema,
+          ...errorResponses,
+          422: errorEnvelopeSchema.describe('The project has no papers to analyze.'),
+        },
       },
     },
     async (request, reply) => {

@@ -5,7 +5,7 @@ import { AppError } from '../../domain/errors.js';
 import { newId } from '../../platform/ids.js';
 import { principalOf } from '../auth.js';
 import { envelope, toAppError } from '../error-handler.js';
-import { errorResponses } from '../schemas.js';
+import { bodyErrorResponses, errorResponses } from '../schemas.js';
 import {
   type CompletionIdentity,
   chatCompletionRequestSchema,
@@ -82,7 +82,21 @@ export const chatRoutes: RouteModule = (app, { services, config }) => {
           'A research question in the OpenAI Chat Completions format. The agent searches, reads full texts and answers in markdown with citations to the records it retrieved, then a references list. `stream: true` gives `text/event-stream` chunks (`delta.content` for the answer, `delta.reasoning_content` for progress) ending with `data: [DONE]`. `model` is ignored. Roles: user (the last one is the question), system and assistant (context).',
         tags: ['chat'],
         body: chatCompletionRequestSchema,
-        response: { 200: chatCompletionSchema, ...errorResponses },
+        response: {
+          200: {
+            description: 'The answer: one JSON object, or server-sent events with `stream: true`.',
+            content: {
+              'application/json': { schema: chatCompletionSchema },
+              'text/event-stream': {
+                schema: z
+                  .string()
+                  .describe('`data: <chat.completion.chunk JSON>` events, ending with `data: [DONE]`.'),
+              },
+            },
+          },
+          ...errorResponses,
+          ...bodyErrorResponses,
+        },
       },
     },
     async (request, reply) => {

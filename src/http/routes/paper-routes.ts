@@ -4,7 +4,7 @@ import { type Paper, paperSchema } from '../../domain/paper.js';
 import type { SourceReport } from '../../domain/search.js';
 import { sourcesHeader, sourcesHint } from '../../services/federation/source-monitor.js';
 import { queryInt, queryText } from '../query.js';
-import { errorEnvelopeSchema, errorResponses } from '../schemas.js';
+import { errorEnvelopeSchema, errorResponses, paperIdPattern } from '../schemas.js';
 import { installSourceMetrics } from '../source-metrics.js';
 import type { RouteModule } from './route-context.js';
 
@@ -18,9 +18,15 @@ export const sourceReportSchema = z
   })
   .meta({ id: 'SourceReport' });
 
-const paperIdParameter = queryText(300).describe(
-  'Typed identifier <TYPE>:<value>, TYPE one of DOI, PMID, SS_ID, ARXIV, MAG, ACL, PMCID (e.g. DOI:10.1038/nature14539, ARXIV:1706.03762).',
-);
+/**
+ * The pattern is declared for clients and generators; parsePaperIdentifier enforces it (and the value's
+ * own syntax) with the messages the MCP tools give too.
+ */
+const paperIdParameter = queryText(300).meta({
+  pattern: paperIdPattern.source,
+  description:
+    'Typed identifier <TYPE>:<value>, TYPE one of DOI, PMID, SS_ID, ARXIV, MAG, ACL, PMCID (e.g. DOI:10.1038/nature14539, ARXIV:1706.03762).',
+});
 
 const paperMetadataSchema = paperSchema
   .extend({ hint: z.string().describe('What an agent can do next (read the PDF, add to a project, …).') })

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { invalid } from '../../domain/errors.js';
 import { principalOf } from '../auth.js';
-import { errorResponses } from '../schemas.js';
+import { bodyErrorResponses, errorEnvelopeSchema, errorResponses } from '../schemas.js';
 import type { RouteModule } from './route-context.js';
 
 const savedCitationSchema = z
@@ -64,7 +64,14 @@ export const zoteroRoutes: RouteModule = (app, { services, config }) => {
           "Creates an item for the DOI (with our metadata when the DOI is known) in the caller's Zotero library through Zotero's web API. Zotero credentials come from the x-zotero-user-id and x-zotero-api-key headers, or from those stored with PUT /api/zotero/credentials. A key in the query string (zotero_api_key) is refused by default: URLs are written to logs and proxies.",
         tags: ['citations'],
         querystring: saveCitationQuerySchema,
-        response: { 200: savedCitationSchema, ...errorResponses },
+        response: {
+          200: savedCitationSchema,
+          ...errorResponses,
+          403: errorEnvelopeSchema.describe('Zotero refused the API key.'),
+          422: errorEnvelopeSchema.describe('Zotero refused the item.'),
+          502: errorEnvelopeSchema.describe('Zotero could not be reached or answered with an error.'),
+          504: errorEnvelopeSchema.describe('Zotero did not answer in time.'),
+        },
       },
     },
     async (request, reply) => {
@@ -102,7 +109,7 @@ export const zoteroRoutes: RouteModule = (app, { services, config }) => {
           user_id: z.string().trim().min(1, 'must not be empty').max(20),
           api_key: z.string().trim().min(1, 'must not be empty').max(64),
         }),
-        response: { 200: credentialsStatusSchema, ...errorResponses },
+        response: { 200: credentialsStatusSchema, ...errorResponses, ...bodyErrorResponses },
       },
     },
     async (request) =>
@@ -130,7 +137,7 @@ export const zoteroRoutes: RouteModule = (app, { services, config }) => {
       schema: {
         summary: 'Forget the stored Zotero credentials',
         tags: ['citations'],
-        response: { 200: credentialsStatusSchema, ...errorResponses },
+        response: { 200: credentialsStatusSchema, ...errorResponses, ...bodyErrorResponses },
       },
     },
     async (request) => {
