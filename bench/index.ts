@@ -7,10 +7,13 @@ import { ingestFormatsBench } from './ingest-formats.bench.js';
 import type { BenchReport } from './lib/report.js';
 import { pdfBench } from './pdf.bench.js';
 import { searchBench } from './search.bench.js';
+import { soakBench } from './soak.bench.js';
 
 export interface Benchmark {
   name: string;
   run(options: { quick: boolean }): Promise<BenchReport>;
+  /** Run only when asked for by name (long runs such as the soak), never by a plain `npm run bench`. */
+  onlyWhenNamed?: boolean;
 }
 
 /** Every benchmark, in run order. A capability adds its benchmark here. */
@@ -23,4 +26,10 @@ export const benchmarks: Benchmark[] = [
   { name: 'ingest-formats', run: ({ quick }) => ingestFormatsBench({ quick }) },
   { name: 'search', run: (options) => searchBench(options) },
   { name: 'agent', run: (options) => agentBench(options) },
+  {
+    name: 'soak',
+    onlyWhenNamed: true,
+    // SOAK_SECONDS: measured duration (default 600 s; --quick: 60 s), after a warm-up.
+    run: ({ quick }) => soakBench({ seconds: Number(process.env.SOAK_SECONDS) || (quick ? 60 : 600) }),
+  },
 ];

@@ -1,4 +1,4 @@
-// `npm run bench [-- name…]`: runs the benchmarks (all, or those named), each with its baseline in the
+// `npm run bench [-- name…]`: runs the benchmarks (all but the long ones such as `soak`, or those named), each with its baseline in the
 // same run, prints tables and ratios, and writes .bench/results.json.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { benchmarks } from './index.js';
@@ -6,7 +6,9 @@ import { type BenchReport, printReport } from './lib/report.js';
 
 const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
 const quick = process.argv.includes('--quick');
-const selected = benchmarks.filter((bench) => wanted.length === 0 || wanted.includes(bench.name));
+const selected = benchmarks.filter((bench) =>
+  wanted.length === 0 ? !bench.onlyWhenNamed : wanted.includes(bench.name),
+);
 if (selected.length === 0) {
   console.error(
     `No benchmark named ${wanted.join(', ')}; known: ${benchmarks.map((bench) => bench.name).join(', ')}`,
