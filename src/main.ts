@@ -40,6 +40,7 @@ import { AnalysisService } from './services/analysis-service.js';
 import { AuthService } from './services/auth-service.js';
 import { CitationService } from './services/citation-service.js';
 import { createDocumentServices } from './services/documents/create-document-services.js';
+import { DocumentBlobSweeper } from './services/documents/document-blob-sweep.js';
 import {
   createFederation,
   emptyLocalIndex,
@@ -64,6 +65,8 @@ export interface Container {
   signingSecret: string;
   stores: { projects: ProjectStore; blobs: BlobStore; cache: Cache; index: PaperIndex };
   rateLimiter: RateLimiter;
+  /** Buckets per client address for requests without a valid key; absent when that limit is off. */
+  unauthenticatedRateLimiter?: RateLimiter;
   /** Parses PDFs off the event loop (worker threads): text in reading order, chunks, figures, metadata. */
   pdf: PdfExtractor;
   services: AppServices;
@@ -116,6 +119,17 @@ export async function createContainer(
     ? new RedisRateLimiter(redis, rateLimitPolicy, clock)
     : new MemoryRateLimiter(rateLimitPolicy, clock);
   closers.push(() => rateLimiter.close());
+  const unauthenticatedPolicy = {
+    perMinute: config.auth.unauthenticatedRateLimitPerMinute,
+    burst: config.auth.unauthenticatedRateLimitBurst,
+  };
+  const unauthenticatedRateLimiter: RateLimiter | undefined =
+    unauthenticatedPolicy.perMinute === 0
+      ? undefined
+      : redis
+        ? new RedisRateLimiter(redis, unauthenticatedPolicy, clock, 'alexandria:rate:address:')
+        : new MemoryRateLimiter(unauthenticatedPolicy, clock);
+  if (unauthenticatedRateLimiter) closers.push(() => unauthenticatedRateLimiter.close());
   const pdf = new WorkerPdfExtractor({
     engine: config.pdf.engine,
     threads: config.pdf.workerThreads,
@@ -172,6 +186,9 @@ export async function createContainer(
       model: embeddings,
       blobs,
       onStoreError: (error) => logger.warn({ err: error }, 'storing passage vectors failed'),
+      onEmbedError: (error) => logger.warn({ err: error }, 'embedding a document for questions failed'),
+      // Tenants take turns embedding, one model batch at a time (docs/decisions/0018-fair-questions.md).
+      sliceSize: config.embedding.batchSize,
     }),
     sources: federation.fullTextSources,
     // Stored parses are keyed by this: another engine, a new release or other figure limits parse
@@ -183,6 +200,7 @@ export async function createContainer(
     urlCacheTtlSeconds: config.documents.urlCacheTtlSeconds,
     uploadMaxBytes: config.documents.uploadMaxMb * 1024 * 1024,
     prepareQuestionsOnAdd: config.documents.embedOnAdd,
+    questionDeadlineMs: config.documents.questionDeadlineMs,
     logger,
   });
   // One client for every caller of the configured chat model (agent, generative answers, analyses).
@@ -220,6 +238,19 @@ export async function createContainer(
     }),
   };
 
+  // PDFs a kill left without their document row (docs/decisions/0020-crash-test-and-soak.md).
+  if (storage.blobSweepIntervalMinutes > 0) {
+    const sweeper = new DocumentBlobSweeper({
+      blobs,
+      store: projects,
+      graceMs: storage.blobSweepGraceMinutes * 60_000,
+      intervalMs: storage.blobSweepIntervalMinutes * 60_000,
+      logger,
+    });
+    sweeper.start();
+    closers.push(() => sweeper.stop());
+  }
+
   const probes: ReadinessProbe[] = [
     { name: 'project_store', check: () => projects.ping() },
     { name: 'blob_store', check: () => blobs.ping() },
@@ -235,6 +266,7 @@ export async function createContainer(
     signingSecret,
     stores: { projects, blobs, cache, index },
     rateLimiter,
+    unauthenticatedRateLimiter,
     pdf,
     services,
     probes,
