@@ -2,12 +2,12 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunSummary } from '../src/agent/agent-types.js';
 import { auditCitations } from '../src/agent/citation-audit.js';
-import { contentTerms } from '../src/agent/keywords.js';
 import { loadConfig } from '../src/config/load-config.js';
 import { normalizeDoi } from '../src/domain/identifiers.js';
 import type { Paper } from '../src/domain/paper.js';
 import { createContainer } from '../src/main.js';
 import { createLogger } from '../src/platform/logger.js';
+import { contentTerms } from '../src/text/keywords.js';
 import type { EvalReport } from './index.js';
 
 const sharedData = join(import.meta.dirname, '..', '..', 'shared', 'data');

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Lint for the architecture rules Biome cannot express:
 // - layers: domain imports nothing of ours but domain; ports import only domain/ports; services never
-//   import http, mcp, cli, adapters or main; adapters never import services, http, mcp, cli or main;
+//   import http, mcp, cli, adapters, main or the agent (the agent uses services, not the reverse);
+//   text utilities import nothing above domain; adapters never import services, http, mcp, cli or main;
 // - process.env is read only by src/config;
 // - no console.* in src (the CLI writes through src/cli/output.ts, everything else logs with pino).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -13,8 +14,11 @@ const src = join(root, 'src');
 const forbidden = {
   domain: ['ports', 'services', 'adapters', 'http', 'mcp', 'cli', 'main', 'agent', 'pdf', 'platform'],
   ports: ['services', 'adapters', 'http', 'mcp', 'cli', 'main'],
-  services: ['adapters', 'http', 'mcp', 'cli', 'main'],
-  agent: ['adapters', 'http', 'mcp', 'cli', 'main'],
+  services: ['adapters', 'http', 'mcp', 'cli', 'main', 'agent', 'app-services'],
+  agent: ['adapters', 'http', 'mcp', 'cli', 'main', 'app-services'],
+  // Text utilities (sentences, keywords, quoting, prompt fences) sit below services and the agent.
+  text: ['ports', 'services', 'adapters', 'http', 'mcp', 'cli', 'main', 'agent', 'pdf', 'config'],
+  config: ['services', 'adapters', 'http', 'mcp', 'cli', 'main', 'agent'],
   adapters: ['services', 'http', 'mcp', 'cli', 'main'],
   http: ['adapters', 'cli'],
   mcp: ['adapters', 'cli'],

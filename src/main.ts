@@ -20,6 +20,7 @@ import { ZoteroWebApi } from './adapters/zotero/zotero-web-api.js';
 import type { ResearchTools } from './agent/agent-types.js';
 import { GenerativeAnswers } from './agent/generative-answers.js';
 import { ResearchService } from './agent/research-service.js';
+import type { AppServices } from './app-services.js';
 import { type Config, ConfigError } from './config/load-config.js';
 import { publicUrlOf } from './config/public-url.js';
 import { sourceNames } from './config/sections/sources.js';
@@ -50,7 +51,7 @@ import { SourceMonitor } from './services/federation/source-monitor.js';
 import { ProjectService } from './services/project-service.js';
 import { QuestionRanker } from './services/question/question-ranker.js';
 import { SearchService } from './services/search-service.js';
-import type { AppServices, PaperLookup, PaperSearch, ReadinessProbe } from './services/services.js';
+import type { PaperLookup, PaperSearch, ReadinessProbe } from './services/services.js';
 import { ZoteroService } from './services/zotero-service.js';
 
 /**

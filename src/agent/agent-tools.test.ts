@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakePaperLibrary } from '../../test/fakes/agent-service-fakes.js';
+import { PromptFence } from '../text/fence.js';
 import { createAgentTools, prepareToolCall, type ToolContext } from './agent-tools.js';
-import { PromptFence } from './fence.js';
 import { SourceLedger } from './source-ledger.js';
 
 function context(): ToolContext {

@@ -6,8 +6,8 @@ import { parsePaperIdentifier } from '../domain/identifiers.js';
 import { emptyPaper, type Paper } from '../domain/paper.js';
 import type { SearchResult } from '../domain/search.js';
 import type { ChatToolCall, ChatToolDefinition } from '../ports/chat-model.js';
+import type { PromptFence } from '../text/fence.js';
 import type { ResearchTools } from './agent-types.js';
-import type { PromptFence } from './fence.js';
 import { agentSearchRequest, figureUrls, searchLibrary, withDeadline } from './retrieval.js';
 import { citationMarkdown, type RetrievedSource, type SourceLedger } from './source-ledger.js';
 

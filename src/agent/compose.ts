@@ -1,6 +1,6 @@
-import { contentTerms } from './keywords.js';
-import { plainLine, quotePaperText } from './markdown-text.js';
-import { rankSentences } from './sentences.js';
+import { contentTerms } from '../text/keywords.js';
+import { plainLine, quotePaperText } from '../text/markdown-text.js';
+import { rankSentences } from '../text/sentences.js';
 import { citationMarkdown, type Evidence, type RetrievedSource } from './source-ledger.js';
 
 /** A sentence chosen for an extractive answer, with where it came from. */

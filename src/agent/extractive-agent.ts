@@ -1,5 +1,7 @@
 import type { Paper } from '../domain/paper.js';
 import { estimateTokens } from '../ports/chat-model.js';
+import { deriveKeywords } from '../text/keywords.js';
+import { plainLine } from '../text/markdown-text.js';
 import {
   type AgentBudgets,
   type AgentEvent,
@@ -10,8 +12,6 @@ import {
 } from './agent-types.js';
 import { CitationFilter } from './citation-filter.js';
 import { referencesSection, selectSentences, sentenceLine, withoutBibliography } from './compose.js';
-import { deriveKeywords } from './keywords.js';
-import { plainLine } from './markdown-text.js';
 import {
   figureUrls,
   type OpeningCache,

@@ -1,12 +1,12 @@
 import pLimit from 'p-limit';
 import type { Paper } from '../domain/paper.js';
 import type { ChatModel } from '../ports/chat-model.js';
+import { PromptFence } from '../text/fence.js';
+import { quotePaperText } from '../text/markdown-text.js';
+import { splitSentences } from '../text/sentences.js';
 import { checkCitations } from './citation-filter.js';
 import { selectSentences } from './compose.js';
-import { PromptFence } from './fence.js';
-import { quotePaperText } from './markdown-text.js';
 import { paperAnswerPrompt } from './prompts.js';
-import { splitSentences } from './sentences.js';
 import { citationMarkdown, SourceLedger } from './source-ledger.js';
 
 export interface GenerativeAnswersOptions {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { contentTerms, deriveKeywords, stem } from '../text/keywords.js';
+import { rankSentences, splitSentences } from '../text/sentences.js';
 import { isBibliographic, withoutBibliography } from './compose.js';
-import { contentTerms, deriveKeywords, stem } from './keywords.js';
-import { rankSentences, splitSentences } from './sentences.js';
 
 describe('deriveKeywords', () => {
   it('keeps the distinctive content words of a LitQA2 question, in question order', () => {

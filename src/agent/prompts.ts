@@ -1,4 +1,4 @@
-import type { PromptFence } from './fence.js';
+import type { PromptFence } from '../text/fence.js';
 
 /** The research agent's system prompt: how to work, how to cite, and the fence rule. */
 export function researchSystemPrompt(options: {

@@ -4,8 +4,8 @@ import type { Paper } from '../domain/paper.js';
 import type { SearchRequest, SearchResult } from '../domain/search.js';
 import type { ProjectService } from '../services/project-service.js';
 import type { FullTextReader, PaperSearch } from '../services/services.js';
-import { contentTerms } from './keywords.js';
-import { rankPassages } from './sentences.js';
+import { contentTerms } from '../text/keywords.js';
+import { rankPassages } from '../text/sentences.js';
 
 /**
  * Runs `task` with its own deadline inside the run's signal. The deadline holds even when the task

@@ -1,5 +1,6 @@
 import { isAppError } from '../domain/errors.js';
 import type { ChatModel, ChatModelMessage, ChatToolCall, TokenUsage } from '../ports/chat-model.js';
+import { PromptFence } from '../text/fence.js';
 import { createAgentTools, prepareToolCall } from './agent-tools.js';
 import type {
   AgentBudgets,
@@ -12,7 +13,6 @@ import type {
 import { questionOf } from './agent-types.js';
 import { CitationFilter } from './citation-filter.js';
 import { referencesSection, selectSentences, sentenceLine } from './compose.js';
-import { PromptFence } from './fence.js';
 import { answerNowPrompt, researchSystemPrompt } from './prompts.js';
 import { ReferencesGuard } from './references-guard.js';
 import { SourceLedger } from './source-ledger.js';

@@ -1,6 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { AppServices } from '../app-services.js';
 import { packageVersion } from '../platform/version.js';
-import type { AppServices } from '../services/services.js';
 import type { ToolContext, ToolModule } from './tool-kit.js';
 import { analysisTools } from './tools/analysis-tools.js';
 import { fullTextTools, libraryTools } from './tools/document-tools.js';

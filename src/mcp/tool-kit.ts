@@ -1,7 +1,8 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { AppServices } from '../app-services.js';
+import { boundedMessage } from '../domain/error-message.js';
 import { AppError } from '../domain/errors.js';
-import type { AppServices } from '../services/services.js';
 
 /** What every tool handler may use: the caller's tenant and the services (never adapters). */
 export interface ToolContext {
@@ -45,7 +46,7 @@ export function errorResult(error: unknown, logger?: ErrorLogger): CallToolResul
   if (appError.code === 'internal') logger?.error({ err: error }, 'MCP tool failed');
   return {
     isError: true,
-    content: [{ type: 'text', text: appError.message }],
+    content: [{ type: 'text', text: boundedMessage(appError.message) }],
     _meta: {
       code: appError.code,
       status: appError.status,

@@ -1,9 +1,9 @@
 import pLimit from 'p-limit';
-import { quotePaperText } from '../agent/markdown-text.js';
-import { rankSentences } from '../agent/sentences.js';
 import { AppError, invalid } from '../domain/errors.js';
 import type { Paper } from '../domain/paper.js';
 import type { ChatModel } from '../ports/chat-model.js';
+import { quotePaperText } from '../text/markdown-text.js';
+import { rankSentences } from '../text/sentences.js';
 import { synthesizeWithModel } from './analysis/model-synthesis.js';
 import type { ProjectService } from './project-service.js';
 import type { FullTextReader } from './services.js';

@@ -1,17 +1,8 @@
-import type { GenerativeAnswers } from '../agent/generative-answers.js';
-import type { ResearchService } from '../agent/research-service.js';
 import type { FullTextResult } from '../domain/fulltext.js';
 import type { PaperIdentifier } from '../domain/identifiers.js';
 import type { Paper } from '../domain/paper.js';
 import type { SearchRequest, SearchResult } from '../domain/search.js';
-import type { AnalysisService } from './analysis-service.js';
-import type { AuthService } from './auth-service.js';
-import type { CitationService } from './citation-service.js';
-import type { FigureFiles } from './documents/figure-files.js';
-import type { PaperMetadataService } from './federation/paper-metadata-service.js';
-import type { SourceMonitor } from './federation/source-monitor.js';
-import type { ProjectSelector, ProjectService } from './project-service.js';
-import type { ZoteroService } from './zotero-service.js';
+import type { ProjectSelector } from './project-service.js';
 
 /**
  * The contracts between capabilities. Each is implemented by one service class and consumed by the
@@ -62,37 +53,6 @@ export interface PaperLibrary {
     input: AddPaperInput,
     options?: { signal?: AbortSignal },
   ): Promise<Paper[]>;
-}
-
-/**
- * Every service the surfaces (HTTP, MCP, CLI) may call. The composition root (src/main.ts) builds
- * them; surfaces receive this object and never construct a service or an adapter themselves.
- */
-export interface AppServices {
-  auth: AuthService;
-  projects: ProjectService;
-  /** Full text in numbered chunks and questions to a PDF (/api/fulltext, /api/question). */
-  fullText: FullTextReader;
-  /** add_to_project: uploads, PDF urls and typed identifiers into a tenant's projects. */
-  library: PaperLibrary;
-  /** Figure images behind signed links (/files/figures/…). */
-  figures: FigureFiles;
-  /** BibTeX/RIS/CSL-JSON export and import of projects. */
-  citations: CitationService;
-  /** Saving citations into users' Zotero libraries (save-citation). */
-  zotero: ZoteroService;
-  /** Paper and patent search: the local index, federated with upstream sources when configured. */
-  search: PaperSearch;
-  /** Metadata by identifier (/api/paper, add_to_project's lookup) and the literature map. */
-  papers: PaperMetadataService;
-  /** Outcomes of upstream source calls (logged; counted in Prometheus by the HTTP layer). */
-  sourceMonitor: SourceMonitor;
-  /** analyze_project: every question asked of every paper of a project. */
-  analysis: AnalysisService;
-  /** The research agent behind the chat endpoint. */
-  research: ResearchService;
-  /** The `answer` of each record in generative_mode. */
-  answers: GenerativeAnswers;
 }
 
 /** A named readiness check (storage, index, …) for /readyz. */

@@ -7,12 +7,12 @@ import type { AgentBudgets, ResearchTools } from '../../src/agent/agent-types.js
 import { defaultBudgets } from '../../src/agent/agent-types.js';
 import { GenerativeAnswers } from '../../src/agent/generative-answers.js';
 import { ResearchService } from '../../src/agent/research-service.js';
+import type { AppServices } from '../../src/app-services.js';
 import { type Environment, loadConfig } from '../../src/config/load-config.js';
 import { buildApp } from '../../src/http/app.js';
 import { type Container, createContainer } from '../../src/main.js';
 import { createLogger } from '../../src/platform/logger.js';
 import type { ChatModel } from '../../src/ports/chat-model.js';
-import type { AppServices } from '../../src/services/services.js';
 
 export interface ChatTestApp {
   app: FastifyInstance;

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { AppServices } from '../../app-services.js';
 import type { Config } from '../../config/load-config.js';
-import type { AppServices, ReadinessProbe } from '../../services/services.js';
+import type { ReadinessProbe } from '../../services/services.js';
 import type { HttpMetrics } from '../metrics.js';
 
 /** What every route module receives. */

@@ -1,9 +1,9 @@
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
+import type { AppServices } from '../../app-services.js';
 import { type Paper, paperSchema } from '../../domain/paper.js';
 import { type SearchRequest, type SearchResult, sortOrders } from '../../domain/search.js';
 import { sourcesHeader } from '../../services/federation/source-monitor.js';
-import type { AppServices } from '../../services/services.js';
 import { memoizedValidatorCompiler } from '../memo-validator.js';
 import { queryBoolean, queryInt } from '../query.js';
 import { type CachedResponse, ResponseCache } from '../response-cache.js';

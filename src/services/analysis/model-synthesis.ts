@@ -1,5 +1,5 @@
-import { PromptFence } from '../../agent/fence.js';
 import type { ChatModel } from '../../ports/chat-model.js';
+import { PromptFence } from '../../text/fence.js';
 
 /** One paper's evidence for a question: where it is, and the quoted sentences. */
 export interface SynthesisEvidence {
