@@ -28,6 +28,12 @@ export interface BlobStore {
   list(prefix: string): AsyncIterable<BlobListing>;
   /** Throws when the store cannot be written (readiness probe). */
   ping(): Promise<void>;
+  /**
+   * Deletes the temporary files of writes that never finished (a kill between writing and
+   * renaming) last modified before `olderThan`, anywhere in the store; returns how many. Only for
+   * adapters whose writes go through such files (the filesystem); S3 writes are atomic.
+   */
+  removeStaleTemporaryFiles?(olderThan: Date): Promise<number>;
 }
 
 const keyPattern = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/;

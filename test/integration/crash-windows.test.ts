@@ -2,7 +2,7 @@
 // hit deterministically: a storage failure injected exactly between the two writes stands for the
 // kill (SQLite triggers raise in the second write), then the state a restart finds is checked.
 import { mkdtempSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -164,23 +164,61 @@ describe('the sweep at server start', () => {
       const oldKey = documentBlobKey('1'.repeat(64));
       const freshKey = documentBlobKey('2'.repeat(64));
       const oddKey = 'documents/notes.txt';
-      for (const key of [oldKey, freshKey, oddKey]) {
+      // What a kill between writing and renaming leaves (FsBlobStore's temporary file).
+      const oldTemporary = 'figures/ab/ab01.png.0123456789ab.tmp';
+      const freshTemporary = 'documents/33/3333.pdf.ba9876543210.tmp';
+      for (const key of [oldKey, freshKey, oddKey, oldTemporary, freshTemporary]) {
         await mkdir(join(dataDir, 'blobs', key, '..'), { recursive: true });
         await writeFile(join(dataDir, 'blobs', key), '%PDF-1.4 left by a kill');
       }
       const past = new Date(Date.now() - 3 * hour);
-      for (const key of [oldKey, oddKey]) await utimes(join(dataDir, 'blobs', key), past, past);
+      for (const key of [oldKey, oddKey, oldTemporary]) await utimes(join(dataDir, 'blobs', key), past, past);
       const config = loadConfig({ ALEXANDRIA_DATA_DIR: dataDir, ALEXANDRIA_LOG_LEVEL: 'silent' });
-      const container = await createContainer(config, createLogger({ level: 'silent' }));
+      const container = await createContainer(config, createLogger({ level: 'silent' }), {
+        background: true,
+      });
       try {
         const blobs = container.stores.blobs;
+        const exists = (key: string) =>
+          stat(join(dataDir, 'blobs', key)).then(
+            () => true,
+            () => false,
+          );
         const deadline = Date.now() + 10_000;
-        while ((await blobs.has(oldKey)) && Date.now() < deadline)
+        while (((await blobs.has(oldKey)) || (await exists(oldTemporary))) && Date.now() < deadline)
           await new Promise((r) => setTimeout(r, 50));
         expect(await blobs.has(oldKey)).toBe(false);
         expect(await blobs.has(freshKey)).toBe(true);
         // Not a key the documents storage writes: not the sweep's to delete.
         expect(await blobs.has(oddKey)).toBe(true);
+        expect(await exists(oldTemporary)).toBe(false);
+        expect(await exists(freshTemporary)).toBe(true);
+      } finally {
+        await container.close();
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the sweep outside the server', () => {
+  it('the orphan-blob sweep runs in every process that builds the container: a CLI container deletes nothing', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'alexandria-sweep-cli-'));
+    try {
+      const oldKey = documentBlobKey('4'.repeat(64));
+      const path = join(dataDir, 'blobs', oldKey);
+      await mkdir(join(path, '..'), { recursive: true });
+      await writeFile(path, '%PDF-1.4 left by a kill');
+      const past = new Date(Date.now() - 3 * hour);
+      await utimes(path, past, past);
+      const config = loadConfig({ ALEXANDRIA_DATA_DIR: dataDir, ALEXANDRIA_LOG_LEVEL: 'silent' });
+      // What `alexandria ingest`, `keys` and `mcp` build (src/cli/context.ts).
+      const container = await createContainer(config, createLogger({ level: 'silent' }));
+      try {
+        // A sweep started with the container takes a few milliseconds for one blob.
+        await new Promise((r) => setTimeout(r, 500));
+        expect(await container.stores.blobs.has(oldKey)).toBe(true);
       } finally {
         await container.close();
       }

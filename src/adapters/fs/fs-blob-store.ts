@@ -57,19 +57,36 @@ export class FsBlobStore implements BlobStore {
 
   async *list(prefix: string): AsyncIterable<BlobListing> {
     assertBlobKey(prefix);
-    const folders = [prefix];
+    for await (const file of this.files(prefix)) {
+      if (!temporaryFile.test(file.key)) yield file;
+    }
+  }
+
+  async removeStaleTemporaryFiles(olderThan: Date): Promise<number> {
+    let removed = 0;
+    for await (const file of this.files('')) {
+      if (!temporaryFile.test(file.key) || file.lastModified >= olderThan) continue;
+      await rm(join(this.root, file.key), { force: true });
+      removed += 1;
+    }
+    return removed;
+  }
+
+  /** Every file under `folder` ('' = the root) with its mtime, temporary files included. */
+  private async *files(folder: string): AsyncGenerator<BlobListing> {
+    const folders = [folder];
     // Depth-first, one folder read at a time, so a large store is never held in memory at once.
-    for (let folder = folders.pop(); folder !== undefined; folder = folders.pop()) {
-      const entries = await readdir(join(this.root, folder), { withFileTypes: true }).catch(
+    for (let current = folders.pop(); current !== undefined; current = folders.pop()) {
+      const entries = await readdir(join(this.root, current), { withFileTypes: true }).catch(
         (error: unknown) => {
           if (isMissing(error)) return [];
           throw error;
         },
       );
       for (const entry of entries) {
-        const key = `${folder}/${entry.name}`;
+        const key = current === '' ? entry.name : `${current}/${entry.name}`;
         if (entry.isDirectory()) folders.push(key);
-        if (!entry.isFile() || temporaryFile.test(entry.name)) continue;
+        if (!entry.isFile()) continue;
         // Deleted since the folder was read: not listed.
         const stats = await stat(join(this.root, key)).catch((error: unknown) => {
           if (isMissing(error)) return null;

@@ -1,5 +1,6 @@
 import type { Paper } from '../../domain/paper.js';
 import type { FormatReader, IngestItem } from '../ingest-item.js';
+import { inputLimits, tooLong } from '../limits/input-limits.js';
 import { LineSplitter, type NumberedLine } from './lines.js';
 
 /** One JSON value of an input, or the reason it could not be parsed, with where it starts. */
@@ -17,11 +18,13 @@ export type Mapped = Paper | string | (Paper | string)[];
  * - one or more pretty-printed values one after the other (a single Crossref/OpenAlex work file).
  * The layout is chosen from the first non-empty line: an array opener, a whole value, or neither.
  * Each chunk is split and parsed synchronously: the only async step is one per record yielded.
+ * Memory stays bounded by one record: a JSON line longer than `inputLimits.jsonLineChars` (a value
+ * or line of the other layouts longer than `jsonValueChars`) is skipped unread and rejected.
  */
 export async function* readJsonRecords(
   input: AsyncIterable<string | Uint8Array>,
 ): AsyncGenerator<JsonRecord> {
-  const splitter = new LineSplitter();
+  const splitter = new LineSplitter({ maxLineChars: inputLimits.jsonValueChars });
   const decoder = new TextDecoder('utf-8');
   const lines: NumberedLine[] = [];
   const records: JsonRecord[] = [];
@@ -29,6 +32,8 @@ export async function* readJsonRecords(
   for await (const chunk of input) {
     splitter.push(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }), lines);
     layout = readLinesInto(lines, layout, records);
+    // Once the file is known to be JSON Lines, one line is one record: hold no more than one.
+    if (layout === 'lines') splitter.maxLineChars = inputLimits.jsonLineChars;
     for (const record of records) yield record;
     records.length = 0;
   }
@@ -49,7 +54,12 @@ function readLinesInto(
   out: JsonRecord[],
 ): Layout | undefined {
   let layout = current;
-  for (const { text, line } of lines) {
+  for (const { text, line, overLength } of lines) {
+    if (overLength !== undefined) {
+      out.push(overLongLine(line, overLength, layout === 'lines' ? inputLimits.jsonLineChars : undefined));
+      if (layout instanceof JsonValueScanner) layout.abandon();
+      continue;
+    }
     if (layout === undefined) {
       const opener = text.trim();
       if (opener.length === 0) continue;
@@ -62,6 +72,11 @@ function readLinesInto(
     }
     if (layout === 'lines') {
       if (text.length === 0 || text.trim().length === 0) continue;
+      if (text.length > inputLimits.jsonLineChars) {
+        // Only the lines that arrived with the first one can get here (held under the wider cap).
+        out.push(overLongLine(line, text.length, inputLimits.jsonLineChars));
+        continue;
+      }
       try {
         out.push({ ok: true, value: JSON.parse(text), location: `line ${line}` });
       } catch (error) {
@@ -77,6 +92,14 @@ function readLinesInto(
   }
   lines.length = 0;
   return layout;
+}
+
+function overLongLine(line: number, length: number, limit = inputLimits.jsonValueChars): JsonRecord {
+  return {
+    ok: false,
+    reason: `${tooLong('line', length, limit)}; skipped without reading it`,
+    location: `line ${line}`,
+  };
 }
 
 function parses(text: string): boolean {
@@ -101,6 +124,8 @@ class JsonValueScanner {
   private inJunk = false;
   private inValue = false;
   private parts: string[] = [];
+  /** Characters of the current value seen so far; past `jsonValueChars` its text is dropped. */
+  private valueChars = 0;
   private startLine = 0;
   private count = 0;
 
@@ -151,15 +176,45 @@ class JsonValueScanner {
       else if (char === 0x7d || char === 0x5d) {
         this.depth -= 1;
         if (this.depth === this.base) {
-          this.parts.push(text.slice(segmentStart, index + 1));
+          this.keep(text.slice(segmentStart, index + 1));
           this.count += 1;
-          out.push(parseValue(this.parts.join('\n'), this.count, this.startLine));
+          out.push(
+            this.valueChars > inputLimits.jsonValueChars
+              ? {
+                  ok: false,
+                  reason: tooLong('JSON value', this.valueChars, inputLimits.jsonValueChars),
+                  location: `record ${this.count} (line ${this.startLine})`,
+                }
+              : parseValue(this.parts.join('\n'), this.count, this.startLine),
+          );
           this.parts = [];
+          this.valueChars = 0;
           this.inValue = false;
         }
       }
     }
-    if (this.inValue) this.parts.push(text.slice(segmentStart));
+    if (this.inValue) this.keep(text.slice(segmentStart));
+  }
+
+  /** Keeps one line's part of the current value, unless the value has grown past the cap. */
+  private keep(part: string): void {
+    this.valueChars += part.length + (this.parts.length > 0 ? 1 : 0);
+    if (this.valueChars > inputLimits.jsonValueChars) this.parts = [];
+    else this.parts.push(part);
+  }
+
+  /**
+   * Forgets the value under way after a line was skipped (over-long): the brackets it held are
+   * unknown, so scanning resumes at the next object as if between records.
+   */
+  abandon(): void {
+    this.depth = this.base;
+    this.inString = false;
+    this.escaped = false;
+    this.inValue = false;
+    this.inJunk = true;
+    this.parts = [];
+    this.valueChars = 0;
   }
 
   /** Reports a value still open when the input ends. */

@@ -27,6 +27,19 @@ export const inputLimits = {
   authors: 10_000,
   /** Largest stored record, all fields together (characters of its JSON). */
   recordChars: 1024 * 1024,
+  /**
+   * Longest line of a JSON Lines file (characters). The raw record carries more than what is stored
+   * (OpenAlex's inverted abstract, reference lists), so this sits well above `recordChars`; the
+   * longest line in the shared corpora and patent sets is 52,567 characters. A longer line is
+   * skipped as it streams past, never held whole, and rejected by its line number.
+   */
+  jsonLineChars: 16 * 1024 * 1024,
+  /**
+   * Longest single JSON value of an array or pretty-printed JSON file (characters), and longest
+   * line of one: a Crossref public-data file is one `{items: […]}` value of a few thousand works.
+   * The same bound as one XML record.
+   */
+  jsonValueChars: 256 * 1024 * 1024,
 } as const;
 
 /** Which limit a value broke, in words: "title is 83886080 characters (at most 4000)". */

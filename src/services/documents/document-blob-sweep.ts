@@ -26,19 +26,22 @@ export interface DocumentBlobSweepReport {
   scanned: number;
   /** Keys of the PDF blobs deleted. */
   deleted: string[];
+  /** Temporary files of killed writes deleted (filesystem store only). */
+  temporaryFiles: number;
 }
 
 /**
  * Deletes the stored PDFs that no document row of any tenant references and that are older than
  * the grace period: what a kill between writing a PDF's blob and its row leaves behind. Each
  * candidate is looked up again right before it is deleted, so a row written meanwhile saves it;
- * `DocumentStorage.save` puts back a blob it adopted if a sweep took it anyway.
+ * `DocumentStorage.save` puts back a blob it adopted if a sweep took it anyway. The temporary files
+ * of writes killed before their rename, past the same grace period, go too.
  */
 export async function sweepUnreferencedDocuments(
   options: DocumentBlobSweepOptions,
 ): Promise<DocumentBlobSweepReport> {
   const startedAt = (options.now ?? (() => new Date()))().getTime();
-  const report: DocumentBlobSweepReport = { scanned: 0, deleted: [] };
+  const report: DocumentBlobSweepReport = { scanned: 0, deleted: [], temporaryFiles: 0 };
   let candidates: string[] = [];
   const settle = async () => {
     const referenced = await options.store.referencedBlobKeys(candidates);
@@ -59,6 +62,9 @@ export async function sweepUnreferencedDocuments(
     if (candidates.length >= batchSize) await settle();
   }
   await settle();
+  options.signal?.throwIfAborted();
+  report.temporaryFiles =
+    (await options.blobs.removeStaleTemporaryFiles?.(new Date(startedAt - options.graceMs))) ?? 0;
   return report;
 }
 
@@ -95,9 +101,13 @@ export class DocumentBlobSweeper {
   runOnce(): Promise<DocumentBlobSweepReport> {
     this.running ??= sweepUnreferencedDocuments({ ...this.options, signal: this.abort.signal })
       .then((report) => {
-        if (report.deleted.length > 0) {
+        if (report.deleted.length > 0 || report.temporaryFiles > 0) {
           this.options.logger.info(
-            { deleted: report.deleted.length, scanned: report.scanned },
+            {
+              deleted: report.deleted.length,
+              scanned: report.scanned,
+              temporaryFiles: report.temporaryFiles,
+            },
             'removed stored PDFs that no document references (left by interrupted adds)',
           );
         }

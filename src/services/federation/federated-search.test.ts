@@ -6,7 +6,9 @@ import { CrossrefSource } from '../../adapters/sources/crossref/crossref-source.
 import { OpenAlexSource } from '../../adapters/sources/openalex/openalex-source.js';
 import { SemanticScholarSource } from '../../adapters/sources/semantic-scholar/semantic-scholar-source.js';
 import { UpstreamClient } from '../../adapters/sources/shared/upstream-client.js';
+import { invalid } from '../../domain/errors.js';
 import type { SearchRequest } from '../../domain/search.js';
+import type { PaperSearch } from '../services.js';
 import { FederatedSearch } from './federated-search.js';
 import { SourceMonitor, sourcesHeader } from './source-monitor.js';
 
@@ -274,5 +276,76 @@ describe('FederatedSearch for patents', () => {
     const plain = await localOnly.searchPatents(request({ keywords: 'display timing' }));
     expect(plain.sources).toBeUndefined();
     expect(plain.papers).toHaveLength(1);
+  });
+});
+
+describe('FederatedSearch and mistakes in the request', () => {
+  function federated(local: PaperSearch = new FakeLocalSearch([testPaper('Local copper paper')])) {
+    const upstream = new ScriptedSource('openalex', { papers: [testPaper('Upstream copper paper')] });
+    const search = new FederatedSearch({
+      local,
+      sources: [upstream],
+      patentSources: [],
+      cache: new MemoryCache(),
+    });
+    return { search, upstream };
+  }
+
+  it('federation swallows bad requests: start_year after end_year is a 400 naming start_year, no source asked', async () => {
+    const { search, upstream } = federated();
+    await expect(search.searchPapers(request({ startYear: 2020, endYear: 2010 }))).rejects.toMatchObject({
+      code: 'invalid_request',
+      status: 400,
+      param: 'start_year',
+    });
+    await expect(search.searchPatents(request({ startYear: 2020, endYear: 2010 }))).rejects.toMatchObject({
+      code: 'invalid_request',
+      param: 'start_year',
+    });
+    expect(upstream.queries).toHaveLength(0);
+  });
+
+  it('federation swallows bad requests: a query over the length limit is a 400 naming query', async () => {
+    const { search, upstream } = federated();
+    const query = 'copper '.repeat(400);
+    await expect(search.searchPapers(request({ keywords: undefined, query }))).rejects.toMatchObject({
+      code: 'invalid_request',
+      param: 'query',
+    });
+    expect(upstream.queries).toHaveLength(0);
+  });
+
+  it('federation swallows bad requests: a request the local index refuses is refused, not answered from upstream', async () => {
+    const refusing: PaperSearch = {
+      searchPapers: async () => {
+        throw invalid('keywords', 'keywords has no searchable words (letters or digits)');
+      },
+      searchPatents: async () => {
+        throw invalid('keywords', 'keywords has no searchable words (letters or digits)');
+      },
+    };
+    const { search } = federated(refusing);
+    await expect(search.searchPapers(request({ keywords: '!!! ???' }))).rejects.toMatchObject({
+      code: 'invalid_request',
+      param: 'keywords',
+    });
+  });
+
+  it('a broken local index is still a failed source, not a refused request', async () => {
+    const { search } = federated(new FakeLocalSearch([], { fail: true }));
+    const result = await search.searchPapers(request());
+    expect(sourcesHeader(result.sources ?? [])).toBe('index=failed;openalex=ok');
+    expect(result.papers.map((paper) => paper.title)).toEqual(['Upstream copper paper']);
+  });
+
+  it('federation hides the search note: the hint says the query was cut to its first 32 words', async () => {
+    const { search } = federated();
+    const words = Array.from({ length: 40 }, (_, index) => `copperword${index}`).join(' ');
+    const result = await search.searchPapers(request({ keywords: undefined, query: words }));
+    expect(result.papers.length).toBeGreaterThan(0);
+    expect(result.hint).toMatch(/^Only the first 32 words of query \(8 left out\) were searched/);
+    expect(result.hint).toContain('Sources: index (1), openalex (1).');
+    const short = await search.searchPapers(request());
+    expect(short.hint).not.toContain('Only the first');
   });
 });

@@ -1,10 +1,12 @@
-import { UpstreamError } from '../../domain/errors.js';
+import { AppError, UpstreamError } from '../../domain/errors.js';
 import type { Paper } from '../../domain/paper.js';
 import type { SearchRequest, SearchResult, SourceReport } from '../../domain/search.js';
 import { sha256Hex } from '../../platform/ids.js';
 import type { Cache } from '../../ports/cache.js';
 import type { PaperSource, SourceQuery } from '../../ports/paper-source.js';
 import type { PatentSource } from '../../ports/patent-source.js';
+import { parseSearchText } from '../search-query.js';
+import { shortenedNote, validateRequest } from '../search-service.js';
 import type { PaperSearch } from '../services.js';
 import { fanOut } from './fan-out.js';
 import type { Candidate } from './paper-merge.js';
@@ -70,7 +72,9 @@ interface MergedList {
  * list by weighted reciprocal-rank fusion, filtered and sorted, then paged from a cached copy of
  * that list so that page 2 follows page 1. Past the merged list, paging continues in the local
  * index. A source that fails, times out or is skipped is reported in `sources` and the hint; the
- * request fails only when nothing at all answered.
+ * request fails only when nothing at all answered. A mistake in the request is not a failed source:
+ * the request is checked once before any source is asked, and a request the local index refuses
+ * (`invalid_request`) is refused as a whole, whatever the upstream sources answered.
  */
 export class FederatedSearch implements PaperSearch {
   private readonly settings: FederationSettings;
@@ -79,7 +83,8 @@ export class FederatedSearch implements PaperSearch {
     this.settings = { ...defaultFederationSettings, ...options.settings };
   }
 
-  searchPapers(request: SearchRequest, options: { signal?: AbortSignal } = {}): Promise<SearchResult> {
+  async searchPapers(request: SearchRequest, options: { signal?: AbortSignal } = {}): Promise<SearchResult> {
+    validateRequest(request);
     const query = this.sourceQuery(request);
     if (query.text.length === 0) return this.options.local.searchPapers(request, options);
     const providers: Provider[] = [
@@ -106,7 +111,8 @@ export class FederatedSearch implements PaperSearch {
     );
   }
 
-  searchPatents(request: SearchRequest, options: { signal?: AbortSignal } = {}): Promise<SearchResult> {
+  async searchPatents(request: SearchRequest, options: { signal?: AbortSignal } = {}): Promise<SearchResult> {
+    validateRequest(request);
     const query = this.sourceQuery(request);
     // No patent source enabled (or nothing to ask one): the local patent index alone, no overhead.
     if (this.options.patentSources.length === 0 || query.text.length === 0) {
@@ -202,9 +208,12 @@ export class FederatedSearch implements PaperSearch {
   ): Promise<MergedList> {
     const outcomes = (
       await fanOut(providers, this.settings, signal, (page: ListPage) => page.papers.length)
-    ).map(({ call, value, report }) => ({ provider: call as Provider, value, report }));
+    ).map(({ call, value, report, error }) => ({ provider: call as Provider, value, report, error }));
     const local = outcomes.find((outcome) => outcome.provider.local);
     if (signal?.aborted) throw signal.reason;
+    // The index refused the request itself (e.g. no searchable words): upstream answers to a
+    // request the user must fix would hide the mistake behind a 200.
+    if (isRequestMistake(local?.error)) throw local.error;
     if (outcomes.every((outcome) => outcome.value === null)) {
       const reason = local?.report.message ?? 'no source answered';
       throw new UpstreamError('federation', `Search failed: the index and every source failed (${reason})`);
@@ -233,6 +242,19 @@ export class FederatedSearch implements PaperSearch {
     reports: SourceReport[],
     fromCache: boolean,
   ): string {
+    const note = shortenedNote(parseSearchText(request.keywords), parseSearchText(request.query));
+    const bare = this.bareHint(request, shown, total, nextOffset, reports, fromCache);
+    return note ? `${note} ${bare}` : bare;
+  }
+
+  private bareHint(
+    request: SearchRequest,
+    shown: number,
+    total: number,
+    nextOffset: number | null,
+    reports: SourceReport[],
+    fromCache: boolean,
+  ): string {
     const sources = sourcesHint(reports);
     if (shown === 0) {
       return `No results${request.offset > 0 ? ' at this offset' : ''}. Try fewer or broader keywords, or widen the year range. ${sources}`.trim();
@@ -244,4 +266,9 @@ export class FederatedSearch implements PaperSearch {
     const cached = fromCache ? ' (merged list reused for consistent paging)' : '';
     return `Results ${request.offset + 1}–${request.offset + shown} of ${total}${cached}. ${paging} ${sources}`.trim();
   }
+}
+
+/** A request the local index refused as the user's mistake (400), not a failure of the index. */
+function isRequestMistake(error: unknown): error is AppError {
+  return error instanceof AppError && !(error instanceof UpstreamError) && error.code === 'invalid_request';
 }

@@ -41,13 +41,16 @@ export class SourceMonitor {
   }
 }
 
-/** Runs one source call and describes its outcome; never throws. */
+/**
+ * Runs one source call and describes its outcome; never throws. A failed call also hands back its
+ * error, so that a caller can tell a request the local index refused from a source that broke.
+ */
 export async function reportCall<T>(
   source: string,
   call: () => Promise<T>,
   count: (value: T) => number,
   now: () => number = () => performance.now(),
-): Promise<{ value: T | null; report: SourceReport }> {
+): Promise<{ value: T | null; report: SourceReport; error?: unknown }> {
   const started = now();
   try {
     const value = await call();
@@ -58,7 +61,11 @@ export async function reportCall<T>(
   } catch (error) {
     const durationMs = Math.round(now() - started);
     if (error instanceof SourceSkippedError) {
-      return { value: null, report: { source, status: 'skipped', durationMs, message: error.message } };
+      return {
+        value: null,
+        report: { source, status: 'skipped', durationMs, message: error.message },
+        error,
+      };
     }
     const code = (error as { code?: string }).code;
     const timedOut = code === 'timeout' || (error instanceof Error && error.name === 'TimeoutError');
@@ -70,6 +77,7 @@ export async function reportCall<T>(
         durationMs,
         message: error instanceof Error ? error.message : String(error),
       },
+      error,
     };
   }
 }
