@@ -29,13 +29,18 @@ export async function withDeadline<T>(
       reject(error);
     }, timeoutMs);
   });
+  let onAbort: (() => void) | undefined;
   const aborted = new Promise<never>((_, reject) => {
-    parent.addEventListener('abort', () => reject(parent.reason), { once: true });
+    onAbort = () => reject(parent.reason);
+    parent.addEventListener('abort', onAbort, { once: true });
   });
   try {
     return await Promise.race([task(signal), expired, aborted]);
   } finally {
     clearTimeout(timer);
+    // A listener left on a long-lived parent (the run's composite signal) pins the parent and this
+    // call's promises in Node's set of signals kept alive for their listeners: a leak per call.
+    if (onAbort) parent.removeEventListener('abort', onAbort);
   }
 }
 

@@ -11,19 +11,42 @@ export interface CachedResponse {
  * cache their results through the Cache port (shared by replicas with Redis); this layer also saves
  * reading that copy back (a JSON parse) and serialising it again, which is most of the cost of a
  * repeated search (measured by `npm run bench -- http`). Only for answers that are the same for
- * every caller: the API key is still checked and rate-limited on every request.
+ * every caller: the API key is still checked and rate-limited on every request. Keys carry the
+ * index's data version (`keyFor`), so an ingest, by this process or another, ends every answer
+ * cached before it.
  */
 export class ResponseCache {
   private readonly entries: LRUCache<string, CachedResponse> | undefined;
+  private readonly dataVersion: () => Promise<string>;
 
-  constructor(options: { ttlSeconds: number; maxBytes?: number }) {
+  /** `dataVersion`: the paper index's (PaperIndex.dataVersion). */
+  constructor(options: { ttlSeconds: number; maxBytes?: number; dataVersion: () => Promise<string> }) {
+    this.dataVersion = options.dataVersion;
     if (options.ttlSeconds <= 0) return;
     this.entries = new LRUCache<string, CachedResponse>({
       max: 5000,
       maxSize: options.maxBytes ?? 64 * 1024 * 1024,
       sizeCalculation: (entry, key) => entry.body.length + key.length + 64,
       ttl: options.ttlSeconds * 1000,
+      // Expired answers are dropped on time: otherwise an LRU keeps them until the bounds push them
+      // out, and a stream of distinct searches filled it to 64 MB whatever the TTL (soak, issue 13).
+      ttlAutopurge: true,
     });
+  }
+
+  /** Responses held (tests). */
+  get size(): number {
+    return this.entries?.size ?? 0;
+  }
+
+  /**
+   * The key to get and set the answer to `requestKey` under: prefixed with the index's current data
+   * version. Take it before computing the answer, so that an answer is never stored under a version
+   * newer than the data it was computed from.
+   */
+  async keyFor(requestKey: string): Promise<string> {
+    if (!this.entries) return requestKey;
+    return `${await this.dataVersion()}|${requestKey}`;
   }
 
   get(key: string): CachedResponse | undefined {

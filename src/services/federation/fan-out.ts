@@ -10,6 +10,15 @@ export interface FanOutCall<T> {
   run(signal: AbortSignal): Promise<T>;
 }
 
+/** What one call of a fan-out gave: its value (null when it failed) and its report. */
+export interface FanOutOutcome<T> {
+  call: FanOutCall<T>;
+  value: T | null;
+  report: SourceReport;
+  /** Why the call failed, when it did. */
+  error?: unknown;
+}
+
 export interface FanOutLimits {
   deadlineMs: number;
   sourceTimeoutMs: number;
@@ -20,14 +29,14 @@ export interface FanOutLimits {
  * caller's signal). A provider that ignores its signal is still not waited for. The deadline bounds
  * the answer, not just the wait: waiting stops a little early (`mergeReserveMs`) so merging,
  * ranking and writing the response fit before it. Never throws: each outcome carries a value or
- * null and a report.
+ * null and a report (and, when the call failed, its error).
  */
 export async function fanOut<T>(
   calls: ReadonlyArray<FanOutCall<T>>,
   limits: FanOutLimits,
   signal: AbortSignal | undefined,
   count: (value: T) => number,
-): Promise<Array<{ call: FanOutCall<T>; value: T | null; report: SourceReport }>> {
+): Promise<Array<FanOutOutcome<T>>> {
   const deadline = AbortSignal.timeout(Math.max(1, limits.deadlineMs - mergeReserveMs(limits.deadlineMs)));
   const overall = signal ? AbortSignal.any([signal, deadline]) : deadline;
   return Promise.all(
@@ -35,12 +44,12 @@ export async function fanOut<T>(
       const bounded = call.local
         ? overall
         : AbortSignal.any([overall, AbortSignal.timeout(limits.sourceTimeoutMs)]);
-      const { value, report } = await reportCall(
+      const outcome = await reportCall(
         call.name,
-        () => Promise.race([call.run(bounded), rejectOnAbort(call.name, bounded)]),
+        () => unlessAborted(call.name, bounded, (inner) => call.run(inner)),
         count,
       );
-      return { call, value, report };
+      return { call, ...outcome };
     }),
   );
 }
@@ -50,9 +59,21 @@ function mergeReserveMs(deadlineMs: number): number {
   return Math.min(50, Math.floor(deadlineMs * 0.05));
 }
 
-function rejectOnAbort(source: string, signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    const fail = () => {
+/**
+ * `run(signal)`, or a timeout/cancel error as soon as `signal` aborts (a provider that ignores its
+ * signal is not waited for). The abort listener is removed when the call settles: left on the
+ * composite signal, it would keep the signal and this call's results alive for good (Node keeps a
+ * composite signal with an abort listener reachable until it aborts, and one whose timeouts were
+ * collected never does).
+ */
+async function unlessAborted<T>(
+  source: string,
+  signal: AbortSignal,
+  run: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  let fail: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    fail = () => {
       const reason = signal.reason as { name?: string } | undefined;
       const what = reason?.name === 'TimeoutError' ? 'did not answer in time' : 'was cancelled';
       reject(new UpstreamError(source, `${source} ${what}`, { code: 'timeout', retryable: false }));
@@ -60,4 +81,9 @@ function rejectOnAbort(source: string, signal: AbortSignal): Promise<never> {
     if (signal.aborted) fail();
     else signal.addEventListener('abort', fail, { once: true });
   });
+  try {
+    return await Promise.race([run(signal), aborted]);
+  } finally {
+    if (fail) signal.removeEventListener('abort', fail);
+  }
 }
