@@ -211,7 +211,10 @@ export class FullTextService implements FullTextReader {
         ? null
         : await this.options.sources.find({ identifiers, sha256 }, signal);
       if (sourced) return { ref: canonical, text: sourced };
-      const text = await this.options.parses.get(sha256, () => this.options.documents.bytes(record));
+      const text = await this.options.parses.get(sha256, () => this.options.documents.bytes(record), {
+        lane: tenantId,
+        signal,
+      });
       return { ref: canonical, text, owner: tenantId };
     }
     const identifiers = identifiersInUrl(ref.url);
@@ -225,7 +228,10 @@ export class FullTextService implements FullTextReader {
       if (parsed) return { ref: canonical, text: parsed };
     }
     const downloaded = await this.options.remote.download(ref.url, param);
-    const text = await this.options.parses.get(downloaded.sha256, async () => downloaded.bytes);
+    const text = await this.options.parses.get(downloaded.sha256, async () => downloaded.bytes, {
+      lane: tenantId,
+      signal,
+    });
     return { ref: canonical, text };
   }
 

@@ -124,7 +124,7 @@ export class PaperLibraryService implements PaperLibrary {
     }
     const sha256 = sha256Hex(bytes);
     // Parse first: a broken or hostile PDF fails here (422) before anything is stored.
-    const text = await this.options.parses.get(sha256, async () => bytes);
+    const text = await this.options.parses.get(sha256, async () => bytes, { lane: tenantId });
     const record = await this.options.documents.save(tenantId, bytes, {
       filename: origin.filename,
       sourceUrl: origin.sourceUrl,

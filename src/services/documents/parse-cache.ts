@@ -8,6 +8,7 @@ import {
   type ParsedDocument,
   type PdfExtractor,
 } from '../../ports/pdf-extractor.js';
+import { FairSlots } from '../fair-lanes.js';
 import { type DocumentText, figureBlobKey, parsedBlobKey } from './document-text.js';
 
 export interface ParseCacheOptions {
@@ -21,6 +22,18 @@ export interface ParseCacheOptions {
   memoryEntries?: number;
   /** How long a failed parse is remembered, in seconds. */
   failureTtlSeconds?: number;
+  /**
+   * Parses at once (the extractor's worker threads; default 2). Parses beyond it wait in their
+   * tenant's lane and lanes take turns, so one tenant's big uploads do not hold up everyone else's.
+   */
+  concurrency?: number;
+}
+
+export interface ParseOptions {
+  /** Whose turn the parse waits for (the tenant; default one shared lane). */
+  lane?: string | undefined;
+  /** Stops this caller waiting; a parse nobody waits for leaves its lane before it starts. */
+  signal?: AbortSignal | undefined;
 }
 
 /** Failures that are a property of the bytes (not of load), and so worth remembering. */
@@ -28,15 +41,23 @@ const lastingFailures = new Set<ErrorCode>(['unprocessable', 'payload_too_large'
 
 /**
  * Parsed PDFs by content hash: memory, then the BlobStore, then the parser. Concurrent first reads
- * of one document share a single parse (single flight). Figures are written before the JSON, which
- * acts as the commit marker: a crash mid-write leaves no parse that points at missing figures.
+ * of one document share a single parse (single flight), whichever tenants ask. Parses take turns
+ * between tenants (`FairSlots`, docs/decisions/0018-fair-questions.md): at most `concurrency` run,
+ * and when one ends the next tenant in turn starts its oldest. Figures are written before the JSON,
+ * which acts as the commit marker: a crash mid-write leaves no parse that points at missing figures.
  */
 export class ParseCache {
   private readonly memory: LRUCache<string, DocumentText>;
-  private readonly inflight = new Map<string, Promise<DocumentText>>();
+  private readonly turns: FairSlots;
 
   constructor(private readonly options: ParseCacheOptions) {
     this.memory = new LRUCache({ max: options.memoryEntries ?? 64 });
+    this.turns = new FairSlots(options.concurrency ?? 2);
+  }
+
+  /** Parses waiting for their turn, the lanes (tenants) they wait in, and parses running. */
+  get parsing(): { waiting: number; lanes: number; running: number } {
+    return this.turns.size;
   }
 
   get parserVersion(): string {
@@ -55,18 +76,23 @@ export class ParseCache {
   }
 
   /**
-   * The parse of the PDF with hash `sha256`, parsing `loadBytes()` on a miss. The parse is shared by
-   * every concurrent caller, so one caller's abort does not cancel it (the extractor's own time
-   * limit bounds it).
+   * The parse of the PDF with hash `sha256`, parsing `loadBytes()` on a miss, in `lane`'s turn. A
+   * waiting parse is shared by every caller and waits in each of their lanes (it starts at the first
+   * of their turns). A caller's abort stops its wait; a parse that has started is not cancelled (the
+   * extractor's own time limit bounds it), so other callers and the cache still get it. The bytes are
+   * loaded when the turn comes.
    */
-  async get(sha256: string, loadBytes: () => Promise<Uint8Array>): Promise<DocumentText> {
+  async get(
+    sha256: string,
+    loadBytes: () => Promise<Uint8Array>,
+    options: ParseOptions = {},
+  ): Promise<DocumentText> {
     const cached = await this.lookup(sha256);
     if (cached) return cached;
-    const running = this.inflight.get(sha256);
-    if (running) return running;
-    const parse = this.parseAndStore(sha256, loadBytes).finally(() => this.inflight.delete(sha256));
-    this.inflight.set(sha256, parse);
-    return parse;
+    return this.turns.run(options.lane ?? '', () => this.parseAndStore(sha256, loadBytes), {
+      key: sha256,
+      signal: options.signal,
+    });
   }
 
   private async parseAndStore(sha256: string, loadBytes: () => Promise<Uint8Array>): Promise<DocumentText> {
