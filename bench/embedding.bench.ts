@@ -14,6 +14,14 @@ const pdfs = join(import.meta.dirname, '..', '..', 'shared', 'data', 'pdfs');
 /** A 23-page paper (the "20-page paper" of the goals) and the longest shared document. */
 const twentyPagePaper = 'litqa_genome_biol_s13059-023-02935-8.pdf';
 const longestPaper = 'okasaki_purely_functional_data_structures_thesis_1996.pdf';
+/** Tenant B's small paper, asked while tenant A's thesis embeds. */
+const otherTenantPaper = 'immunology_editorial_imm13445.pdf';
+const otherTenantQuestions = [
+  'How strong was the T-cell response to vaccination in patients with solid tumours?',
+  'What was the antibody response after the second dose?',
+  'Which patients responded poorly to the vaccine?',
+  'What do the authors recommend for cancer patients?',
+];
 
 const questions = [
   'What is the structural change caused by the A456V mutation?',
@@ -116,9 +124,9 @@ export async function embeddingBench(options: { quick: boolean }): Promise<Bench
     summary.push(
       `${paper.pageCount}-page paper (dense: ${(passages.length / paper.pageCount).toFixed(1)} passages a page): ${passages.length} passages embedded in ${embedSeconds.toFixed(1)} s = ${((embedSeconds * 20) / paper.pageCount).toFixed(1)} s per 20 pages (≤ 10 s: ${(embedSeconds * 20) / paper.pageCount <= 10 ? 'yes' : 'no'})`,
     );
+    const longest = await extractor.extract(readFileSync(join(pdfs, longestPaper)), { images: false });
+    const longChunks = longest.chunks.map((chunk) => chunk.text);
     if (!options.quick) {
-      const longest = await extractor.extract(readFileSync(join(pdfs, longestPaper)), { images: false });
-      const longChunks = longest.chunks.map((chunk) => chunk.text);
       const started = performance.now();
       await new QuestionRanker({ model }).rank({
         documentKey: 'bench:longest',
@@ -180,6 +188,47 @@ export async function embeddingBench(options: { quick: boolean }): Promise<Bench
     summary.push(
       `cold ${paper.pageCount}-page question (parse + embed + rank) ${coldSeconds.toFixed(1)} s (goal ≤ 10 s for 20 pages: ${(coldSeconds * 20) / paper.pageCount <= 10 ? 'met' : 'NOT met'})`,
     );
+    // 5. Issue 13: tenant B's warm question while tenant A's 162-page thesis embeds, on one worker
+    //    thread (before: B's vector waits for A's batch in flight) and with the query worker thread.
+    const editorial = await extractor.extract(readFileSync(join(pdfs, otherTenantPaper)), { images: false });
+    const stall = await tenantStall({
+      quick: options.quick,
+      newModel: (queryThread) =>
+        new OnnxEmbeddingModel({
+          modelDir: config.embedding.modelDir,
+          modelFile: config.embedding.modelFile,
+          name: config.embedding.model,
+          threads,
+          batchSize,
+          queryThread,
+        }),
+      tenantA: longChunks,
+      tenantB: editorial.chunks.map((chunk) => chunk.text),
+      sliceSize: batchSize,
+    });
+    const label = (queryThread: boolean) => (queryThread ? 'query thread (after)' : 'one worker (before)');
+    for (const side of stall) {
+      rows.push({
+        subject: `B's warm question, idle — ${label(side.queryThread)}`,
+        metrics: { 'p50 ms': side.idle.p50, 'p95 ms': side.idle.p95 },
+      });
+      rows.push({
+        subject: `B's warm question while A's ${longest.pageCount}-page document embeds — ${label(side.queryThread)}`,
+        metrics: {
+          'p50 ms': side.busy.p50,
+          'p95 ms': side.busy.p95,
+          'p95 / idle p95': side.busy.p95 / side.idle.p95,
+          setting: `${side.busy.count} questions, A still embedding: ${side.aStillEmbedding ? 'yes' : 'NO'}`,
+        },
+      });
+    }
+    const [before, after] = stall as [StallSide, StallSide];
+    summary.push(
+      `tenant B's warm question while tenant A's ${longest.pageCount}-page document embeds (issue 13 measured 14 ms idle → 900 ms before the fair queue): one worker p95 ${before.busy.p95.toFixed(0)} ms (idle ${before.idle.p95.toFixed(0)} ms), query thread p95 ${after.busy.p95.toFixed(0)} ms (idle ${after.idle.p95.toFixed(0)} ms) — goal ≤ 250 ms with the query thread: ${after.busy.p95 <= 250 ? 'met' : 'NOT met'}`,
+    );
+    summary.push(
+      `B's p95 during A's embedding: query thread / one worker ${(after.busy.p95 / before.busy.p95).toFixed(2)}×; during / idle (same run): one worker ${(before.busy.p95 / before.idle.p95).toFixed(1)}×, query thread ${(after.busy.p95 / after.idle.p95).toFixed(1)}×`,
+    );
     summary.push(
       `machine shared with other jobs: 1-min load average ${loadAtStart.toFixed(1)} at start, ${(loadavg()[0] ?? 0).toFixed(1)} at end (${threads} ONNX thread${threads === 1 ? '' : 's'}); timings are noisy`,
     );
@@ -230,4 +279,88 @@ function pythonBaseline():
       return JSON.parse(result.stdout) as { passagesPerSecond: number; version: string };
     },
   };
+}
+
+interface Latencies {
+  p50: number;
+  p95: number;
+  count: number;
+}
+
+interface StallSide {
+  queryThread: boolean;
+  idle: Latencies;
+  busy: Latencies;
+  /** A's embedding had not finished when B's last question answered (else the figures undercount the stall). */
+  aStillEmbedding: boolean;
+}
+
+/**
+ * Tenant B asks warm questions about its own (already embedded) paper, first idle, then while tenant
+ * A's large document is embedded through the same ranker and fair queue; once with questions and
+ * passages on one ONNX worker, once with the query worker thread. Questions come at seeded random
+ * gaps (0–200 ms), the same sequence both times, so they land at every point of A's batches.
+ */
+async function tenantStall(options: {
+  quick: boolean;
+  newModel: (queryThread: boolean) => OnnxEmbeddingModel;
+  tenantA: readonly string[];
+  tenantB: readonly string[];
+  sliceSize: number;
+}): Promise<StallSide[]> {
+  const rounds = options.quick ? 15 : 40;
+  const sides: StallSide[] = [];
+  for (const queryThread of [false, true]) {
+    const model = options.newModel(queryThread);
+    const ranker = new QuestionRanker({ model, sliceSize: options.sliceSize });
+    let seed = 13;
+    const gap = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return (seed / 2_147_483_648) * 200;
+    };
+    const ask = async (count: number, tag: string): Promise<Latencies> => {
+      const latencies: number[] = [];
+      for (let index = 0; index < count; index += 1) {
+        await new Promise((resolve) => setTimeout(resolve, gap()));
+        const started = performance.now();
+        await ranker.rank({
+          documentKey: 'bench:tenant-b',
+          chunks: options.tenantB,
+          question: `${otherTenantQuestions[index % otherTenantQuestions.length]} (${tag} ${index})`,
+          topK: 3,
+          lane: 'tenant-b',
+          deadlineMs: 5000,
+        });
+        latencies.push(performance.now() - started);
+      }
+      latencies.sort((a, b) => a - b);
+      return { p50: percentile(latencies, 0.5), p95: percentile(latencies, 0.95), count };
+    };
+    try {
+      // B's paper embedded, both workers warm: B's questions from here on are warm ones.
+      await ranker.prepare('bench:tenant-b', options.tenantB, { lane: 'tenant-b' });
+      await ask(5, 'warm-up');
+      const idle = await ask(rounds, 'idle');
+      let aDone = false;
+      const embedding = ranker.prepare(`bench:tenant-a:${queryThread}`, options.tenantA, {
+        lane: 'tenant-a',
+      });
+      embedding.then(
+        () => {
+          aDone = true;
+        },
+        () => {
+          aDone = true;
+        },
+      );
+      // A's first slices are running (and the query worker warmed by them) before B asks.
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      const busy = await ask(rounds, 'busy');
+      sides.push({ queryThread, idle, busy, aStillEmbedding: !aDone });
+    } finally {
+      // Lets A's batch in flight finish; A's remaining slices fail with "closed" (nobody waits for them).
+      await model.close();
+    }
+  }
+  return sides;
 }

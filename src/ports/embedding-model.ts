@@ -18,6 +18,12 @@ export interface EmbeddingModel {
    */
   readonly maxTokens: number;
   /**
+   * True when questions (`inputType: 'query'`) are embedded apart from documents (the ONNX model's
+   * query worker thread), so a question's vector need not wait for a document batch in flight;
+   * `FairEmbeddingQueue` then sends questions straight to the model. Absent or false: one path.
+   */
+  readonly separateQueryPath?: boolean;
+  /**
    * Embeds texts in order, one vector per text (an empty list gives an empty list). `inputType`
    * lets models trained with instructions prefix questions and passages differently (default
    * `document`). Throws AppError `upstream_unavailable`/`timeout` for remote failures and

@@ -108,3 +108,66 @@ describe('closing OnnxEmbeddingModel while it embeds', () => {
     await expect(model.embed(['after close'])).rejects.toThrow(/closed/);
   });
 });
+
+describe('a question embedded while a document batch is in flight (issue 13: one tenant stalls the others)', () => {
+  // 48 passages of the longest input (256 word pieces) in ONE ONNX run: seconds of work on the
+  // document worker. Which call finishes first is the test, not how long either took.
+  const passage = Array.from({ length: 300 }, (_, index) => `protein${index % 97} folds`).join(' ');
+  const documents = Array.from({ length: 48 }, (_, index) => `Passage ${index}: ${passage}`);
+
+  async function finishingOrder(queryThread: boolean): Promise<string[]> {
+    const model = new OnnxEmbeddingModel({
+      modelDir: defaultModelDir(),
+      name: 'all-MiniLM-L6-v2',
+      batchSize: documents.length,
+      queryThread,
+    });
+    try {
+      // Both sessions loaded first, so neither side pays a cold start during the race.
+      await model.embed(['warm up']);
+      await model.embed(['warm up'], { inputType: 'query' });
+      const order: string[] = [];
+      const batch = model.embed(documents).then((vectors) => {
+        order.push('document batch');
+        return vectors;
+      });
+      const question = model.embed(['What is a queue?'], { inputType: 'query' }).then((vectors) => {
+        order.push('question');
+        return vectors;
+      });
+      const [passageVectors, [questionVector]] = await Promise.all([batch, question]);
+      expect(passageVectors).toHaveLength(documents.length);
+      expect(questionVector).toHaveLength(384);
+      return order;
+    } finally {
+      await model.close();
+    }
+  }
+
+  it('answers the question before the batch finishes: questions have their own worker thread', async () => {
+    expect(new OnnxEmbeddingModel({ modelDir: '', name: 'x' }).separateQueryPath).toBe(true);
+    expect(await finishingOrder(true)).toEqual(['question', 'document batch']);
+  });
+
+  it('with queryThread off, the question waits for the batch in flight (the old single worker)', async () => {
+    expect(new OnnxEmbeddingModel({ modelDir: '', name: 'x', queryThread: false }).separateQueryPath).toBe(
+      false,
+    );
+    expect(await finishingOrder(false)).toEqual(['document batch', 'question']);
+  });
+
+  it('gives a question the same vector on either worker', async () => {
+    const shared = new OnnxEmbeddingModel({ modelDir: defaultModelDir(), name: 'm', queryThread: false });
+    const own = new OnnxEmbeddingModel({ modelDir: defaultModelDir(), name: 'm' });
+    try {
+      const text = 'How are insertions handled in batched rebuilding?';
+      const [a] = await shared.embed([text], { inputType: 'query' });
+      const [b] = await own.embed([text], { inputType: 'query' });
+      const [c] = await own.embed([text]);
+      expect(cosine(a as Float32Array, b as Float32Array)).toBeGreaterThan(0.9999);
+      expect(cosine(b as Float32Array, c as Float32Array)).toBeGreaterThan(0.9999);
+    } finally {
+      await Promise.all([shared.close(), own.close()]);
+    }
+  });
+});

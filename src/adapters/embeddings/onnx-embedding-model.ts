@@ -27,7 +27,16 @@ export interface OnnxEmbeddingModelOptions {
   documentPrefix?: string | undefined;
   /** The worker thread (and its ~100 MB session) exits after this long without work (default 15 min). */
   idleTimeoutMs?: number | undefined;
+  /**
+   * Questions (`inputType: 'query'`) are embedded on a second worker thread with its own session
+   * (one intra-op thread), so a question's vector never waits for a document batch in flight
+   * (default true). Off: one worker runs both, one batch at a time.
+   */
+  queryThread?: boolean | undefined;
 }
+
+/** Which worker an embed call runs on: document batches, or question vectors (short texts). */
+type WorkerLane = 'document' | 'query';
 
 /**
  * Intra-op threads when none are configured: half the cores, at least one. Measured on the shared
@@ -43,17 +52,22 @@ export function defaultOnnxThreads(): number {
  * all-MiniLM-L6-v2 (or any ONNX sentence encoder) on native ONNX Runtime in a worker thread, with our
  * own tokenisation (tokenizers.js), mean/CLS/max pooling and L2 normalisation. Nothing is loaded
  * until first use: `countTokens` reads the tokenizer, `embed` starts the worker and its session.
- * Texts are sorted by length before batching so short texts are not padded to long ones.
+ * Texts are sorted by length before batching so short texts are not padded to long ones. Questions
+ * (`inputType: 'query'`) have a second worker thread of their own unless `queryThread` is off, so a
+ * question never waits for a document batch in flight (issue 13, docs/decisions/0018).
  */
 export class OnnxEmbeddingModel implements EmbeddingModel {
   readonly id: string;
+  /** True unless `queryThread` is off: questions have their own worker thread. */
+  readonly separateQueryPath: boolean;
   private loaded: { folder: OnnxModelFolder; encoder: TokenEncoder } | undefined;
-  private pool: Piscina | undefined;
+  private readonly pools = new Map<WorkerLane, Piscina>();
   private observedDimensions: number | undefined;
   private closed = false;
 
   constructor(private readonly options: OnnxEmbeddingModelOptions) {
     this.id = `onnx:${options.name}`;
+    this.separateQueryPath = options.queryThread ?? true;
   }
 
   get dimensions(): number {
@@ -79,7 +93,8 @@ export class OnnxEmbeddingModel implements EmbeddingModel {
       .sort((a, b) => (texts[b]?.length ?? 0) - (texts[a]?.length ?? 0));
     const batchSize = this.options.batchSize ?? 16;
     const vectors = new Array<Float32Array>(texts.length);
-    const pool = this.workerPool();
+    const lane: WorkerLane = options.inputType === 'query' && this.separateQueryPath ? 'query' : 'document';
+    const pool = this.workerPool(lane);
     for (let start = 0; start < order.length; start += batchSize) {
       // Checked between batches: an abort stops the work without killing the worker's session.
       options.signal?.throwIfAborted();
@@ -90,6 +105,8 @@ export class OnnxEmbeddingModel implements EmbeddingModel {
         result = (await pool.run(task)) as EmbedBatchResult;
       } catch (error) {
         if (isAppError(error)) throw error;
+        // A batch still queued when the pool closed is aborted by piscina: say why.
+        if (this.closed) throw new AppError('internal', 'The embedding model was closed', { cause: error });
         throw new AppError('internal', `The embedding model failed: ${(error as Error).message}`, {
           cause: error,
         });
@@ -98,6 +115,7 @@ export class OnnxEmbeddingModel implements EmbeddingModel {
       batch.forEach((index, row) => {
         vectors[index] = result.vectors.slice(row * result.dimensions, (row + 1) * result.dimensions);
       });
+      if (lane === 'document') this.warmQueryWorker();
     }
     return vectors;
   }
@@ -110,9 +128,9 @@ export class OnnxEmbeddingModel implements EmbeddingModel {
    */
   async close(): Promise<void> {
     this.closed = true;
-    const pool = this.pool;
-    this.pool = undefined;
-    await pool?.close();
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    await Promise.all(pools.map((pool) => pool.close()));
   }
 
   private load(): { folder: OnnxModelFolder; encoder: TokenEncoder } {
@@ -130,19 +148,39 @@ export class OnnxEmbeddingModel implements EmbeddingModel {
     return this.loaded;
   }
 
-  private workerPool(): Piscina {
-    if (!this.pool) {
+  /**
+   * The worker of `lane`, started on first use. The query worker runs one intra-op thread: a
+   * question is one short text, and its thread must not fight the document worker's for the cores.
+   */
+  private workerPool(lane: WorkerLane): Piscina {
+    let pool = this.pools.get(lane);
+    if (!pool) {
       const { folder } = this.load();
-      const threads = this.options.threads || defaultOnnxThreads();
+      const threads = lane === 'query' ? 1 : this.options.threads || defaultOnnxThreads();
       const workerData: OnnxWorkerData = { folder, threads };
-      this.pool = new Piscina({
+      pool = new Piscina({
         ...workerModule(new URL('./onnx-embedding-worker.js', import.meta.url)),
         workerData,
         minThreads: 0,
         maxThreads: 1,
         idleTimeout: this.options.idleTimeoutMs ?? 15 * 60_000,
       });
+      this.pools.set(lane, pool);
     }
-    return this.pool;
+    return pool;
+  }
+
+  /**
+   * Starts the query worker once a document batch is done, if no question has started it, so the
+   * first question asked while a document embeds does not wait for a session to load (~0.3 s).
+   * Not earlier: the two workers loading at once would slow the document worker's start.
+   */
+  private warmQueryWorker(): void {
+    if (!this.separateQueryPath || this.closed || this.pools.has('query')) return;
+    const warmUp: EmbedBatchTask = { texts: [] };
+    // A failed warm-up is not an error of its own: the first question reports it.
+    this.workerPool('query')
+      .run(warmUp)
+      .catch(() => undefined);
   }
 }

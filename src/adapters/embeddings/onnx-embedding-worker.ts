@@ -52,6 +52,8 @@ function tensor(model: ort.InferenceSession, name: string, rows: number[][], wid
 
 export default async function embedBatch(task: EmbedBatchTask): Promise<EmbedBatchResult> {
   const model = await openSession();
+  // No texts: a warm-up, which only opens the session.
+  if (task.texts.length === 0) return { vectors: new Float32Array(0), dimensions: 0 };
   const ids = task.texts.map((text) => encoder.encode(text));
   const width = Math.max(1, ...ids.map((row) => row.length));
   const ones = ids.map((row) => row.map(() => 1));

@@ -1,4 +1,5 @@
 import type { EmbeddingModel } from '../../ports/embedding-model.js';
+import { FairLanes } from '../fair-lanes.js';
 
 export interface FairEmbeddingQueueOptions {
   /**
@@ -35,13 +36,11 @@ interface Job {
 export class FairEmbeddingQueue {
   private readonly sliceSize: number;
   private readonly queries: Job[] = [];
-  /** Lanes with waiting documents, in turn order; each lane's jobs first-come first-served. */
-  private readonly lanes = new Map<string, Job[]>();
   /**
-   * The lane whose slice is running, out of the turn order until it is done: a lane that turns up
-   * meanwhile goes ahead of it.
+   * Documents waiting, one lane per tenant, in turn order. The lane whose slice is running rejoins
+   * the order after it is done: a lane that turns up meanwhile goes ahead of it.
    */
-  private serving: { lane: string; jobs: Job[] } | undefined;
+  private readonly lanes = new FairLanes<Job>();
   private busy = false;
 
   constructor(
@@ -51,9 +50,14 @@ export class FairEmbeddingQueue {
     this.sliceSize = Math.max(1, Math.floor(options.sliceSize ?? 16));
   }
 
-  /** A question's vector; runs before any waiting document slice. */
+  /**
+   * A question's vector; runs before any waiting document slice — or at once, beside the running
+   * slice, when the model embeds questions on a path of their own (`separateQueryPath`).
+   */
   async embedQuery(text: string, signal?: AbortSignal): Promise<Float32Array> {
-    const [vector] = await this.enqueue([text], 'query', undefined, signal);
+    const [vector] = this.model.separateQueryPath
+      ? await this.model.embed([text], { inputType: 'query', ...(signal ? { signal } : {}) })
+      : await this.enqueue([text], 'query', undefined, signal);
     return vector as Float32Array;
   }
 
@@ -64,9 +68,7 @@ export class FairEmbeddingQueue {
 
   /** Requests waiting or running (questions, documents), for tests and metrics. */
   get waiting(): { queries: number; documents: number } {
-    let documents = this.serving?.jobs.length ?? 0;
-    for (const jobs of this.lanes.values()) documents += jobs.length;
-    return { queries: this.queries.length, documents };
+    return { queries: this.queries.length, documents: this.lanes.waiting };
   }
 
   private enqueue(
@@ -96,12 +98,7 @@ export class FairEmbeddingQueue {
         signal.addEventListener('abort', job.onAbort, { once: true });
       }
       if (lane === undefined) this.queries.push(job);
-      else if (this.serving?.lane === lane) this.serving.jobs.push(job);
-      else {
-        const jobs = this.lanes.get(lane);
-        if (jobs) jobs.push(job);
-        else this.lanes.set(lane, [job]);
-      }
+      else this.lanes.push(lane, job);
       this.pump();
     });
   }
@@ -111,7 +108,7 @@ export class FairEmbeddingQueue {
     if (this.busy) return;
     const picked = this.pick();
     if (!picked) return;
-    const { job, start, end } = picked;
+    const { job, start, end, lane } = picked;
     this.busy = true;
     job.next = end;
     job.running += 1;
@@ -134,28 +131,20 @@ export class FairEmbeddingQueue {
       )
       .finally(() => {
         this.busy = false;
-        const served = this.serving;
-        this.serving = undefined;
-        if (served && served.jobs.length > 0) this.lanes.set(served.lane, served.jobs);
+        if (lane !== undefined) this.lanes.done(lane);
         this.pump();
       });
   }
 
-  private pick(): { job: Job; start: number; end: number } | undefined {
+  private pick(): { job: Job; start: number; end: number; lane?: string } | undefined {
     const query = this.queries.shift();
     if (query) return { job: query, start: 0, end: query.texts.length };
-    const first = this.lanes.entries().next();
-    if (first.done) return undefined;
-    const [lane, jobs] = first.value;
-    const job = jobs[0] as Job;
+    // A job whose last slice is out leaves its lane; the lane rejoins the turn order when it is done.
+    const taken = this.lanes.take((job) => job.next + this.sliceSize >= job.texts.length);
+    if (!taken) return undefined;
+    const { lane, item: job } = taken;
     const start = job.next;
-    const end = Math.min(job.texts.length, start + this.sliceSize);
-    // The lane rejoins the turn order, at the back, when its slice is done; a job whose last slice
-    // is out leaves its lane.
-    this.lanes.delete(lane);
-    if (end >= job.texts.length) jobs.shift();
-    this.serving = { lane, jobs };
-    return { job, start, end };
+    return { job, start, end: Math.min(job.texts.length, start + this.sliceSize), lane };
   }
 
   /** Settles a job once (vectors or error) and removes whatever of it still waits. */
@@ -165,14 +154,7 @@ export class FairEmbeddingQueue {
     if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort);
     const queryAt = this.queries.indexOf(job);
     if (queryAt >= 0) this.queries.splice(queryAt, 1);
-    for (const [lane, jobs] of this.lanes) {
-      const at = jobs.indexOf(job);
-      if (at < 0) continue;
-      jobs.splice(at, 1);
-      if (jobs.length === 0) this.lanes.delete(lane);
-    }
-    const serving = this.serving?.jobs.indexOf(job) ?? -1;
-    if (serving >= 0) this.serving?.jobs.splice(serving, 1);
+    this.lanes.remove(job);
     if (vectors) job.resolve(vectors);
     else job.reject(error);
   }
