@@ -25,6 +25,8 @@ export interface HttpDependencies {
   /** Per client address, for requests without a valid key (see installAuth); none: no such limit. */
   unauthenticatedRateLimiter?: RateLimiter;
   probes: ReadinessProbe[];
+  /** The paper index's data version (PaperIndex.dataVersion): keys of cached search answers. */
+  indexVersion: () => Promise<string>;
   version: string;
   metrics?: HttpMetrics;
 }
@@ -96,6 +98,7 @@ export async function buildApp(dependencies: HttpDependencies): Promise<FastifyI
     publicUrl,
     probes: dependencies.probes,
     metrics,
+    indexVersion: dependencies.indexVersion,
   };
   for (const register of routeModules) await register(typed(app), context);
   return app;

@@ -12,6 +12,7 @@ export function createHttpApp(container: Container): Promise<FastifyInstance> {
     rateLimiter: container.rateLimiter,
     unauthenticatedRateLimiter: container.unauthenticatedRateLimiter,
     probes: container.probes,
+    indexVersion: () => container.stores.index.dataVersion(),
     version: packageVersion(),
   });
 }

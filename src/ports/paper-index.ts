@@ -82,6 +82,15 @@ export interface PaperIndex {
    * `identifierKey` write them, e.g. `doi:10.1000/x`, `acl:P19-1001`), or null.
    */
   findByKeys(keys: readonly string[]): Promise<Paper | null>;
+  /**
+   * A short opaque token naming this index and the state of its data: it changes with every
+   * committed write that changed a record, whichever process made it (an `alexandria ingest`
+   * beside the server included), and two different indexes (two replicas' own files) never share
+   * one. Caches of answers computed from the index key them with it, read before computing, so an
+   * answer is never served after a newer commit, nor by a replica with another index. Cheap: one
+   * small read per call.
+   */
+  dataVersion(): Promise<string>;
   /** How many papers and patents are stored. */
   count(): Promise<{ papers: number; patents: number }>;
   /**

@@ -77,6 +77,14 @@ export interface ProjectStore {
    */
   referencedBlobKeys(blobKeys: readonly string[]): Promise<Set<string>>;
 
+  /**
+   * The stored value of the setting `name`, storing `proposed` first when there is none. Race-safe:
+   * of concurrent calls (replicas starting at once on one database) exactly one value is stored and
+   * every call returns it. A stored value is never replaced. For values that every replica must
+   * share, such as the figure-link signing secret.
+   */
+  ensureSetting(name: string, proposed: string): Promise<string>;
+
   /** Throws when the store cannot answer (readiness probe). */
   ping(): Promise<void>;
   close(): Promise<void>;

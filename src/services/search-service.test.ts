@@ -1,6 +1,10 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FakePaperIndex } from '../../test/fakes/fake-paper-index.js';
 import { MemoryCache } from '../adapters/memory/memory-cache.js';
+import { createSqlitePaperIndex } from '../adapters/sqlite/sqlite-paper-index.js';
 import { emptyPaper, type Paper } from '../domain/paper.js';
 import type { SearchRequest } from '../domain/search.js';
 import { SearchService } from './search-service.js';
@@ -123,6 +127,35 @@ describe('SearchService', () => {
     await noCache.searchPapers(request({ query: 'x' }));
     await noCache.searchPapers(request({ query: 'x' }));
     expect(uncached.queries).toHaveLength(2);
+  });
+
+  // Issue 12: the cache served answers from before an ingest for its whole TTL, and, shared through
+  // Redis, one replica's answers (from its own index) to another.
+  it('answers a search cached before another connection ingests with the new records', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'alexandria-search-cache-')), 'index.db');
+    const served = await createSqlitePaperIndex(path);
+    const writer = await createSqlitePaperIndex(path);
+    const search = new SearchService(served, new MemoryCache(), { cacheTtlSeconds: 600 });
+    const parsing = request({ keywords: 'dependency parsing', peerReviewedOnly: false });
+    expect((await search.searchPapers(parsing)).total).toBe(0);
+    await writer.upsert([paper('Dependency parsing with stack LSTMs', { doi: '10.1000/p1', year: 2015 })]);
+    expect((await search.searchPapers(parsing)).total).toBe(1);
+    await writer.close();
+    await served.close();
+  });
+
+  it('never shares cached answers between services over different indexes', async () => {
+    const cache = new MemoryCache(); // one Redis for two replicas
+    const folder = mkdtempSync(join(tmpdir(), 'alexandria-search-cache-'));
+    const holder = await createSqlitePaperIndex(join(folder, 'a.db'));
+    const empty = await createSqlitePaperIndex(join(folder, 'b.db'));
+    await holder.upsert([paper('Dependency parsing with stack LSTMs', { doi: '10.1000/p1', year: 2015 })]);
+    const parsing = request({ keywords: 'dependency parsing', peerReviewedOnly: false });
+    const options = { cacheTtlSeconds: 600 };
+    expect((await new SearchService(empty, cache, options).searchPapers(parsing)).total).toBe(0);
+    expect((await new SearchService(holder, cache, options).searchPapers(parsing)).total).toBe(1);
+    await holder.close();
+    await empty.close();
   });
 
   it('refuses bad requests naming the parameter', async () => {

@@ -55,7 +55,8 @@ export class SearchService implements PaperSearch, PaperLookup {
   private async search(kind: IndexKind, request: SearchRequest): Promise<SearchResult> {
     validateRequest(request);
     if (this.options.cacheTtlSeconds <= 0) return this.run(kind, request);
-    const key = cacheKey(kind, request);
+    // Read before searching: an answer is stored under a version no newer than its data.
+    const key = cacheKey(kind, request, await this.index.dataVersion());
     const hit = await this.cache.get<SearchResult>(key);
     if (hit !== undefined) return hit;
     const result = await this.run(kind, request);
@@ -141,8 +142,14 @@ export function validateRequest(request: SearchRequest): void {
   }
 }
 
-function cacheKey(kind: IndexKind, request: SearchRequest): string {
+/**
+ * The cache key of a search: the request, normalised, and the index's data version, which names the
+ * index too, so that neither an answer from before the last ingest nor one from another replica's
+ * index is ever served (the cache may be Redis, shared by every replica).
+ */
+function cacheKey(kind: IndexKind, request: SearchRequest, dataVersion: string): string {
   const normalized = JSON.stringify([
+    dataVersion,
     kind,
     request.keywords?.trim().toLowerCase() ?? '',
     request.query?.trim().toLowerCase() ?? '',
@@ -153,11 +160,14 @@ function cacheKey(kind: IndexKind, request: SearchRequest): string {
     request.offset,
     request.limit,
   ]);
-  return `search:v1:${createHash('sha256').update(normalized).digest('base64url')}`;
+  return `search:v2:${createHash('sha256').update(normalized).digest('base64url')}`;
 }
 
-/** What the hint says when a parameter had more words than a search uses, or null. */
-function shortenedNote(keywords: ParsedText, query: ParsedText): string | null {
+/**
+ * What the hint says when a parameter had more words than a search uses, or null. Exported for the
+ * federated search, whose hint replaces the local one.
+ */
+export function shortenedNote(keywords: ParsedText, query: ParsedText): string | null {
   const parts: string[] = [];
   if (keywords.omitted > 0) parts.push(`keywords (${keywords.omitted} left out)`);
   if (query.omitted > 0) parts.push(`query (${query.omitted} left out)`);

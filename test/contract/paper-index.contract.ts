@@ -185,6 +185,27 @@ export function runPaperIndexContract(name: string, create: () => Promise<PaperI
       await index.close();
     });
 
+    it('changes its data version with every committed change, and no two indexes share one', async () => {
+      const index = await create();
+      const other = await create();
+      const empty = await index.dataVersion();
+      expect(empty).not.toBe(await other.dataVersion());
+      await index.upsert([paper('Dependency parsing with graph neural networks', { doi: '10.1000/dv1' })]);
+      const one = await index.dataVersion();
+      expect(one).not.toBe(empty);
+      await index.upsert([paper('Dependency parsing with graph neural networks', { doi: '10.1000/dv1' })]);
+      expect(await index.dataVersion()).toBe(one); // an unchanged re-run commits nothing
+      await index.upsert([
+        paper('Dependency parsing with graph neural networks', { doi: '10.1000/dv1', cited_by_count: 9 }),
+      ]);
+      const merged = await index.dataVersion();
+      expect(merged).not.toBe(one);
+      await expect(index.upsert([emptyPaper('')])).rejects.toThrow();
+      expect(await index.dataVersion()).toBe(merged); // a rolled-back batch neither
+      await index.close();
+      await other.close();
+    });
+
     it('lets an untitled record complete a stored paper it shares an identifier with', async () => {
       const index = await create();
       await index.upsert([

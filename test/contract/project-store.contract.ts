@@ -296,6 +296,19 @@ export function runProjectStoreContract(name: string, create: () => Promise<Proj
       await store.close();
     });
 
+    it('stores a setting once: the first value wins, concurrent first writers agree', async () => {
+      const store = await create();
+      expect(await store.ensureSetting('signing_secret', 'first')).toBe('first');
+      expect(await store.ensureSetting('signing_secret', 'second')).toBe('first');
+      const racers = await Promise.all(
+        Array.from({ length: 8 }, (_, index) => store.ensureSetting('raced', `value-${index}`)),
+      );
+      expect(new Set(racers).size).toBe(1);
+      expect(racers[0]).toMatch(/^value-\d$/);
+      expect(await store.ensureSetting('raced', 'late')).toBe(racers[0]);
+      await store.close();
+    });
+
     it('answers the readiness ping', async () => {
       const store = await create();
       await expect(store.ping()).resolves.toBeUndefined();

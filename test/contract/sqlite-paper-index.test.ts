@@ -170,3 +170,27 @@ describe('BM25 with known document frequencies (alexandria_bm25)', () => {
     for (const index of indexes) await index.close();
   }, 120_000);
 });
+
+describe('SQLite index data version', () => {
+  const record = (title: string, doi: string): Paper => ({ ...emptyPaper(title), doi, year: 2021 });
+
+  it('changes when another connection to the file commits, and keeps the file identity on reopen', async () => {
+    const path = freshPath();
+    const server = await createSqlitePaperIndex(path, { searchThreads: 1 });
+    const ingest = await createSqlitePaperIndex(path);
+    const before = await server.dataVersion();
+    expect(await ingest.dataVersion()).toBe(before);
+    await ingest.upsert([record('Transition-based dependency parsing with stack LSTMs', '10.1000/dp1')]);
+    const after = await server.dataVersion();
+    expect(after).not.toBe(before);
+    expect(after.split('.')[0]).toBe(before.split('.')[0]);
+    await ingest.close();
+    await server.close();
+    const reopened = await createSqlitePaperIndex(path);
+    expect(await reopened.dataVersion()).toBe(after);
+    await reopened.close();
+    const other = await createSqlitePaperIndex(freshPath());
+    expect((await other.dataVersion()).split('.')[0]).not.toBe(after.split('.')[0]);
+    await other.close();
+  });
+});

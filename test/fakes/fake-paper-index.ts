@@ -43,6 +43,11 @@ export class FakePaperIndex implements PaperIndex {
     return null;
   }
 
+  /** Changes with every upsert, like a real index's. */
+  async dataVersion() {
+    return `fake.${this.upserted.length}`;
+  }
+
   async count() {
     return { papers: this.upserted.length, patents: 0 };
   }

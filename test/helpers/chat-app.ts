@@ -65,6 +65,7 @@ export async function startChatApp(options: ChatTestOptions = {}): Promise<ChatT
     services,
     rateLimiter: container.rateLimiter,
     probes: container.probes,
+    indexVersion: () => container.stores.index.dataVersion(),
     version: 'test',
   });
   await app.listen({ host: '127.0.0.1', port: 0 });

@@ -1,8 +1,10 @@
 import type { Logger } from '../../platform/logger.js';
 import type { Cache } from '../../ports/cache.js';
+import type { CircuitBreakers } from '../../ports/circuit-breaker.js';
 import type { Clock } from '../../ports/clock.js';
 import type { PaperSource } from '../../ports/paper-source.js';
 import type { PatentSource } from '../../ports/patent-source.js';
+import type { RateGates } from '../../ports/rate-gate.js';
 import { ArxivSource } from './arxiv/arxiv-source.js';
 import { CrossrefSource } from './crossref/crossref-source.js';
 import { EuropePmcSource } from './europepmc/europepmc-source.js';
@@ -44,6 +46,9 @@ export interface UpstreamSourcesOptions {
   /** Base URL per source name (mirrors, loopback fakes). */
   baseUrls: Record<string, string>;
   cache: Cache;
+  /** Request spacing and circuit breakers per source (in Redis when replicas share them); default: in memory. */
+  rateGates?: RateGates;
+  breakers?: CircuitBreakers;
   clock: Clock;
   logger?: Logger;
   fetch?: FetchFunction;
@@ -78,6 +83,8 @@ export function createUpstreamSources(options: UpstreamSourcesOptions): Upstream
       // A search should not sit in a polite source's queue: past 1 s the source is reported skipped.
       maxQueueMs: Math.min(1000, options.sourceTimeoutMs / 2),
       breaker: { cooldownMs: options.breakerCooldownMs },
+      rateGates: options.rateGates,
+      breakers: options.breakers,
       headers: { 'user-agent': userAgent(email), ...headers },
       ...(options.logger ? { logger: options.logger } : {}),
       ...(options.fetch ? { fetch: options.fetch } : {}),

@@ -488,6 +488,23 @@ export class KyselyProjectStore implements ProjectStore {
     return referenced;
   }
 
+  async ensureSetting(name: string, proposed: string): Promise<string> {
+    // Insert-if-absent, then read: of two replicas starting at once, the loser's insert does
+    // nothing and both read the winner's value.
+    await this.db
+      .insertInto('settings')
+      .values({ name, value: proposed, created_at: now() })
+      .onConflict((conflict) => conflict.column('name').doNothing())
+      .execute();
+    const row = await this.db
+      .selectFrom('settings')
+      .select('value')
+      .where('name', '=', name)
+      .executeTakeFirst();
+    if (!row) throw new AppError('internal', `Setting ${name} vanished after insert`);
+    return row.value;
+  }
+
   async ping(): Promise<void> {
     await sql`select 1`.execute(this.db);
   }

@@ -98,6 +98,18 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('documents_blob_key').on('documents').column('blob_key').execute();
     },
   },
+  // Values every replica must agree on (the figure-link signing secret), written once by whichever
+  // replica comes first (docs/decisions/0021-replica-shared-state.md).
+  '0003_settings': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('settings')
+        .addColumn('name', 'text', (column) => column.primaryKey())
+        .addColumn('value', 'text', (column) => column.notNull())
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .execute();
+    },
+  },
 };
 
 /** Applies pending migrations; throws with the failing migration's error. */

@@ -33,6 +33,8 @@ export interface ProjectDatabase {
     added_at: string;
     position: Generated<number>;
   };
+  /** Values shared by every replica, each written once (`ensureSetting`). */
+  settings: { name: string; value: string; created_at: string };
   project_entry_keys: {
     tenant_id: string;
     project_id: string;

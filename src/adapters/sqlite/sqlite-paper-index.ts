@@ -1,4 +1,4 @@
-import { hash } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { Piscina } from 'piscina';
 import { AppError } from '../../domain/errors.js';
@@ -97,6 +97,10 @@ export async function createSqlitePaperIndex(
       shards: options.shards ?? 2,
       shardBlock: options.shardBlock ?? 1000,
     });
+    // The file's identity and write counter (see `dataVersion`); the first opener writes them.
+    db.prepare(
+      "INSERT OR IGNORE INTO index_settings (name, value) VALUES ('index_id', ?), ('data_version', '0')",
+    ).run(randomUUID());
     const { searchThreads = 0, shards: _shards, shardBlock: _block, ...readerOptions } = options;
     const pool =
       searchThreads > 0
@@ -169,7 +173,10 @@ export class SqlitePaperIndex implements PaperIndex {
   private readonly shardDocuments = new Map<string, number>();
   private facetCounts: Map<string, number> | null = null;
   private indexTotals: IndexTotals | null = null;
-  private dataVersion = -1;
+  /** This connection's last `PRAGMA data_version` (it changes when another connection commits). */
+  private seenDataVersion = -1;
+  /** The file's random identity (`index_settings.index_id`), read once. */
+  private indexId: string | undefined;
   private readonly records: PaperRecordBlocks;
   /** The id the next new record gets (set under the write lock of each upsert). */
   private nextId = 1;
@@ -208,6 +215,10 @@ export class SqlitePaperIndex implements PaperIndex {
       facetCounts: db.prepare('SELECT token, records FROM facet_counts WHERE records > 0').raw(),
       counts: db.prepare('SELECT kind, count(*) AS n FROM papers GROUP BY kind'),
       rankedRows: db.prepare(this.knownDf ? 'SELECT alexandria_bm25_rows()' : 'SELECT 0').pluck(),
+      setting: db.prepare('SELECT value FROM index_settings WHERE name = ?').pluck(),
+      bumpDataVersion: db.prepare(
+        "UPDATE index_settings SET value = CAST(value AS INTEGER) + 1 WHERE name = 'data_version'",
+      ),
     };
   }
 
@@ -221,6 +232,8 @@ export class SqlitePaperIndex implements PaperIndex {
           this.nextId = (this.statements.lastId.get() as number) + 1;
           for (const paper of papers) this.upsertOne(paper, summary);
           this.flush();
+          // In the same transaction: no reader sees the new records under the old version.
+          if (summary.inserted + summary.merged > 0) this.statements.bumpDataVersion.run();
         })
         .immediate();
     } finally {
@@ -427,6 +440,16 @@ export class SqlitePaperIndex implements PaperIndex {
     return null;
   }
 
+  /**
+   * `<index id>.<write counter>`: the id is random per file, the counter a row bumped by every
+   * upsert that changed a record, inside its transaction, so commits by another process count too
+   * (`PRAGMA data_version` would not do: it is per connection and blind to this one's writes).
+   */
+  async dataVersion(): Promise<string> {
+    this.indexId ??= String(this.statements.setting.get('index_id'));
+    return `${this.indexId}.${String(this.statements.setting.get('data_version'))}`;
+  }
+
   async count(): Promise<{ papers: number; patents: number }> {
     const counts = { papers: 0, patents: 0 };
     for (const row of this.statements.counts.all() as Array<{ kind: number; n: number }>) {
@@ -593,8 +616,8 @@ export class SqlitePaperIndex implements PaperIndex {
   /** Another connection (an ingest) committed: cached years and frequencies are stale. */
   private checkDataVersion(): void {
     const version = this.db.pragma('data_version', { simple: true }) as number;
-    if (version !== this.dataVersion) {
-      this.dataVersion = version;
+    if (version !== this.seenDataVersion) {
+      this.seenDataVersion = version;
       this.forgetCaches();
     }
   }

@@ -57,6 +57,6 @@ export const authSection = {
   signingSecret: envVar('ALEXANDRIA_SIGNING_SECRET', z.string().min(32).optional(), {
     secret: true,
     description:
-      'Secret for signed figure URLs (≥ 32 characters). Default: a random secret kept in <data dir>/secret.',
+      'Secret for signed figure URLs and stored Zotero keys (≥ 32 characters). Default: a random secret generated once into the project store (PostgreSQL when DATABASE_URL is set, so every replica shares it; a <data dir>/secret left by an older release is taken over).',
   }),
 };

@@ -14,16 +14,18 @@ const redisUrl = z
 export const storageSection = {
   dataDir: envVar('ALEXANDRIA_DATA_DIR', z.string().min(1), {
     default: './data',
-    description: 'Folder for the SQLite databases, blobs and the signing secret (embedded mode).',
+    description:
+      'Folder for the SQLite databases (projects, the paper index) and blobs when no S3 bucket is set.',
   }),
   databaseUrl: envVar('DATABASE_URL', postgresUrl, {
     secret: true,
     description:
-      'PostgreSQL connection URL. When set, projects, keys and the index live in PostgreSQL instead of SQLite.',
+      'PostgreSQL connection URL. When set, tenants, API keys, projects, document records and the signing secret live in PostgreSQL instead of <data dir>/alexandria.db, shared by every replica. The paper index is not: it stays a SQLite file per replica (ALEXANDRIA_INDEX_PATH).',
   }),
   redisUrl: envVar('REDIS_URL', redisUrl, {
     secret: true,
-    description: 'Redis URL. When set, the cache, rate limits and job queue are shared through Redis.',
+    description:
+      "Redis URL. When set, every replica shares through Redis the cache (search answers, federated result lists, upstream responses, fetched-URL and parse-failure records), the API rate limits, the upstream sources' request spacing and circuit breakers, and the background job queue (run by `serve` and `alexandria worker`). Local search answers are keyed by the answering replica's index and its data version.",
   }),
   s3Bucket: envVar('ALEXANDRIA_S3_BUCKET', z.string().min(3).optional(), {
     description: 'S3 bucket for blobs (PDFs, figures). When unset, blobs go to <data dir>/blobs.',

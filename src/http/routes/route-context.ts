@@ -13,6 +13,8 @@ export interface RouteContext {
   publicUrl: string;
   probes: ReadinessProbe[];
   metrics: HttpMetrics;
+  /** The paper index's data version (PaperIndex.dataVersion): keys of cached search answers. */
+  indexVersion: () => Promise<string>;
 }
 
 export type TypedApp = ReturnType<FastifyInstance['withTypeProvider']> &

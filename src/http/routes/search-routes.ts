@@ -85,8 +85,11 @@ const pagingDescription =
  * Paper and patent search: /api/abstracts (may add generated answers), /api/fast_paper_search (the
  * fastest path: no answers, no enrichment) and /api/patents, with ScholarAI's parameter names.
  */
-export const searchRoutes: RouteModule = (app, { services, config }) => {
-  const responses = new ResponseCache({ ttlSeconds: config.search.cacheTtlSeconds });
+export const searchRoutes: RouteModule = (app, { services, config, indexVersion }) => {
+  const responses = new ResponseCache({
+    ttlSeconds: config.search.cacheTtlSeconds,
+    dataVersion: indexVersion,
+  });
 
   app.get(
     '/api/abstracts',
@@ -102,7 +105,9 @@ export const searchRoutes: RouteModule = (app, { services, config }) => {
     },
     async (request, reply) => {
       const generative = request.query.generative_mode === true;
-      const key = generative ? undefined : `abstracts|${JSON.stringify(request.query)}`;
+      const key = generative
+        ? undefined
+        : await responses.keyFor(`abstracts|${JSON.stringify(request.query)}`);
       const cached = key === undefined ? undefined : responses.get(key);
       if (cached) return replay(reply, cached);
       const search = toSearchRequest(request.query);
@@ -127,7 +132,7 @@ export const searchRoutes: RouteModule = (app, { services, config }) => {
       },
     },
     async (request, reply) => {
-      const key = `fast|${JSON.stringify(request.query)}`;
+      const key = await responses.keyFor(`fast|${JSON.stringify(request.query)}`);
       const cached = responses.get(key);
       if (cached) return replay(reply, cached);
       const result = await services.search.searchPapers(toSearchRequest(request.query), {
@@ -151,7 +156,7 @@ export const searchRoutes: RouteModule = (app, { services, config }) => {
     },
     async (request, reply) => {
       const generative = request.query.generative_mode === true;
-      const key = generative ? undefined : `patents|${JSON.stringify(request.query)}`;
+      const key = generative ? undefined : await responses.keyFor(`patents|${JSON.stringify(request.query)}`);
       const cached = key === undefined ? undefined : responses.get(key);
       if (cached) return replay(reply, cached);
       const search = toSearchRequest(request.query);

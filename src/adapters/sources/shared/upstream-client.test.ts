@@ -56,7 +56,7 @@ describe('UpstreamClient', () => {
     expect(hits).toBe(2);
     expect(elapsed).toBeGreaterThanOrEqual(950);
     expect(elapsed).toBeLessThan(3000);
-    expect(client.breaker.state).toBe('closed');
+    expect((await client.breaker.status()).state).toBe('closed');
   });
 
   it('gives up at once when Retry-After is longer than it may wait, keeping the wait in the error', async () => {
@@ -120,21 +120,21 @@ describe('UpstreamClient', () => {
     for (let index = 0; index < 3; index += 1) {
       await expect(client.get('https://api.example.org/x')).rejects.toBeInstanceOf(UpstreamError);
     }
-    expect(client.breaker.state).toBe('open');
+    expect((await client.breaker.status()).state).toBe('open');
     const skipped = await client.get('https://api.example.org/x').catch((caught: unknown) => caught);
     expect(skipped).toBeInstanceOf(SourceSkippedError);
     expect((skipped as SourceSkippedError).reason).toBe('circuit_open');
     expect(fetch.calls).toHaveLength(3);
 
     time.now += 30_000;
-    expect(client.breaker.state).toBe('half_open');
+    expect((await client.breaker.status()).state).toBe('half_open');
     // a failed trial re-opens the circuit for another cooldown
     await expect(client.get('https://api.example.org/x')).rejects.toBeInstanceOf(UpstreamError);
-    expect(client.breaker.state).toBe('open');
+    expect((await client.breaker.status()).state).toBe('open');
     time.now += 30_000;
     healthy = true;
     expect(await client.getJson('https://api.example.org/x', okSchema)).toEqual({ ok: true });
-    expect(client.breaker.state).toBe('closed');
+    expect((await client.breaker.status()).state).toBe('closed');
     expect(fetch.calls).toHaveLength(5);
   });
 
@@ -148,7 +148,7 @@ describe('UpstreamClient', () => {
       expect(await client.getJson('https://api.example.org/missing', okSchema)).toBeNull();
       await expect(client.get('https://api.example.org/bad')).rejects.toMatchObject({ upstreamStatus: 400 });
     }
-    expect(client.breaker.state).toBe('closed');
+    expect((await client.breaker.status()).state).toBe('closed');
   });
 
   it('spaces requests by the rate interval and skips a caller that would queue too long', async () => {
@@ -231,7 +231,7 @@ describe('UpstreamClient retries under a rate limit', () => {
     expect(error).toBeInstanceOf(UpstreamError);
     expect(error).not.toBeInstanceOf(SourceSkippedError);
     expect((error as UpstreamError).upstreamStatus).toBe(503);
-    expect(client.breaker.state).toBe('open');
+    expect((await client.breaker.status()).state).toBe('open');
     expect(fetch.calls).toHaveLength(1);
   });
 });

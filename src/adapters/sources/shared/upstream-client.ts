@@ -2,11 +2,18 @@ import type { z } from 'zod';
 import { UpstreamError } from '../../../domain/errors.js';
 import type { Logger } from '../../../platform/logger.js';
 import type { Cache } from '../../../ports/cache.js';
+import type {
+  CircuitBreaker,
+  CircuitBreakerOptions,
+  CircuitBreakers,
+} from '../../../ports/circuit-breaker.js';
 import { type Clock, systemClock } from '../../../ports/clock.js';
 import { SourceSkippedError } from '../../../ports/paper-source.js';
-import { CircuitBreaker, type CircuitBreakerOptions } from './circuit-breaker.js';
-import { RateGate, realSleep, type Sleep } from './rate-gate.js';
+import type { RateGate, RateGates } from '../../../ports/rate-gate.js';
+import { MemoryCircuitBreakers } from '../../memory/memory-circuit-breaker.js';
+import { MemoryRateGates } from '../../memory/memory-rate-gate.js';
 import { backoffDelay, defaultRetryPolicy, parseRetryAfter, type RetryPolicy } from './retry-policy.js';
+import { realSleep, type Sleep } from './sleep.js';
 
 export type FetchFunction = (input: string, init?: RequestInit) => Promise<Response>;
 
@@ -27,6 +34,12 @@ export interface UpstreamClientOptions {
   /** Longest a call queues for its rate slot before it is skipped (default: timeoutMs). */
   maxQueueMs?: number;
   breaker?: CircuitBreakerOptions;
+  /**
+   * Where the source's rate gate and circuit breaker live: Redis when replicas share them (the
+   * composition root passes them). Default: this client's own, in memory.
+   */
+  rateGates?: RateGates;
+  breakers?: CircuitBreakers;
   /** Response cache (answers and 404s) and its time-to-live; no caching when absent or 0. */
   cache?: Cache;
   cacheTtlSeconds?: number;
@@ -81,8 +94,10 @@ export class UpstreamClient {
     this.timeoutMs = options.timeoutMs ?? 8_000;
     this.retry = { ...defaultRetryPolicy, ...options.retry };
     this.maxQueueMs = options.maxQueueMs ?? this.timeoutMs;
-    this.breaker = new CircuitBreaker(this.clock, options.breaker);
-    this.gate = new RateGate(options.minIntervalMs ?? 0, this.clock, this.sleep);
+    const breakers = options.breakers ?? new MemoryCircuitBreakers(this.clock);
+    this.breaker = breakers.breaker(this.source, options.breaker);
+    const gates = options.rateGates ?? new MemoryRateGates(this.clock);
+    this.gate = gates.gate(this.source, options.minIntervalMs ?? 0);
     this.cache = options.cache;
     this.cacheTtlSeconds = options.cacheTtlSeconds ?? 0;
     this.headers = options.headers ?? {};
@@ -132,23 +147,24 @@ export class UpstreamClient {
       const hit = await this.cache.get<UpstreamResponse>(cacheKey);
       if (hit !== undefined) return hit;
     }
-    if (!this.breaker.tryAcquire()) {
+    if (!(await this.breaker.tryAcquire())) {
+      const { retryInMs } = await this.breaker.status();
       throw new SourceSkippedError(
         this.source,
         'circuit_open',
-        `${this.source} is skipped for ${Math.ceil(this.breaker.retryInMs / 1000)} s after repeated failures`,
+        `${this.source} is skipped for ${Math.ceil(retryInMs / 1000)} s after repeated failures`,
       );
     }
     let response: UpstreamResponse;
     try {
       response = await this.attempts(url, options);
     } catch (error) {
-      if (error instanceof SourceSkippedError || options.signal?.aborted) this.breaker.release();
-      else if (error instanceof UpstreamError && !countsAsFailure(error)) this.breaker.success();
-      else this.breaker.failure();
+      if (error instanceof SourceSkippedError || options.signal?.aborted) await this.breaker.release();
+      else if (error instanceof UpstreamError && !countsAsFailure(error)) await this.breaker.success();
+      else await this.breaker.failure();
       throw error;
     }
-    this.breaker.success();
+    await this.breaker.success();
     if (this.cache && ttl > 0) await this.cache.set(cacheKey, response, ttl);
     return response;
   }
@@ -162,16 +178,20 @@ export class UpstreamClient {
     let lastError: UpstreamError | undefined;
     for (let attempt = 1; ; attempt += 1) {
       // A source that failed recently is not waited for: it is skipped unless a slot is free now.
-      const queueLimit = this.breaker.consecutiveFailures > 0 ? 0 : this.maxQueueMs;
-      if (!(await this.gate.take(queueLimit, options.signal))) {
+      const { consecutiveFailures } = await this.breaker.status();
+      const queueLimit = consecutiveFailures > 0 ? 0 : this.maxQueueMs;
+      const slotWaitMs = await this.gate.reserve(queueLimit);
+      if (slotWaitMs === null) {
         // A retry that cannot get a rate slot in time ends with the failure it was retrying.
         if (lastError) throw lastError;
+        const nextSlotMs = await this.gate.waitMs();
         throw new SourceSkippedError(
           this.source,
           'rate_limited',
-          `${this.source} rate budget exhausted (next slot in ${Math.ceil(this.gate.waitMs / 1000)} s)`,
+          `${this.source} rate budget exhausted (next slot in ${Math.ceil(nextSlotMs / 1000)} s)`,
         );
       }
+      if (slotWaitMs > 0) await this.sleep(slotWaitMs, options.signal);
       let error: UpstreamError;
       let waitMs: number | undefined;
       try {
@@ -186,7 +206,7 @@ export class UpstreamClient {
         });
         if (retryAfterMs !== undefined) {
           waitMs = retryAfterMs;
-          this.gate.pushBack(this.clock.now() + retryAfterMs);
+          await this.gate.pushBack(this.clock.now() + retryAfterMs);
         }
       } catch (caught) {
         if (options.signal?.aborted) throw abortError(this.source, options.signal);
