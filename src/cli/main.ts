@@ -8,6 +8,7 @@ import { registerIngest } from './commands/ingest.js';
 import { registerKeys } from './commands/keys.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerServe } from './commands/serve.js';
+import { registerWorker } from './commands/worker.js';
 import { output } from './output.js';
 
 /** The `alexandria` command line. Each command module registers itself here. */
@@ -25,6 +26,7 @@ export function createProgram(): Command {
   registerIngest(program);
   registerConfig(program);
   registerMcp(program);
+  registerWorker(program);
   return program;
 }
 

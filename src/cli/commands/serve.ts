@@ -24,7 +24,7 @@ export function registerServe(program: Command): void {
       const config = cliConfig();
       if (options.port !== undefined) config.server.port = options.port;
       const logger = createLogger({ level: config.server.logLevel, destination: 'stdout' });
-      const container = await createContainer(config, logger);
+      const container = await createContainer(config, logger, { background: true, runJobs: config.jobs.run });
       const { createdKey } = await bootstrapKeys(container);
       if (createdKey) {
         output.error(

@@ -2,6 +2,7 @@ import { authSection } from './auth.js';
 import { chatSection } from './chat.js';
 import { documentsSection } from './documents.js';
 import { embeddingSection } from './embedding.js';
+import { jobsSection } from './jobs.js';
 import { mcpSection } from './mcp.js';
 import { pdfSection } from './pdf.js';
 import { searchSection } from './search.js';
@@ -19,6 +20,7 @@ export const sections = {
   server: serverSection,
   auth: authSection,
   storage: storageSection,
+  jobs: jobsSection,
   documents: documentsSection,
   pdf: pdfSection,
   embedding: embeddingSection,

@@ -2,9 +2,15 @@ import type { Logger } from '../../platform/logger.js';
 import type { BlobStore } from '../../ports/blob-store.js';
 import type { Cache } from '../../ports/cache.js';
 import type { FullTextSource } from '../../ports/full-text-source.js';
+import type { JobQueue } from '../../ports/job-queue.js';
 import type { PdfExtractor } from '../../ports/pdf-extractor.js';
 import type { ProjectStore } from '../../ports/project-store.js';
 import type { UrlFetcher } from '../../ports/url-fetcher.js';
+import {
+  embedPassagesJob,
+  enqueuePassageEmbedding,
+  passageEmbeddingHandler,
+} from '../jobs/passage-embedding-job.js';
 import type { ProjectService } from '../project-service.js';
 import type { PaperLookup } from '../services.js';
 import { DocumentStorage } from './document-storage.js';
@@ -29,6 +35,11 @@ export interface DocumentServicesDependencies {
   sources?: readonly FullTextSource[];
   /** Changes whenever the extractor's output changes, so stored parses are redone. */
   parserVersion: string;
+  /**
+   * PDFs parsed at once: the extractor's worker threads (`ALEXANDRIA_PDF_WORKER_THREADS`, default 2).
+   * More wait in their tenant's lane, and tenants take turns.
+   */
+  parseConcurrency?: number;
   signingSecret: string;
   /** Absolute base URL of the service (figure links). */
   publicUrl: string;
@@ -38,6 +49,11 @@ export interface DocumentServicesDependencies {
   ocr?: boolean;
   /** Embed a PDF's passages as soon as it is filed (default true). */
   prepareQuestionsOnAdd?: boolean;
+  /**
+   * Where that embedding is queued (an `embed-passages` job per document) and whether this process
+   * runs such jobs. Without it, the embedding runs in the background of this process, unqueued.
+   */
+  jobs?: { queue: JobQueue; run: boolean; concurrency?: number };
   /** Longest a question waits for passage vectors before answering by words alone (default: no limit). */
   questionDeadlineMs?: number;
   logger?: Logger;
@@ -51,6 +67,7 @@ export function createDocumentServices(dependencies: DocumentServicesDependencie
     extractor: dependencies.extractor,
     cache: dependencies.cache,
     parserVersion: dependencies.parserVersion,
+    ...(dependencies.parseConcurrency === undefined ? {} : { concurrency: dependencies.parseConcurrency }),
   });
   const remote = new RemoteDocuments({
     fetcher: dependencies.fetcher,
@@ -90,18 +107,31 @@ export function createDocumentServices(dependencies: DocumentServicesDependencie
     uploadMaxBytes: dependencies.uploadMaxBytes,
     ...(dependencies.prepareQuestionsOnAdd === false
       ? {}
-      : {
-          onPdfFiled: (tenantId: string, pdfId: string) => {
-            // In the background, in the tenant's turns of the ranker's fair queue: the upload has its answer.
-            fullText.prepareQuestions(tenantId, pdfId).catch((error: unknown) => {
-              dependencies.logger?.warn(
-                { err: error, pdf_id: pdfId },
-                'embedding a new document ahead of questions failed',
-              );
-            });
-          },
-        }),
+      : { onPdfFiled: embedOnAdd(dependencies, fullText) }),
   });
   const figures = new FigureFileService(figureLinks, parses, dependencies.store);
+  const jobs = dependencies.jobs;
+  if (jobs?.run) {
+    jobs.queue.process(embedPassagesJob, passageEmbeddingHandler(fullText), {
+      concurrency: jobs.concurrency ?? 1,
+    });
+  }
   return { fullText, library, figures, parses };
+}
+
+/**
+ * Embed-on-add: queues an `embed-passages` job for each PDF filed with text (after the upload has
+ * its answer), or, with no queue, starts the embedding in the background. Either way it takes the
+ * tenant's turns of the ranker's fair queue.
+ */
+function embedOnAdd(dependencies: DocumentServicesDependencies, fullText: FullTextService) {
+  const { jobs, logger } = dependencies;
+  return (tenantId: string, pdfId: string) => {
+    const started = jobs
+      ? enqueuePassageEmbedding(jobs.queue, dependencies.store, tenantId, pdfId)
+      : fullText.prepareQuestions(tenantId, pdfId);
+    started.catch((error: unknown) => {
+      logger?.warn({ err: error, pdf_id: pdfId }, 'embedding a new document ahead of questions failed');
+    });
+  };
 }

@@ -1,0 +1,193 @@
+import type {
+  EnqueuedJob,
+  EnqueueOptions,
+  JobHandler,
+  JobInfo,
+  JobPayload,
+  JobQueue,
+  JobState,
+  ProcessOptions,
+} from '../../ports/job-queue.js';
+
+export interface MemoryJobQueueOptions {
+  /** Runs of a job whose handler throws before it counts as failed (default 3). */
+  attempts?: number;
+  /** Wait before the first retry, doubled for each further one (default 1000 ms). */
+  retryDelayMs?: number;
+  /** Finished jobs remembered for `get` (default 1000, oldest forgotten first). */
+  keepFinished?: number;
+  /** Told about every failed run (the job is retried unless it was the last attempt). */
+  onError?: (error: unknown, job: { type: string; id: string; lane: string; attempt: number }) => void;
+}
+
+interface JobRecord {
+  id: string;
+  lane: string;
+  payload: JobPayload;
+  state: JobState;
+  starts: number;
+  error?: string;
+}
+
+interface TypeState {
+  /** Waiting jobs per lane, oldest first; the map's order is the order lanes get their turns. */
+  lanes: Map<string, JobRecord[]>;
+  /** Jobs waiting, running or waiting for a retry, by de-duplication id. */
+  live: Map<string, JobRecord>;
+  /** Finished jobs, oldest first. */
+  finished: Map<string, JobRecord>;
+  handler?: JobHandler;
+  concurrency: number;
+  running: number;
+}
+
+/**
+ * The embedded job queue: jobs run in this process, in turns between lanes (round-robin: each lane
+ * with waiting jobs starts one before any lane starts its next), de-duplicated by id while waiting or
+ * running. Not durable: jobs still waiting or running when the process stops are gone, which is why
+ * the work they do must also happen on demand (a question embeds its document if no job did).
+ */
+export class MemoryJobQueue implements JobQueue {
+  private readonly types = new Map<string, TypeState>();
+  private readonly controllers = new Set<AbortController>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private closed = false;
+
+  constructor(private readonly options: MemoryJobQueueOptions = {}) {}
+
+  async enqueue(type: string, payload: JobPayload, options: EnqueueOptions): Promise<EnqueuedJob> {
+    if (this.closed) throw new Error('the job queue is closed');
+    const state = this.type(type);
+    if (state.live.has(options.id)) return { id: options.id, created: false };
+    const record: JobRecord = {
+      id: options.id,
+      lane: options.lane,
+      payload: structuredClone(payload),
+      state: 'waiting',
+      starts: 0,
+    };
+    state.finished.delete(options.id);
+    state.live.set(options.id, record);
+    this.wait(state, record);
+    this.pump(type);
+    return { id: options.id, created: true };
+  }
+
+  process<P extends JobPayload>(type: string, handler: JobHandler<P>, options: ProcessOptions = {}): void {
+    const state = this.type(type);
+    if (state.handler) throw new Error(`jobs of type ${type} already have a handler`);
+    state.handler = handler as JobHandler;
+    state.concurrency = Math.max(1, options.concurrency ?? 1);
+    this.pump(type);
+  }
+
+  async get(type: string, id: string): Promise<JobInfo | null> {
+    const state = this.types.get(type);
+    const record = state?.live.get(id) ?? state?.finished.get(id);
+    if (!record) return null;
+    return {
+      id: record.id,
+      lane: record.lane,
+      state: record.state,
+      payload: structuredClone(record.payload),
+      starts: record.starts,
+      ...(record.error === undefined ? {} : { error: record.error }),
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    for (const controller of this.controllers) controller.abort(new Error('the job queue closed'));
+  }
+
+  private type(type: string): TypeState {
+    let state = this.types.get(type);
+    if (!state) {
+      state = { lanes: new Map(), live: new Map(), finished: new Map(), concurrency: 1, running: 0 };
+      this.types.set(type, state);
+    }
+    return state;
+  }
+
+  private wait(state: TypeState, record: JobRecord): void {
+    record.state = 'waiting';
+    const queue = state.lanes.get(record.lane);
+    if (queue) queue.push(record);
+    else state.lanes.set(record.lane, [record]);
+  }
+
+  /** The first waiting job of the lane whose turn it is; that lane then goes to the back. */
+  private next(state: TypeState): JobRecord | undefined {
+    for (const [lane, queue] of state.lanes) {
+      const record = queue.shift();
+      state.lanes.delete(lane);
+      if (queue.length > 0) state.lanes.set(lane, queue);
+      if (record) return record;
+    }
+    return undefined;
+  }
+
+  private pump(type: string): void {
+    const state = this.type(type);
+    while (!this.closed && state.handler && state.running < state.concurrency) {
+      const record = this.next(state);
+      if (!record) return;
+      void this.run(type, state, state.handler, record);
+    }
+  }
+
+  private async run(type: string, state: TypeState, handler: JobHandler, record: JobRecord): Promise<void> {
+    state.running += 1;
+    record.state = 'active';
+    record.starts += 1;
+    const controller = new AbortController();
+    this.controllers.add(controller);
+    const attempt = record.starts;
+    try {
+      await handler(structuredClone(record.payload), {
+        id: record.id,
+        lane: record.lane,
+        attempt,
+        signal: controller.signal,
+      });
+      this.finish(state, record, 'completed');
+    } catch (error) {
+      this.options.onError?.(error, { type, id: record.id, lane: record.lane, attempt });
+      record.error = error instanceof Error ? error.message : String(error);
+      if (attempt >= (this.options.attempts ?? 3) || this.closed) {
+        this.finish(state, record, 'failed');
+      } else {
+        // Waits for its retry out of the lanes (still de-duplicated), then queues at the back.
+        record.state = 'waiting';
+        const timer = setTimeout(
+          () => {
+            this.timers.delete(timer);
+            this.wait(state, record);
+            this.pump(type);
+          },
+          (this.options.retryDelayMs ?? 1000) * 2 ** (attempt - 1),
+        );
+        timer.unref();
+        this.timers.add(timer);
+      }
+    } finally {
+      this.controllers.delete(controller);
+      state.running -= 1;
+      this.pump(type);
+    }
+  }
+
+  private finish(state: TypeState, record: JobRecord, outcome: 'completed' | 'failed'): void {
+    record.state = outcome;
+    if (outcome === 'completed') delete record.error;
+    state.live.delete(record.id);
+    state.finished.set(record.id, record);
+    const keep = this.options.keepFinished ?? 1000;
+    for (const id of state.finished.keys()) {
+      if (state.finished.size <= keep) break;
+      state.finished.delete(id);
+    }
+  }
+}

@@ -1,0 +1,127 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { JobContext, JobPayload, JobQueue } from '../../src/ports/job-queue.js';
+
+export interface JobQueueSettings {
+  /** Runs of a failing job before it counts as failed. */
+  attempts: number;
+  retryDelayMs: number;
+}
+
+const settings: JobQueueSettings = { attempts: 3, retryDelayMs: 50 };
+const poll = { timeout: 15_000, interval: 20 };
+
+/**
+ * The behaviour every JobQueue adapter must have; `create` returns an empty queue (for Redis: a
+ * fresh key prefix), closed by the suite.
+ */
+export function runJobQueueContract(name: string, create: (settings: JobQueueSettings) => Promise<JobQueue>) {
+  describe(`JobQueue contract: ${name}`, () => {
+    const open: JobQueue[] = [];
+    const queue = async () => {
+      const created = await create(settings);
+      open.push(created);
+      return created;
+    };
+    afterEach(async () => {
+      for (const item of open.splice(0)) await item.close();
+    });
+
+    it('runs a job with its payload, id, lane and attempt, and reports it completed', async () => {
+      const jobs = await queue();
+      const seen: Array<{ payload: JobPayload; context: Omit<JobContext, 'signal'> }> = [];
+      expect(await jobs.get('greet', 'nobody')).toBeNull();
+      const payload = { tenant: 't1', sha256: 'ab'.repeat(32), pages: [1, 2], nested: { ok: true } };
+      expect(await jobs.enqueue('greet', payload, { id: 'doc-1', lane: 't1' })).toEqual({
+        id: 'doc-1',
+        created: true,
+      });
+      expect((await jobs.get('greet', 'doc-1'))?.state).toBe('waiting');
+      jobs.process('greet', async (received, { signal, ...context }) => {
+        expect(signal.aborted).toBe(false);
+        seen.push({ payload: received, context });
+      });
+      await expect.poll(async () => (await jobs.get('greet', 'doc-1'))?.state, poll).toBe('completed');
+      expect(seen).toEqual([{ payload, context: { id: 'doc-1', lane: 't1', attempt: 1 } }]);
+      expect(await jobs.get('greet', 'doc-1')).toMatchObject({ id: 'doc-1', lane: 't1', payload, starts: 1 });
+    });
+
+    it('adds one job per id while it waits or runs, and runs the id again once it finished', async () => {
+      const jobs = await queue();
+      let runs = 0;
+      let release: () => void = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      expect((await jobs.enqueue('embed', { n: 1 }, { id: 'same', lane: 'a' })).created).toBe(true);
+      // Waiting: another tenant (another replica) asking for the same document adds nothing.
+      expect((await jobs.enqueue('embed', { n: 2 }, { id: 'same', lane: 'b' })).created).toBe(false);
+      // Same id under another job type is another job.
+      expect((await jobs.enqueue('parse', { n: 3 }, { id: 'same', lane: 'a' })).created).toBe(true);
+      jobs.process('embed', async () => {
+        runs += 1;
+        await held;
+      });
+      await expect.poll(async () => (await jobs.get('embed', 'same'))?.state, poll).toBe('active');
+      // Running: still one job.
+      expect((await jobs.enqueue('embed', { n: 4 }, { id: 'same', lane: 'a' })).created).toBe(false);
+      release();
+      await expect.poll(async () => (await jobs.get('embed', 'same'))?.state, poll).toBe('completed');
+      expect(runs).toBe(1);
+      expect((await jobs.get('embed', 'same'))?.payload).toEqual({ n: 1 });
+      // Finished: the same id may run again (handlers are idempotent).
+      expect((await jobs.enqueue('embed', { n: 5 }, { id: 'same', lane: 'a' })).created).toBe(true);
+      await expect.poll(() => runs, poll).toBe(2);
+    });
+
+    it('takes lanes in turns: a quiet lane does not wait behind a busy lane’s backlog', async () => {
+      const jobs = await queue();
+      const order: string[] = [];
+      for (const id of ['a1', 'a2', 'a3', 'a4']) await jobs.enqueue('work', { id }, { id, lane: 'busy' });
+      await jobs.enqueue('work', { id: 'b1' }, { id: 'b1', lane: 'quiet' });
+      await jobs.enqueue('work', { id: 'c1' }, { id: 'c1', lane: 'other' });
+      jobs.process('work', async (payload) => {
+        order.push(String(payload.id));
+      });
+      await expect.poll(() => order.length, poll).toBe(6);
+      expect(order).toEqual(['a1', 'b1', 'c1', 'a2', 'a3', 'a4']);
+    });
+
+    it('retries a job whose handler throws, and fails it after the last attempt', async () => {
+      const jobs = await queue();
+      const attempts: Record<string, number[]> = { flaky: [], broken: [] };
+      jobs.process('risky', async (payload, context) => {
+        const kind = String(payload.kind);
+        attempts[kind]?.push(context.attempt);
+        if (kind === 'broken' || context.attempt === 1) throw new Error(`${kind} went wrong`);
+      });
+      await jobs.enqueue('risky', { kind: 'flaky' }, { id: 'flaky', lane: 't' });
+      await jobs.enqueue('risky', { kind: 'broken' }, { id: 'broken', lane: 't' });
+      await expect.poll(async () => (await jobs.get('risky', 'flaky'))?.state, poll).toBe('completed');
+      await expect.poll(async () => (await jobs.get('risky', 'broken'))?.state, poll).toBe('failed');
+      expect(attempts).toEqual({ flaky: [1, 2], broken: [1, 2, 3] });
+      expect(await jobs.get('risky', 'flaky')).toMatchObject({ starts: 2 });
+      expect(await jobs.get('risky', 'broken')).toMatchObject({ starts: 3, error: 'broken went wrong' });
+    });
+
+    it('runs up to `concurrency` jobs at once', async () => {
+      const jobs = await queue();
+      let active = 0;
+      let most = 0;
+      let done = 0;
+      jobs.process(
+        'slow',
+        async () => {
+          active += 1;
+          most = Math.max(most, active);
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          active -= 1;
+          done += 1;
+        },
+        { concurrency: 2 },
+      );
+      for (const id of ['x', 'y', 'z']) await jobs.enqueue('slow', {}, { id, lane: id });
+      await expect.poll(() => done, poll).toBe(3);
+      expect(most).toBe(2);
+    });
+  });
+}
