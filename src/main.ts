@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import { OpenAiChatModel } from './adapters/chat/openai-chat-model.js';
@@ -8,9 +8,15 @@ import { OpenAiEmbeddingModel } from './adapters/embeddings/openai-embedding-mod
 import { FsBlobStore } from './adapters/fs/fs-blob-store.js';
 import { UndiciUrlFetcher } from './adapters/http-fetch/undici-url-fetcher.js';
 import { MemoryCache } from './adapters/memory/memory-cache.js';
+import { MemoryCircuitBreakers } from './adapters/memory/memory-circuit-breaker.js';
+import { MemoryJobQueue } from './adapters/memory/memory-job-queue.js';
+import { MemoryRateGates } from './adapters/memory/memory-rate-gate.js';
 import { MemoryRateLimiter } from './adapters/memory/memory-rate-limiter.js';
 import { createPostgresProjectStore } from './adapters/postgres/postgres-project-store.js';
+import { BullMqJobQueue } from './adapters/redis/bullmq-job-queue.js';
 import { RedisCache } from './adapters/redis/redis-cache.js';
+import { RedisCircuitBreakers } from './adapters/redis/redis-circuit-breaker.js';
+import { RedisRateGates } from './adapters/redis/redis-rate-gate.js';
 import { RedisRateLimiter } from './adapters/redis/redis-rate-limiter.js';
 import { S3BlobStore } from './adapters/s3/s3-blob-store.js';
 import { createUpstreamSources } from './adapters/sources/create-upstream-sources.js';
@@ -31,11 +37,14 @@ import { packageVersion } from './platform/version.js';
 import type { BlobStore } from './ports/blob-store.js';
 import type { Cache } from './ports/cache.js';
 import type { ChatModel } from './ports/chat-model.js';
+import type { CircuitBreakers } from './ports/circuit-breaker.js';
 import { type Clock, systemClock } from './ports/clock.js';
 import type { EmbeddingModel } from './ports/embedding-model.js';
+import type { JobQueue } from './ports/job-queue.js';
 import type { PaperIndex } from './ports/paper-index.js';
 import type { PdfExtractor } from './ports/pdf-extractor.js';
 import type { ProjectStore } from './ports/project-store.js';
+import type { RateGates } from './ports/rate-gate.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
 import { AnalysisService } from './services/analysis-service.js';
 import { AuthService } from './services/auth-service.js';
@@ -70,6 +79,8 @@ export interface Container {
   unauthenticatedRateLimiter?: RateLimiter;
   /** Parses PDFs off the event loop (worker threads): text in reading order, chunks, figures, metadata. */
   pdf: PdfExtractor;
+  /** Background jobs (docs/decisions/0022-jobs-and-workers.md): in-process, or BullMQ with REDIS_URL. */
+  jobs: JobQueue;
   services: AppServices;
   probes: ReadinessProbe[];
   /** Closes every adapter, last opened first. */
@@ -78,6 +89,18 @@ export interface Container {
 
 export interface ContainerOptions {
   clock?: Clock;
+  /**
+   * Starts the upkeep a long-running server does in the background (the sweep of PDFs a kill left
+   * without their row). Only `serve` asks for it: a CLI command that builds the container for one
+   * job (ingest, keys, mcp) neither deletes blobs nor keeps timers (default false).
+   */
+  background?: boolean;
+  /**
+   * With REDIS_URL: this process runs queued jobs (`serve` unless ALEXANDRIA_RUN_JOBS=false, and
+   * `alexandria worker`); otherwise it only queues them (default false). Without REDIS_URL jobs
+   * always run in the process that queued them.
+   */
+  runJobs?: boolean;
 }
 
 export async function createContainer(
@@ -131,6 +154,15 @@ export async function createContainer(
         ? new RedisRateLimiter(redis, unauthenticatedPolicy, clock, 'alexandria:rate:address:')
         : new MemoryRateLimiter(unauthenticatedPolicy, clock);
   if (unauthenticatedRateLimiter) closers.push(() => unauthenticatedRateLimiter.close());
+  // …and so are the upstream sources' request spacing and circuit breakers.
+  const onRedisError = (error: unknown) =>
+    logger.warn({ err: error }, 'redis unavailable for upstream guards');
+  const upstreamGuards = redis
+    ? {
+        rateGates: new RedisRateGates(redis, clock, { onError: onRedisError }),
+        breakers: new RedisCircuitBreakers(redis, clock, { onError: onRedisError }),
+      }
+    : { rateGates: new MemoryRateGates(clock), breakers: new MemoryCircuitBreakers(clock) };
   const pdf = new WorkerPdfExtractor({
     engine: config.pdf.engine,
     threads: config.pdf.workerThreads,
@@ -144,7 +176,8 @@ export async function createContainer(
   });
   closers.push(() => pdf.close());
 
-  const signingSecret = config.auth.signingSecret ?? (await loadOrCreateSecret(join(dataDir, 'secret')));
+  const signingSecret =
+    config.auth.signingSecret ?? (await storedSigningSecret(projects, join(dataDir, 'secret')));
   const projectService = new ProjectService(projects);
   const zoteroLibrary = new ZoteroWebApi({
     baseUrl: config.zotero.apiUrl,
@@ -158,6 +191,7 @@ export async function createContainer(
   const localSearch = new SearchService(index, cache, { cacheTtlSeconds: config.search.cacheTtlSeconds });
   const federation = createFederationServices(config, logger, {
     cache,
+    ...upstreamGuards,
     clock,
     local: localSearch,
     remember: async (paper) => void (await index.upsert([paper])),
@@ -175,6 +209,7 @@ export async function createContainer(
   closers.push(() => fetcher.close());
   const embeddings = createEmbeddingModel(config);
   closers.push(() => embeddings.close());
+  const jobs = createJobQueue(config, logger);
   const documents = createDocumentServices({
     store: projects,
     blobs,
@@ -195,6 +230,8 @@ export async function createContainer(
     // Stored parses are keyed by this: another engine, a new release or other figure limits parse
     // documents again.
     parserVersion: `${config.pdf.engine}-${packageVersion()}-fig${config.pdf.figureMegapixels}`,
+    // Tenants take turns at the parse threads (docs/decisions/0018-fair-questions.md).
+    parseConcurrency: config.pdf.workerThreads,
     signingSecret,
     publicUrl: publicUrlOf(config),
     figureUrlTtlSeconds: config.documents.figureUrlTtlSeconds,
@@ -202,8 +239,15 @@ export async function createContainer(
     uploadMaxBytes: config.documents.uploadMaxMb * 1024 * 1024,
     prepareQuestionsOnAdd: config.documents.embedOnAdd,
     questionDeadlineMs: config.documents.questionDeadlineMs,
+    jobs: {
+      queue: jobs,
+      run: !storage.redisUrl || options.runJobs === true,
+      concurrency: config.jobs.concurrency,
+    },
     logger,
   });
+  // Closed before what its jobs use (closers run last opened first).
+  closers.push(() => jobs.close());
   // One client for every caller of the configured chat model (agent, generative answers, analyses).
   const chatModel = chatModelOf(config);
   const services: AppServices = {
@@ -240,7 +284,7 @@ export async function createContainer(
   };
 
   // PDFs a kill left without their document row (docs/decisions/0020-crash-test-and-soak.md).
-  if (storage.blobSweepIntervalMinutes > 0) {
+  if (options.background && storage.blobSweepIntervalMinutes > 0) {
     const sweeper = new DocumentBlobSweeper({
       blobs,
       store: projects,
@@ -269,6 +313,7 @@ export async function createContainer(
     rateLimiter,
     unauthenticatedRateLimiter,
     pdf,
+    jobs,
     services,
     probes,
     async close() {
@@ -319,6 +364,8 @@ function createFederationServices(
   logger: Logger,
   dependencies: {
     cache: Cache;
+    rateGates: RateGates;
+    breakers: CircuitBreakers;
     clock: Clock;
     local?: PaperSearch & PaperLookup;
     remember?: (paper: Paper) => Promise<void>;
@@ -352,6 +399,8 @@ function createFederationServices(
     breakerCooldownMs: settings.breakerCooldownMs,
     baseUrls: Object.fromEntries(settings.sourceUrls),
     cache: dependencies.cache,
+    rateGates: dependencies.rateGates,
+    breakers: dependencies.breakers,
     clock: dependencies.clock,
     logger,
   });
@@ -372,6 +421,24 @@ function createFederationServices(
     ...(dependencies.remember ? { remember: dependencies.remember } : {}),
   });
   return { ...federation, monitor, enabled, fullTextSources: fullTextSourcesOf(upstream.sources) };
+}
+
+/** The job queue: BullMQ on the shared Redis when REDIS_URL is set, else in this process. */
+function createJobQueue(config: Config, logger: Logger): JobQueue {
+  const settings = config.jobs;
+  const onError = (error: unknown, job?: { type: string; id: string; attempt: number }) =>
+    logger.warn({ err: error, job }, job ? 'a background job failed' : 'job queue error');
+  if (!config.storage.redisUrl) {
+    return new MemoryJobQueue({ attempts: settings.attempts, onError });
+  }
+  return new BullMqJobQueue({
+    url: config.storage.redisUrl,
+    prefix: settings.prefix,
+    lockDurationMs: settings.lockMs,
+    attempts: settings.attempts,
+    shutdownGraceMs: settings.shutdownGraceMs,
+    onError,
+  });
 }
 
 /**
@@ -404,26 +471,28 @@ function createEmbeddingModel(config: Config): EmbeddingModel {
     pooling: settings.pooling,
     maxSequence: settings.maxTokens,
     threads: settings.threads,
+    queryThread: settings.queryThread,
     batchSize: settings.batchSize,
     queryPrefix: settings.queryPrefix,
     documentPrefix: settings.documentPrefix,
   });
 }
 
-async function loadOrCreateSecret(path: string): Promise<string> {
+/**
+ * The figure-link signing secret when configuration sets none: generated once into the project
+ * store, so every replica on one PostgreSQL database signs and verifies links alike. A secret that
+ * an older release kept in `<data dir>/secret` is the one proposed, so links and Zotero credentials
+ * made before keep working; the file is read, never written (docs/decisions/0021-replica-shared-state.md).
+ */
+async function storedSigningSecret(projects: ProjectStore, legacyPath: string): Promise<string> {
+  let proposed = randomBytes(32).toString('base64url');
   try {
-    const secret = (await readFile(path, 'utf8')).trim();
-    if (secret.length >= 32) return secret;
+    const legacy = (await readFile(legacyPath, 'utf8')).trim();
+    if (legacy.length >= 32) proposed = legacy;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  const secret = randomBytes(32).toString('base64url');
-  await writeFile(path, `${secret}\n`, { mode: 0o600, flag: 'wx' }).catch(
-    async (error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EEXIST') throw error;
-    },
-  );
-  return (await readFile(path, 'utf8')).trim();
+  return projects.ensureSetting('signing_secret', proposed);
 }
 
 /**
