@@ -6,6 +6,7 @@ import { type Environment, loadConfig } from '../../src/config/load-config.js';
 import { createHttpApp } from '../../src/http/server.js';
 import { type Container, createContainer } from '../../src/main.js';
 import { createLogger } from '../../src/platform/logger.js';
+import { multipartBody } from './multipart.js';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -48,3 +49,20 @@ export const withKey = (key: string) => ({ 'x-alexandria-api-key': key });
 
 /** Where the shared real test data lives (../shared/data beside the project). */
 export const sharedData = join(import.meta.dirname, '..', '..', '..', 'shared', 'data');
+
+/** `add_to_project` with one PDF uploaded as multipart field `file`, as curl -F sends it. */
+export function uploadPdf(
+  t: TestApp,
+  key: string,
+  filename: string,
+  bytes: Uint8Array,
+  query = 'project_name=Reading',
+) {
+  const form = multipartBody([{ name: 'file', filename, contentType: 'application/pdf', data: bytes }]);
+  return t.app.inject({
+    method: 'POST',
+    url: `/api/add_to_project?${query}`,
+    headers: { ...withKey(key), 'content-type': form.contentType },
+    payload: form.body,
+  });
+}

@@ -2,8 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ParseCache } from '../../src/services/documents/parse-cache.js';
-import { multipartBody } from '../helpers/multipart.js';
-import { createTestApp, sharedData, type TestApp, withKey } from '../helpers/test-app.js';
+import { createTestApp, sharedData, type TestApp, uploadPdf } from '../helpers/test-app.js';
 
 /**
  * Issue 13, "one tenant stalls the others": the PDF worker pool's queue is first come first served,
@@ -39,17 +38,7 @@ describe('tenants take turns at the PDF parse threads (real app, real PDFs, one 
     await t.close();
   });
 
-  const upload = (key: string, name: string, bytes: Uint8Array) => {
-    const form = multipartBody([
-      { name: 'file', filename: name, contentType: 'application/pdf', data: bytes },
-    ]);
-    return t.app.inject({
-      method: 'POST',
-      url: '/api/add_to_project?project_name=Reading',
-      headers: { ...withKey(key), 'content-type': form.contentType },
-      payload: form.body,
-    });
-  };
+  const upload = (key: string, name: string, bytes: Uint8Array) => uploadPdf(t, key, name, bytes);
 
   it('answers another tenant’s small upload before the second of two large uploads sent just before it', async () => {
     const otherKey = await t.newKey('tenant-b');

@@ -15,8 +15,7 @@ import { ProjectService } from '../../src/services/project-service.js';
 import { QuestionRanker } from '../../src/services/question/question-ranker.js';
 import { FakePaperLookup } from '../fakes/fake-paper-lookup.js';
 import { SerialEmbeddingModel } from '../fakes/serial-embedding-model.js';
-import { multipartBody } from '../helpers/multipart.js';
-import { createTestApp, sharedData, type TestApp, withKey } from '../helpers/test-app.js';
+import { createTestApp, sharedData, type TestApp, uploadPdf, withKey } from '../helpers/test-app.js';
 
 /**
  * Issue 13, "one tenant stalls the others": the first question on a large PDF waited for every
@@ -146,17 +145,7 @@ describe('the real app and embedding model: one tenant’s thesis does not stall
     await t.close();
   });
 
-  const upload = (key: string, name: string, bytes: Uint8Array) => {
-    const form = multipartBody([
-      { name: 'file', filename: name, contentType: 'application/pdf', data: bytes },
-    ]);
-    return t.app.inject({
-      method: 'POST',
-      url: '/api/add_to_project?project_name=Reading',
-      headers: { ...withKey(key), 'content-type': form.contentType },
-      payload: form.body,
-    });
-  };
+  const upload = (key: string, name: string, bytes: Uint8Array) => uploadPdf(t, key, name, bytes);
 
   it('answers the first thesis question by words at the deadline, and embeds the other tenant’s PDF first', async () => {
     const vectorDir = join(t.dataDir, 'blobs', 'question-vectors');
