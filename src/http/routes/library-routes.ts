@@ -7,6 +7,7 @@ import { paperSchema } from '../../domain/paper.js';
 import type { AddPaperInput } from '../../services/services.js';
 import { principalOf } from '../auth.js';
 import { errorEnvelopeSchema, errorResponses } from '../schemas.js';
+import { abortOnClientClose } from './client-abort.js';
 import { type RouteModule, typed } from './route-context.js';
 
 /** The parameters of add_to_project, from the query, a JSON body or multipart form fields. */
@@ -73,13 +74,15 @@ export const libraryRoutes: RouteModule = async (root, { services, config }) => 
           502: errorEnvelopeSchema.describe('The PDF url could not be fetched.'),
         },
       },
-      handler: async (request) => {
+      handler: async (request, reply) => {
+        // Made first, so a client gone while its upload was read is seen too.
+        const signal = abortOnClientClose(reply);
         const { fields, uploads } = await readBody(request, config.documents.uploadMaxMb);
         const merged = mergeFields(fields, stripEmpty(request.query));
         const input = onePaper(uploads, merged);
         const tenantId = principalOf(request).tenantId;
         const selector = { projectId: merged.project_id, projectName: merged.project_name };
-        return services.library.add(tenantId, selector, input);
+        return services.library.add(tenantId, selector, input, { signal });
       },
     });
   });

@@ -6,6 +6,7 @@ import { sourcesHeader, sourcesHint } from '../../services/federation/source-mon
 import { queryInt, queryText } from '../query.js';
 import { errorEnvelopeSchema, errorResponses, paperIdPattern } from '../schemas.js';
 import { installSourceMetrics } from '../source-metrics.js';
+import { abortOnClientClose } from './client-abort.js';
 import type { RouteModule } from './route-context.js';
 
 export const sourceReportSchema = z
@@ -78,7 +79,7 @@ export const paperRoutes: RouteModule = (app, { services, metrics }) => {
     async (request, reply) => {
       const identifier = parsePaperIdentifier(request.query.paper_id, 'paper_id');
       const { paper, sources } = await services.papers.resolve(identifier, {
-        signal: abortSignalOf(reply.raw),
+        signal: abortOnClientClose(reply),
       });
       if (sources.length > 0) reply.header('x-alexandria-sources', sourcesHeader(sources));
       if (!paper) {
@@ -115,19 +116,10 @@ export const paperRoutes: RouteModule = (app, { services, metrics }) => {
       const identifier = parsePaperIdentifier(request.query.paper_id, 'paper_id');
       const map = await services.papers.map(identifier, {
         limit: request.query.limit ?? 10,
-        signal: abortSignalOf(reply.raw),
+        signal: abortOnClientClose(reply),
       });
       if (map.sources.length > 0) reply.header('x-alexandria-sources', sourcesHeader(map.sources));
       return map;
     },
   );
 };
-
-/** Aborts when the client goes away before the answer is sent. */
-function abortSignalOf(response: import('node:http').ServerResponse): AbortSignal {
-  const controller = new AbortController();
-  response.once('close', () => {
-    if (!response.writableFinished) controller.abort();
-  });
-  return controller.signal;
-}

@@ -8,6 +8,7 @@ import { memoizedValidatorCompiler } from '../memo-validator.js';
 import { queryBoolean, queryInt } from '../query.js';
 import { type CachedResponse, ResponseCache } from '../response-cache.js';
 import { errorResponses } from '../schemas.js';
+import { abortOnClientClose } from './client-abort.js';
 import type { RouteModule } from './route-context.js';
 
 /** ScholarAI clients send every parameter as a string, empty ones included: "" means "not given". */
@@ -111,7 +112,7 @@ export const searchRoutes: RouteModule = (app, { services, config, indexVersion 
       const cached = key === undefined ? undefined : responses.get(key);
       if (cached) return replay(reply, cached);
       const search = toSearchRequest(request.query);
-      const signal = abortSignalOf(reply);
+      const signal = abortOnClientClose(reply);
       const result = await services.search.searchPapers(search, { signal });
       const papers = await withAnswers(services, result.papers, search, { generative, signal });
       const body = send(reply, request.query, papers, result);
@@ -136,7 +137,7 @@ export const searchRoutes: RouteModule = (app, { services, config, indexVersion 
       const cached = responses.get(key);
       if (cached) return replay(reply, cached);
       const result = await services.search.searchPapers(toSearchRequest(request.query), {
-        signal: abortSignalOf(reply),
+        signal: abortOnClientClose(reply),
       });
       return remember(responses, key, reply, send(reply, request.query, result.papers, result));
     },
@@ -160,7 +161,7 @@ export const searchRoutes: RouteModule = (app, { services, config, indexVersion 
       const cached = key === undefined ? undefined : responses.get(key);
       if (cached) return replay(reply, cached);
       const search = toSearchRequest(request.query);
-      const signal = abortSignalOf(reply);
+      const signal = abortOnClientClose(reply);
       const result = await services.search.searchPatents(search, { signal });
       const papers = await withAnswers(services, result.papers, search, { generative, signal });
       const body = send(reply, request.query, papers, result);
@@ -235,13 +236,4 @@ function remember(responses: ResponseCache, key: string, reply: FastifyReply, bo
 function replay(reply: FastifyReply, cached: CachedResponse): FastifyReply {
   reply.headers(cached.headers);
   return reply.type('application/json; charset=utf-8').send(cached.body);
-}
-
-/** Aborts when the client goes away before the answer is sent. */
-function abortSignalOf(reply: FastifyReply): AbortSignal {
-  const controller = new AbortController();
-  reply.raw.once('close', () => {
-    if (!reply.sent) controller.abort();
-  });
-  return controller.signal;
 }

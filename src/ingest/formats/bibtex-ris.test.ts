@@ -1,10 +1,13 @@
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { nestedMacros } from '../../../test/fakes/bibtex-bomb.js';
+import type { IngestItem } from '../ingest-item.js';
+import { inputLimits } from '../limits/input-limits.js';
 import { readBibtex } from './bibtex.js';
-import { textInput } from './lines.js';
+import { LineSplitter, textInput } from './lines.js';
 import { readRis } from './ris.js';
 import { fileInput, fixtures, papersOf, readAll, recordedBodies } from './test-support.js';
+import { splitEntries } from './text-entries.js';
 
 describe('BibTeX input limits (issue 13)', () => {
   it('expansion bomb: refuses the macro and the entries using it, reads the rest, expands nothing', async () => {
@@ -41,6 +44,109 @@ describe('BibTeX input limits (issue 13)', () => {
     const items = await readAll(readBibtex, textInput(`@article{long, title = {${'word '.repeat(1000)}}}\n`));
     expect(items).toEqual([
       { ok: false, reason: 'long: title is 4999 characters (at most 4000)', location: 'line 1' },
+    ]);
+  });
+});
+
+describe('BibTeX and RIS with one huge line (issue 13)', () => {
+  const cap = inputLimits.entryChars;
+  const hugeLine = 40 * 1024 * 1024;
+  const chunk = Buffer.from('x'.repeat(64 * 1024));
+
+  /** The text before the huge line, the huge line streamed in 64 KiB byte chunks, the text after. */
+  async function* generated(before: string, after: string): AsyncGenerator<string | Uint8Array> {
+    yield before;
+    for (let sent = 0; sent < hugeLine; sent += chunk.length) yield chunk;
+    yield after;
+  }
+
+  /** Most characters any line splitter held at once while `run` read. */
+  async function mostHeld(run: () => Promise<void>): Promise<number> {
+    let held = 0;
+    const push = LineSplitter.prototype.push;
+    vi.spyOn(LineSplitter.prototype, 'push').mockImplementation(function (this: LineSplitter, text, out) {
+      push.call(this, text, out);
+      held = Math.max(held, this.pendingChars);
+    });
+    await run();
+    return held;
+  }
+
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  const cases = [
+    {
+      format: 'BibTeX',
+      reader: readBibtex,
+      isStart: (line: string) => line.startsWith('@'),
+      before:
+        '@article{one, title = {First Good Entry}, year = 2020}\n@article{big,\n  title = {Big},\n  abstract = {',
+      after: '}\n}\n@article{two, title = {Second Good Entry}, year = 2021}\n',
+      refused: { start: 2, line: 4 },
+    },
+    {
+      format: 'RIS',
+      reader: readRis,
+      isStart: (line: string) => line.startsWith('TY  - '),
+      before: 'TY  - JOUR\nTI  - First Good Entry\nER  - \nTY  - JOUR\nTI  - Big\nAB  - ',
+      after: '\nER  - \nTY  - JOUR\nTI  - Second Good Entry\nER  - \n',
+      refused: { start: 4, line: 6 },
+    },
+  ];
+
+  it.each(cases)(
+    '$format: one huge line is read whole before the entry cap applies — its entry is refused by line, the others read',
+    async ({ reader, before, after, refused }) => {
+      let items: IngestItem[] = [];
+      const held = await mostHeld(async () => {
+        items = await readAll(reader, generated(before, after));
+      });
+      expect(held).toBeLessThanOrEqual(cap);
+      expect(papersOf(items, false).map((paper) => paper.title)).toEqual([
+        'First Good Entry',
+        'Second Good Entry',
+      ]);
+      const length = hugeLine + (before.length - before.lastIndexOf('\n') - 1) + after.indexOf('\n');
+      expect(items.filter((item) => !item.ok)).toEqual([
+        {
+          ok: false,
+          reason: `line ${refused.line} is ${length} characters (at most ${cap}); skipped without reading it`,
+          location: `line ${refused.start}`,
+        },
+      ]);
+    },
+  );
+
+  it.each(cases)(
+    '$format: the splitter holds no entry or line past the cap, and yields no cut text',
+    async ({ isStart, before, after, refused }) => {
+      const entries: { line: number; chars: number; refused: boolean }[] = [];
+      const held = await mostHeld(async () => {
+        for await (const entry of splitEntries(generated(before, after), { isStart })) {
+          entries.push({ line: entry.line, chars: entry.text.length, refused: entry.refused !== undefined });
+        }
+      });
+      expect(held).toBeLessThanOrEqual(cap);
+      expect(entries.map((entry) => entry.chars <= cap)).toEqual([true, true, true]);
+      expect(entries.filter((entry) => entry.refused)).toEqual([
+        { line: refused.start, chars: 0, refused: true },
+      ]);
+    },
+  );
+
+  it('a splitter that cuts an over-long entry: refuses an entry whose lines together pass the cap instead', async () => {
+    const entries = [];
+    for await (const entry of splitEntries(textInput('@a{x,\n  note = {abc},\n  note = {def}\n}\n@b{y}\n'), {
+      isStart: (line) => line.startsWith('@'),
+      maxLength: 30,
+    })) {
+      entries.push(entry);
+    }
+    expect(entries).toEqual([
+      { text: '', line: 1, refused: 'entry is 38 characters (at most 30)' },
+      { text: '@b{y}', line: 5 },
     ]);
   });
 });

@@ -28,6 +28,10 @@ export const readBibtex: FormatReader = async function* (input) {
   const refused: IngestItem[] = [];
   const records = (async function* () {
     for await (const entry of splitEntries(input, { isStart: (line) => entryStart.test(line) })) {
+      if (entry.refused !== undefined) {
+        refused.push({ ok: false, reason: entry.refused, location: `line ${entry.line}` });
+        continue;
+      }
       const type = entryStart.exec(entry.text)?.[1]?.toLowerCase() ?? '';
       const reason =
         type === 'string'

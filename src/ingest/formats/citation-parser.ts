@@ -40,6 +40,20 @@ export function parseBatch<Raw>(
   parse: (text: string) => Raw[],
   map: (raw: Raw, entry: TextEntry) => IngestItem,
 ): IngestItem[] {
+  if (batch.some((entry) => entry.refused !== undefined)) {
+    // Refused entries (too long to read) are rejected as they are; only the others are parsed.
+    const parsed = parseBatch(
+      batch.filter((entry) => entry.refused === undefined),
+      parse,
+      map,
+    );
+    return batch.map((entry) =>
+      entry.refused === undefined
+        ? (parsed.shift() as IngestItem)
+        : { ok: false, reason: entry.refused, location: `line ${entry.line}` },
+    );
+  }
+  if (batch.length === 0) return [];
   try {
     const raws = parse(batch.map((entry) => entry.text).join('\n\n'));
     if (raws.length === batch.length) return raws.map((raw, index) => map(raw, batch[index] as TextEntry));

@@ -17,6 +17,11 @@ export const inputLimits = {
   ingestMacroChars: 1024 * 1024,
   /** Deepest nesting of arrays and objects in a CSL-JSON import (an item needs about 5). */
   jsonDepth: 64,
+  /**
+   * Longest BibTeX entry or RIS record (characters), and so longest line of one: a longer line is
+   * skipped as it streams past, never held whole, and its entry is rejected by the line's number.
+   */
+  entryChars: 4 * 1024 * 1024,
   /** Longest stored title (characters). */
   titleChars: 4_000,
   /** Longest stored abstract (characters). */

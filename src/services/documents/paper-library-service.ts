@@ -57,15 +57,24 @@ export class PaperLibraryService implements PaperLibrary {
     switch (input.kind) {
       case 'upload':
         return [
-          await this.addPdf(tenantId, project, input.bytes, { param: 'file', filename: input.filename }),
+          await this.addPdf(
+            tenantId,
+            project,
+            input.bytes,
+            { param: 'file', filename: input.filename },
+            options.signal,
+          ),
         ];
       case 'url': {
         const remote = await this.options.remote.download(input.url, 'pdf_url');
         return [
-          await this.addPdf(tenantId, project, remote.bytes, {
-            param: 'pdf_url',
-            sourceUrl: input.url,
-          }),
+          await this.addPdf(
+            tenantId,
+            project,
+            remote.bytes,
+            { param: 'pdf_url', sourceUrl: input.url },
+            options.signal,
+          ),
         ];
       }
       case 'identifier':
@@ -86,11 +95,13 @@ export class PaperLibraryService implements PaperLibrary {
     if (paper.pdf_url) {
       try {
         const remote = await this.options.remote.download(paper.pdf_url, 'paper_id');
-        return await this.addPdf(tenantId, project, remote.bytes, {
-          param: 'paper_id',
-          sourceUrl: paper.pdf_url,
-          known: paper,
-        });
+        return await this.addPdf(
+          tenantId,
+          project,
+          remote.bytes,
+          { param: 'paper_id', sourceUrl: paper.pdf_url, known: paper },
+          signal,
+        );
       } catch (error) {
         if (!(error instanceof AppError) || error.code === 'internal' || signal?.aborted) throw error;
         reason = `Its open PDF (${paper.pdf_url}) could not be fetched: ${error.message}`;
@@ -109,6 +120,7 @@ export class PaperLibraryService implements PaperLibrary {
     project: ProjectTarget,
     bytes: Uint8Array,
     origin: PdfOrigin,
+    signal?: AbortSignal,
   ): Promise<AddedPaper> {
     if (bytes.byteLength > this.options.uploadMaxBytes && origin.param === 'file') {
       throw new AppError('payload_too_large', `file is larger than ${this.options.uploadMaxBytes} bytes`, {
@@ -123,8 +135,10 @@ export class PaperLibraryService implements PaperLibrary {
       });
     }
     const sha256 = sha256Hex(bytes);
-    // Parse first: a broken or hostile PDF fails here (422) before anything is stored.
-    const text = await this.options.parses.get(sha256, async () => bytes, { lane: tenantId });
+    // Parse first: a broken or hostile PDF fails here (422) before anything is stored. A client that
+    // goes away while the parse waits for its turn takes it out of the queue (and stores nothing).
+    const text = await this.options.parses.get(sha256, async () => bytes, { lane: tenantId, signal });
+    signal?.throwIfAborted();
     const record = await this.options.documents.save(tenantId, bytes, {
       filename: origin.filename,
       sourceUrl: origin.sourceUrl,
