@@ -5,7 +5,10 @@ import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-pro
 
 /**
  * OpenAPI 3.1 generated from the route schemas, with the API-key and bearer schemes, served at
- * /openapi.json; Swagger UI at /docs. Routes outside /api (health, metrics, docs) are hidden.
+ * /openapi.json; Swagger UI at /docs. /healthz, /readyz and /metrics are documented (tag `system`);
+ * /mcp is hidden: it speaks MCP's JSON-RPC over streamable HTTP, which OpenAPI cannot describe
+ * usefully and no OpenAPI client should call (MCP hosts find it by its url). The web page and the
+ * docs themselves are hidden too. `completeDocument` adds what the route schemas cannot say.
  */
 export async function installOpenApi(
   app: FastifyInstance,
@@ -31,8 +34,138 @@ export async function installOpenApi(
       security: [{ apiKey: [] }, { bearer: [] }],
     },
     transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    transformObject: (input) => completeDocument(jsonSchemaTransformObject(input) as OpenApiDocument),
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }
+
+type OpenApiDocument = {
+  paths?: Record<string, Record<string, OpenApiOperation>>;
+  [key: string]: unknown;
+};
+type OpenApiOperation = {
+  operationId?: string;
+  requestBody?: { required?: boolean; content: Record<string, { schema?: unknown }> };
+  parameters?: Array<{ name: string; in: string; schema?: unknown; description?: string }>;
+  [key: string]: unknown;
+};
+
+/**
+ * Stable operationIds (GPT Actions and generated clients need them), keyed `METHOD path`: the
+ * ScholarAI names where the route mirrors one, snake_case elsewhere. Never rename one: clients and
+ * GPT Actions call operations by these names. A route missing here gets `<method>_<path words>`.
+ */
+export const operationIds: Record<string, string> = {
+  'POST /api/create_project': 'create_project',
+  'GET /api/projects': 'list_projects',
+  'GET /api/projects/{id}': 'get_project',
+  'DELETE /api/projects/{id}': 'delete_project',
+  'DELETE /api/projects/{id}/papers/{paper}': 'remove_paper_from_project',
+  'DELETE /api/projects/{id}/papers': 'remove_paper_by_identifier',
+  'GET /api/projects/{id}/export': 'export_project',
+  'POST /api/projects/{id}/import': 'import_into_project',
+  'GET /api/add_to_project': 'add_to_project',
+  'POST /api/add_to_project': 'add_to_project_upload',
+  'GET /api/analyze_project': 'analyze_project',
+  'GET /api/abstracts': 'abstracts',
+  'GET /api/fast_paper_search': 'fast_paper_search',
+  'GET /api/patents': 'patents',
+  'GET /api/paper': 'paper',
+  'GET /api/literature_map': 'literature_map',
+  'GET /api/fulltext': 'fulltext',
+  'GET /api/question': 'question',
+  'GET /api/save-citation': 'save_citation',
+  'PUT /api/zotero/credentials': 'set_zotero_credentials',
+  'GET /api/zotero/credentials': 'get_zotero_credentials',
+  'DELETE /api/zotero/credentials': 'delete_zotero_credentials',
+  'GET /api/models': 'list_models',
+  'GET /api/models/{model}': 'get_model',
+  'POST /api/chat/completions': 'create_chat_completion',
+  'GET /files/figures/{sha256}/{file}': 'get_figure',
+  'GET /healthz': 'healthz',
+  'GET /readyz': 'readyz',
+  'GET /metrics': 'metrics',
+};
+
+const methods = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options']);
+const binary = { type: 'string', format: 'binary' };
+
+/**
+ * What the route schemas cannot declare: operationIds (one route serves GET and POST of
+ * add_to_project), an optional body for create_project (its name may come in the query), and the
+ * upload bodies of add_to_project and import. Those two routes read their bodies themselves
+ * (multipart, raw PDF, text), so their bodies are declared here, in the document only: a body
+ * schema on the route would make Fastify validate, and refuse, what they parse on their own.
+ */
+export function completeDocument(document: OpenApiDocument): OpenApiDocument {
+  for (const [path, operations] of Object.entries(document.paths ?? {})) {
+    for (const [method, shared] of Object.entries(operations)) {
+      if (!methods.has(method)) continue;
+      // A route of several methods shares one operation object among them: each gets its own.
+      const operation: OpenApiOperation = { ...shared };
+      operations[method] = operation;
+      const key = `${method.toUpperCase()} ${path}`;
+      operation.operationId ??= operationIds[key] ?? fallbackOperationId(method, path);
+      if (operation.requestBody && acceptsNoBody(operation.requestBody))
+        operation.requestBody.required = false;
+      if (key === 'POST /api/add_to_project') operation.requestBody = addToProjectBody(operation);
+      if (key === 'POST /api/projects/{id}/import') operation.requestBody = importBody;
+    }
+  }
+  return document;
+}
+
+function fallbackOperationId(method: string, path: string): string {
+  const words = path.split(/[^a-zA-Z0-9]+/).filter((word) => word !== '' && word !== 'api');
+  return [method, ...words].join('_').toLowerCase();
+}
+
+/** A JSON body whose schema admits null (a `.nullish()` zod body) is optional. */
+function acceptsNoBody(body: NonNullable<OpenApiOperation['requestBody']>): boolean {
+  const schema = body.content['application/json']?.schema as
+    | { anyOf?: Array<{ type?: unknown }> }
+    | undefined;
+  return schema?.anyOf?.some((branch) => branch.type === 'null') ?? false;
+}
+
+/** The upload: a multipart form (`file` plus the query's fields) or a raw PDF body. */
+function addToProjectBody(operation: OpenApiOperation): NonNullable<OpenApiOperation['requestBody']> {
+  const fields: Record<string, unknown> = {
+    file: { ...binary, description: 'The PDF to file.' },
+  };
+  for (const parameter of operation.parameters ?? []) {
+    if (parameter.in !== 'query') continue;
+    const description = parameter.description === undefined ? {} : { description: parameter.description };
+    fields[parameter.name] = { ...(parameter.schema as object), ...description };
+  }
+  return {
+    required: false,
+    content: {
+      'multipart/form-data': { schema: { type: 'object', properties: fields } },
+      'application/pdf': { schema: { ...binary, description: 'The PDF itself.' } },
+    },
+  };
+}
+
+const referenceText = { type: 'string', description: 'The BibTeX, RIS or CSL-JSON file.' };
+
+/** A reference file, as a multipart `file` or as the body in one of the types the route reads. */
+const importBody = {
+  required: true,
+  content: {
+    'multipart/form-data': {
+      schema: {
+        type: 'object',
+        properties: { file: { ...binary, description: 'The BibTeX, RIS or CSL-JSON file.' } },
+        required: ['file'],
+      },
+    },
+    'text/plain': { schema: referenceText },
+    'application/x-bibtex': { schema: referenceText },
+    'application/x-research-info-systems': { schema: referenceText },
+    'application/json': {
+      schema: { type: 'array', items: { type: 'object' }, description: 'CSL-JSON items.' },
+    },
+  },
+};

@@ -79,7 +79,7 @@ export const chatRoutes: RouteModule = (app, { services, config }) => {
       schema: {
         summary: 'Ask the research agent (OpenAI Chat Completions)',
         description:
-          'A research question in the OpenAI Chat Completions format. The agent searches, reads full texts and answers in markdown with citations to the records it retrieved, then a references list. `stream: true` gives `text/event-stream` chunks (`delta.content` for the answer, `delta.reasoning_content` for progress) ending with `data: [DONE]`. `model` is ignored. Roles: user (the last one is the question), system and assistant (context).',
+          'A research question (OpenAI Chat Completions format; the last user message is the question, `model` is ignored). The agent searches, reads and answers in markdown with citations and references. `stream: true` sends server-sent events ending with `data: [DONE]`.',
         tags: ['chat'],
         body: chatCompletionRequestSchema,
         response: {

@@ -15,7 +15,7 @@ export const figureRoutes: RouteModule = (app, { services }) => {
       schema: {
         summary: 'A figure image (signed link)',
         description:
-          'Serves a figure image (PNG, or JPEG as the PDF stored it) to the holder of a signed link from `img_mds`. An invalid or expired signature is a 403; read the chunk again for a fresh link. A link to a figure of a stored PDF is tied to its tenant and answers 404 once that tenant no longer stores the PDF. Requests are counted against the per-address limit for requests without an API key.',
+          'A figure image (PNG or JPEG) for the holder of a signed link from `img_mds`; no API key. An invalid or expired signature is a 403 (read the chunk again for a fresh link); a 404 once the tenant no longer stores the PDF.',
         tags: ['full text'],
         params: z.object({
           sha256: z.string().max(64),

@@ -62,7 +62,7 @@ export const libraryRoutes: RouteModule = async (root, { services, config }) => 
       schema: {
         summary: 'Add papers to a project',
         description:
-          'Adds a paper to the caller\'s project (`project_id`, default "gpt", or `project_name`) from a multipart upload (field `file`), a raw PDF body (`Content-Type: application/pdf`), a PDF url (`pdf_url`/`url`) or a typed identifier (`paper_id`). Parameters may come in the query (as ScholarAI clients send them), a JSON body or form fields. Give exactly one of them: a second file, or a file, pdf_url and paper_id together, is a 400 naming the extra parameter. Returns the paper record; `pdf_id` (`PROJ:<project>/<document>`) reads the stored PDF with /api/fulltext. Adding the same PDF or identifier again returns the same entry; a different PDF with only the same title is a new entry, and an entry never gives up its PDF (a different PDF of the same identifier is not filed, as the hint says). A project named by a new `project_name` is created only when the paper is filed.',
+          'Files one paper in a project (`project_id`, default "gpt", or `project_name`) from an uploaded PDF (multipart `file` or an application/pdf body), `pdf_url` or `paper_id`; parameters in the query, form fields or a JSON body. Idempotent. The returned `pdf_id` reads it with /api/fulltext.',
         tags: ['projects'],
         querystring: addFields,
         response: {

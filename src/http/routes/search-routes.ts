@@ -149,7 +149,7 @@ export const searchRoutes: RouteModule = (app, { services, config, indexVersion 
       validatorCompiler: memoizedValidatorCompiler,
       schema: {
         summary: 'Search patents',
-        description: `Patents (inventors as authors, assignees, number, kind, dates) by 2–6 keywords; ask for a specific patent with a quoted phrase in query. peer_reviewed_only=true (default) keeps granted patents.${pagingDescription}`,
+        description: `Patents (inventors, assignees, number, kind, dates) by 2–6 keywords, or a quoted phrase in query. peer_reviewed_only=true (default) keeps granted patents.${pagingDescription}`,
         tags: ['search'],
         querystring: patentSearchQuery,
         response: searchResponse,

@@ -61,7 +61,7 @@ export const zoteroRoutes: RouteModule = (app, { services, config }) => {
       schema: {
         summary: "Save a DOI into the user's Zotero library",
         description:
-          "Creates an item for the DOI (with our metadata when the DOI is known) in the caller's Zotero library through Zotero's web API. Zotero credentials come from the x-zotero-user-id and x-zotero-api-key headers, or from those stored with PUT /api/zotero/credentials. A key in the query string (zotero_api_key) is refused by default: URLs are written to logs and proxies.",
+          "Creates a Zotero item for the DOI in the caller's library. Credentials: the x-zotero-user-id and x-zotero-api-key headers, or those stored with PUT /api/zotero/credentials. A key in the query (zotero_api_key) is refused by default: URLs end up in logs.",
         tags: ['citations'],
         querystring: saveCitationQuerySchema,
         response: {
