@@ -1,4 +1,26 @@
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { tsxLoaderUrl } from '../../src/platform/worker-file.js';
+
+const cliEntry = join(import.meta.dirname, 'cli-entry.ts');
+
+/**
+ * `alexandria <args>` from the TypeScript sources as a child process on a data folder: a free
+ * loopback port, warnings only, stdout and stderr piped; `env` adds or overrides variables.
+ */
+export function spawnCli(dataDir: string, args: string[], env: Record<string, string> = {}): ChildProcess {
+  return spawn(process.execPath, ['--import', tsxLoaderUrl(), cliEntry, ...args], {
+    env: {
+      ...process.env,
+      ALEXANDRIA_DATA_DIR: dataDir,
+      ALEXANDRIA_PORT: '0',
+      ALEXANDRIA_HOST: '127.0.0.1',
+      ALEXANDRIA_LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
 
 /**
  * Waits for a spawned `alexandria serve` (stderr piped) to say where it listens. The first start in

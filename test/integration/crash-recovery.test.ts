@@ -2,7 +2,7 @@
 // middle of uploads, a BibTeX import, a project delete and an ingest; after every restart the data
 // folder must be consistent, and once each operation is repeated to completion the counts must equal
 // those of an uninterrupted run in a fresh folder.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,11 +10,9 @@ import { dirname, join, relative } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { tsxLoaderUrl } from '../../src/platform/worker-file.js';
-import { serverListening } from '../helpers/server-process.js';
+import { serverListening, spawnCli } from '../helpers/server-process.js';
 import { sharedData } from '../helpers/test-app.js';
 
-const entry = join(import.meta.dirname, '..', 'helpers', 'cli-entry.ts');
 /** Small real PDFs (2–8 pages, few figures), so a round of uploads parses in a few seconds. */
 const pdfNames = [
   // Largest first: the first kill lands while it is being parsed.
@@ -42,17 +40,9 @@ function seeded(seed: number): (min: number, max: number) => number {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function cli(dataDir: string, args: string[]): ChildProcess {
-  const child = spawn(process.execPath, ['--import', tsxLoaderUrl(), entry, ...args], {
-    env: {
-      ...process.env,
-      ALEXANDRIA_DATA_DIR: dataDir,
-      ALEXANDRIA_PORT: '0',
-      ALEXANDRIA_HOST: '127.0.0.1',
-      ALEXANDRIA_LOG_LEVEL: 'warn',
-      ALEXANDRIA_RATE_LIMIT_PER_MINUTE: '1000000',
-      ALEXANDRIA_RATE_LIMIT_BURST: '1000000',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const child = spawnCli(dataDir, args, {
+    ALEXANDRIA_RATE_LIMIT_PER_MINUTE: '1000000',
+    ALEXANDRIA_RATE_LIMIT_BURST: '1000000',
   });
   children.add(child);
   child.once('exit', () => children.delete(child));

@@ -2,7 +2,7 @@
 // when that process died. Now it is an `embed-passages` job in Redis: a replica that runs no jobs
 // queues it, `alexandria worker` processes run it, and a worker killed with -9 in the middle leaves
 // it to the next worker, which stores the vectors once.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -12,12 +12,10 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BullMqJobQueue } from '../../src/adapters/redis/bullmq-job-queue.js';
-import { tsxLoaderUrl } from '../../src/platform/worker-file.js';
-import { serverListening } from '../helpers/server-process.js';
+import { serverListening, spawnCli } from '../helpers/server-process.js';
 import { testRedisUrl } from '../helpers/services.js';
 import { sharedData } from '../helpers/test-app.js';
 
-const entry = join(import.meta.dirname, '..', 'helpers', 'cli-entry.ts');
 const pdf = readFileSync(join(sharedData, 'pdfs', 'immunology_editorial_imm13445.pdf'));
 const sha256 = createHash('sha256').update(pdf).digest('hex');
 const prefix = `test:jobs:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
@@ -38,20 +36,12 @@ afterAll(async () => {
 });
 
 function cli(dataDir: string, args: string[], env: Record<string, string> = {}): ChildProcess {
-  const child = spawn(process.execPath, ['--import', tsxLoaderUrl(), entry, ...args], {
-    env: {
-      ...process.env,
-      ALEXANDRIA_DATA_DIR: dataDir,
-      ALEXANDRIA_PORT: '0',
-      ALEXANDRIA_HOST: '127.0.0.1',
-      ALEXANDRIA_LOG_LEVEL: 'warn',
-      REDIS_URL: testRedisUrl,
-      ALEXANDRIA_JOB_PREFIX: prefix,
-      // A dead worker's job is taken over within a few seconds.
-      ALEXANDRIA_JOB_LOCK_MS: '1500',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const child = spawnCli(dataDir, args, {
+    REDIS_URL: testRedisUrl,
+    ALEXANDRIA_JOB_PREFIX: prefix,
+    // A dead worker's job is taken over within a few seconds.
+    ALEXANDRIA_JOB_LOCK_MS: '1500',
+    ...env,
   });
   children.add(child);
   child.once('exit', () => children.delete(child));
