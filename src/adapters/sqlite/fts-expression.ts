@@ -1,4 +1,7 @@
 import type { IndexClause, IndexKind } from '../../ports/paper-index.js';
+import { facetTokens } from '../paper-index/index-fields.js';
+
+export { facetsOf, facetTokens } from '../paper-index/index-fields.js';
 
 /**
  * FTS5 MATCH expressions built from parsed clauses. User text only ever appears inside double-quoted
@@ -8,26 +11,11 @@ import type { IndexClause, IndexKind } from '../../ports/paper-index.js';
 /** The FTS5 columns, in table order; `facets` holds filter tokens and has weight 0. */
 export const ftsColumns = ['title', 'abstract', 'authors', 'venue', 'extra', 'facets'] as const;
 
-/**
- * Filter tokens live in the `facets` column. Their `zz` prefix keeps them apart from anything a
- * user writes, so user clauses need no column filter (which costs a third more per ranked row).
- */
-export const facetTokens = {
-  kind: (kind: IndexKind) => `zzk${kind}`,
-  reviewed: (reviewed: boolean) => `zzr${reviewed ? 1 : 0}`,
-  year: (year: number | null) => `zzy${year ?? 0}`,
-};
-
 /** An FTS5 string for one clause (a term or a phrase: FTS5 tokenises the text the same way as documents). */
 export function quoteClause(clause: IndexClause): string | null {
   const text = clause.text.trim();
   if (!/[\p{L}\p{N}]/u.test(text)) return null;
   return `"${text.replace(/"/g, '""')}"`;
-}
-
-/** The facet tokens of one record, as stored in its `facets` column and counted in `facet_counts`. */
-export function facetsOf(kind: IndexKind, year: number | null, reviewed: boolean): string[] {
-  return [facetTokens.kind(kind), facetTokens.year(year), facetTokens.reviewed(reviewed)];
 }
 
 /**

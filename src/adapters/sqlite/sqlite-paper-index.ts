@@ -1,13 +1,20 @@
-import { hash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { Piscina } from 'piscina';
-import { AppError } from '../../domain/errors.js';
-import { normalizeTitle } from '../../domain/identifiers.js';
 import { identityKeys, type Paper } from '../../domain/paper.js';
-import { identifiersConflict, unitePapers } from '../../domain/paper-union.js';
-import { isPatent, isPeerReviewed } from '../../domain/peer-review.js';
 import { workerModule } from '../../platform/worker-file.js';
-import type { IndexKind, IndexPage, IndexQuery, PaperIndex, UpsertSummary } from '../../ports/paper-index.js';
+import type { IndexPage, IndexQuery, PaperIndex, UpsertSummary } from '../../ports/paper-index.js';
+import {
+  defaultFieldWeights,
+  type FieldWeights,
+  facetsFor,
+  indexedText,
+  keyHash,
+  kindCodes,
+  paperColumns,
+} from '../paper-index/index-fields.js';
+import { planClauses } from '../paper-index/query-plan.js';
+import { planUpsert } from '../paper-index/upsert-plan.js';
 import {
   frequencyBlob,
   ftsTotals,
@@ -16,30 +23,14 @@ import {
   phrasesOf,
   type RankedBy,
 } from './bm25-known-df.js';
-import { facetsOf, filterParts, matchExpression, quoteClause, userExpression } from './fts-expression.js';
+import { filterParts, matchExpression, quoteClause, userExpression } from './fts-expression.js';
 import { openSqlite } from './open-sqlite.js';
 import { defaultTokenizer, ftsTable, migratePaperIndex, readShardLayout } from './paper-index-migrations.js';
 import { PaperRecordBlocks, type RecordLocation } from './paper-record-blocks.js';
 import { recordJson } from './paper-record-codec.js';
 import type { SearchTask, SearchWorkerData } from './sqlite-search-worker.js';
 
-/** BM25 weight of each text column (the `facets` column always weighs 0). */
-export interface FieldWeights {
-  title: number;
-  abstract: number;
-  authors: number;
-  venue: number;
-  extra: number;
-}
-
-/** Chosen on SciFact and known-title search (docs/decisions, search ranking). */
-export const defaultFieldWeights: FieldWeights = {
-  title: 3,
-  abstract: 1,
-  authors: 0.5,
-  venue: 0.5,
-  extra: 0.5,
-};
+export { defaultFieldWeights, type FieldWeights };
 
 export interface SqlitePaperIndexOptions {
   /** FTS5 tokenizer, used only when the file is created (default porter + unicode61). */
@@ -119,8 +110,6 @@ export async function createSqlitePaperIndex(
     throw error;
   }
 }
-
-const kindCodes: Record<IndexKind, number> = { paper: 0, patent: 1 };
 
 /** A ranked row of one shard: id, BM25 (lower is better) and the sort's key (null for relevance). */
 export interface ShardRow {
@@ -416,7 +405,17 @@ export class SqlitePaperIndex implements PaperIndex {
       counts: this.counts(),
     });
     if (filters === null) return null;
-    const { candidates, scored } = this.selectiveClauses(should, must.length);
+    const { candidates, scored } = planClauses(
+      must,
+      should,
+      (clause) => this.documentFrequency(clause),
+      this.totals().rows,
+      {
+        candidateBudget: this.candidateBudget,
+        commonFraction: this.commonFraction,
+        commonFloor: this.commonFloor,
+      },
+    );
     return matchExpression(userExpression(must, scored, candidates), filters);
   }
 
@@ -475,47 +474,20 @@ export class SqlitePaperIndex implements PaperIndex {
   }
 
   private upsertOne(paper: Paper, summary: UpsertSummary): void {
-    const untitled = !paper.title?.trim();
-    const keys = identityKeys(paper);
-    const matches = new Map<number, Paper>();
-    for (const key of keys) {
-      if (key.startsWith('title:')) continue;
-      for (const [id, stored] of this.owners(key)) matches.set(id, stored);
-    }
-    const titleKey = keys.find((key) => key.startsWith('title:'));
-    if (matches.size === 0 && titleKey && mergeableTitle(paper.title)) {
-      for (const [id, stored] of this.owners(titleKey)) {
-        if (!identifiersConflict(stored, paper)) {
-          matches.set(id, stored);
-          break;
-        }
-      }
-    }
-    if (matches.size === 0) {
-      // An untitled record (S2 abstracts dataset rows) can only complete a stored paper.
-      if (untitled) {
-        throw new AppError('unprocessable', 'record has no title and matches no stored paper by identifier');
-      }
+    const step = planUpsert(paper, (key) => this.owners(key));
+    if (step.action === 'unchanged') {
+      summary.unchanged += 1;
+    } else if (step.action === 'insert') {
       const id = this.nextId;
       this.nextId += 1;
-      this.stage(id, paper, keys);
+      this.stage(id, paper, step.keys);
       summary.inserted += 1;
-      return;
+    } else {
+      for (const [id, other] of step.folded) this.remove(id, other, { deleteRow: true });
+      this.remove(step.primaryId, step.primary, { deleteRow: false });
+      this.stage(step.primaryId, step.merged, identityKeys(step.merged), step.json);
+      summary.merged += 1;
     }
-    const [primaryId, ...otherIds] = [...matches.keys()].sort((a, b) => a - b) as [number, ...number[]];
-    const primary = matches.get(primaryId) as Paper;
-    let merged = primary;
-    for (const id of otherIds) merged = unitePapers(merged, matches.get(id) as Paper);
-    merged = unitePapers(merged, paper);
-    const json = recordJson(merged);
-    if (otherIds.length === 0 && json === recordJson(primary)) {
-      summary.unchanged += 1;
-      return;
-    }
-    for (const id of otherIds) this.remove(id, matches.get(id) as Paper, { deleteRow: true });
-    this.remove(primaryId, primary, { deleteRow: false });
-    this.stage(primaryId, merged, identityKeys(merged), json);
-    summary.merged += 1;
   }
 
   private statementFor(sort: IndexQuery['sort'], shard: number): Database.Statement {
@@ -567,40 +539,29 @@ export class SqlitePaperIndex implements PaperIndex {
   /** Writes the staged versions: blocks, paper rows, full-text entries, year counts. */
   private flush(): void {
     for (const { id, paper, location } of this.records.flush()) {
-      const row = paperRow(paper);
-      this.statements.putPaper.run(id, ...row, location.block, location.slot);
-      this.shardOf(id).insert.run(id, ...ftsRow(paper));
+      const row = paperColumns(paper);
+      this.statements.putPaper.run(
+        id,
+        row.kind,
+        row.year,
+        row.published,
+        row.citedByCount,
+        row.reviewed ? 1 : 0,
+        location.block,
+        location.slot,
+      );
+      const text = indexedText(paper);
+      this.shardOf(id).insert.run(
+        id,
+        text.title,
+        text.abstract,
+        text.authors,
+        text.venue,
+        text.extra,
+        facetsFor(paper).join(' '),
+      );
       this.countFacets(paper, 1);
     }
-  }
-
-  /**
-   * Which should clauses produce candidates and which score. Clauses in more than `commonFraction`
-   * of the records are left out altogether: their IDF is low, and FTS5's bm25 reads the whole
-   * doclist of every phrase it scores. Without must clauses, candidates are the rarest remaining
-   * clauses while their document counts add up to at most the budget (always at least one); the
-   * others still score, through the OR group.
-   */
-  private selectiveClauses(should: string[], mustCount: number): { candidates: string[]; scored: string[] } {
-    if (should.length === 0) return { candidates: should, scored: should };
-    const common = Math.max(this.commonFloor, Math.floor(this.totals().rows * this.commonFraction));
-    const frequency = (clause: string) => this.documentFrequency(clause);
-    const ranked = should
-      .map((clause) => ({ clause, rows: frequency(clause) }))
-      .sort((a, b) => a.rows - b.rows);
-    // A query of common words only keeps them all (dropping them would change what it asks).
-    const rare = ranked.filter((entry) => entry.rows <= common);
-    const kept = rare.length > 0 ? rare : ranked;
-    const scored = should.filter((clause) => kept.some((entry) => entry.clause === clause));
-    if (mustCount > 0) return { candidates: scored, scored };
-    const candidates: string[] = [];
-    let rows = 0;
-    for (const entry of kept) {
-      if (candidates.length > 0 && rows + entry.rows > this.candidateBudget) break;
-      candidates.push(entry.clause);
-      rows += entry.rows;
-    }
-    return { candidates, scored };
   }
 
   /** Records per facet token (cached until the data changes). */
@@ -697,63 +658,6 @@ function shardKey(shard: number, phrase: string): string {
   return `${shard}\u0000${phrase}`;
 }
 
-/** 48 bits of SHA-1: a compact integer key; collisions are resolved by checking the stored record. */
-function keyHash(key: string): number {
-  return hash('sha1', key, 'buffer').readUIntBE(0, 6);
-}
-
 function unique(values: (string | null)[]): string[] {
   return [...new Set(values.filter((value): value is string => value !== null))];
-}
-
-/** Titles too generic to identify a paper on their own ("Introduction", "Preface") never merge. */
-function mergeableTitle(title: string): boolean {
-  const normalized = normalizeTitle(title);
-  return normalized.length >= 20 || normalized.split(' ').length >= 4;
-}
-
-const isoPrefix = /^\d{4}(-\d{2}(-\d{2})?)?/;
-
-/** kind, year, published (sortable ISO text), cited_by_count, reviewed. */
-function paperRow(paper: Paper): [number, number | null, string | null, number | null, number] {
-  const date = paper.publication_date ? isoPrefix.exec(paper.publication_date)?.[0] : undefined;
-  const year = paper.year ?? (date ? Number(date.slice(0, 4)) : null);
-  return [
-    isPatent(paper) ? kindCodes.patent : kindCodes.paper,
-    year,
-    date ?? (year !== null ? String(year) : null),
-    paper.cited_by_count ?? null,
-    isPeerReviewed(paper) ? 1 : 0,
-  ];
-}
-
-/** The facet tokens of a record (kind, year, reviewed). */
-function facetsFor(paper: Paper): string[] {
-  const [kind, year, , , reviewed] = paperRow(paper);
-  return facetsOf(kind === kindCodes.patent ? 'patent' : 'paper', year, reviewed === 1);
-}
-
-/** title, abstract, authors, venue, extra (identifiers, assignees), facets. */
-function ftsRow(paper: Paper): string[] {
-  const ids = paper.identifiers ?? {};
-  const patentNumber = paper.patent_number ?? ids.patent_number ?? null;
-  const extra = [
-    paper.doi ?? ids.doi,
-    ids.arxiv,
-    ids.pmid,
-    ids.pmcid,
-    ids.acl,
-    ids.openalex,
-    patentNumber,
-    patentNumber?.replace(/\D/g, ''),
-    ...(paper.assignees ?? []),
-  ].filter((value): value is string => typeof value === 'string' && value.length > 0);
-  return [
-    paper.title,
-    paper.abstract ?? '',
-    paper.authors.join('; '),
-    paper.venue ?? '',
-    extra.join(' ; '),
-    facetsFor(paper).join(' '),
-  ];
 }

@@ -1,0 +1,513 @@
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import pg from 'pg';
+import { identityKeys, type Paper } from '../../domain/paper.js';
+import type {
+  IndexClause,
+  IndexPage,
+  IndexQuery,
+  PaperIndex,
+  UpsertSummary,
+} from '../../ports/paper-index.js';
+import {
+  bm25Idf,
+  defaultFieldWeights,
+  type FieldWeights,
+  indexedText,
+  keyHash,
+  kindCodes,
+  paperColumns,
+} from '../paper-index/index-fields.js';
+import {
+  defaultPlanOptions,
+  type PlanOptions,
+  planClauses,
+  scoredPhrases,
+} from '../paper-index/query-plan.js';
+import { planUpsert } from '../paper-index/upsert-plan.js';
+import { recordJson } from '../sqlite/paper-record-codec.js';
+import { migratePostgresPaperIndex } from './postgres-paper-index-schema.js';
+import { documentVector, quoteLexeme, type VectorDocument } from './postgres-paper-vector.js';
+
+export interface PostgresPaperIndexOptions {
+  /** PostgreSQL schema of the index tables (created if absent); default: the connection's search_path. */
+  schema?: string;
+  /** Read replicas (streaming standbys of the primary) that take searches, round robin. */
+  readUrls?: readonly string[];
+  weights?: FieldWeights;
+  plan?: Partial<PlanOptions>;
+  maxConnections?: number;
+}
+
+/** Tsvector weight labels per field (D is unused: facets live in columns here). */
+interface StatsRow {
+  data_version: string;
+  records: string;
+  tokens: string;
+}
+
+/**
+ * The paper index on PostgreSQL, shared by every replica (docs/decisions/0024). Records are rows
+ * with their filter and sort columns, a tsvector written by Alexandria (its own tokeniser: the
+ * SQLite index's, stemmed alike; fields told apart by weight labels) under a GIN index, and the
+ * record itself (deflated canonical JSON). Ranking is the SQLite index's BM25 — same formula,
+ * parameters, field weights, phrase counting and whole-index statistics — computed by the
+ * `alexandria_pg` extension (native/postgres). Document frequencies of words and the index's
+ * record and token totals are kept in tables written in the same transaction as the records.
+ * Writes are serialised by a transaction-level advisory lock; searches may go to read replicas.
+ */
+export async function createPostgresPaperIndex(
+  connectionString: string,
+  options: PostgresPaperIndexOptions = {},
+): Promise<PostgresPaperIndex> {
+  const schema = options.schema;
+  if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+    throw new Error(`Invalid schema name ${schema}`);
+  }
+  const poolOf = (url: string) =>
+    new pg.Pool({
+      connectionString: url,
+      max: options.maxConnections ?? 10,
+      ...(schema ? { options: `-c search_path=${schema},public` } : {}),
+    });
+  const primary = poolOf(connectionString);
+  const replicas = (options.readUrls ?? []).map(poolOf);
+  try {
+    await migratePostgresPaperIndex(primary, schema);
+    return new PostgresPaperIndex(primary, replicas, options);
+  } catch (error) {
+    await Promise.all([primary, ...replicas].map((pool) => pool.end()));
+    throw error;
+  }
+}
+
+export class PostgresPaperIndex implements PaperIndex {
+  private readonly weights: number[];
+  private readonly plan: PlanOptions;
+  /** Whole-index document counts of clauses (a lexeme or a phrase's lexemes), for one data version. */
+  private documents = new Map<string, number>();
+  private documentsVersion = '';
+  private indexId: string | undefined;
+  private nextReplica = 0;
+
+  constructor(
+    private readonly primary: pg.Pool,
+    private readonly replicas: pg.Pool[],
+    options: PostgresPaperIndexOptions = {},
+  ) {
+    const w = options.weights ?? defaultFieldWeights;
+    if (w.authors !== w.venue || w.venue !== w.extra) {
+      throw new Error('The PostgreSQL index weighs authors, venue and identifiers alike (one label)');
+    }
+    // Label codes 0–3 are D, C, B, A: D unused, C authors/venue/identifiers, B abstract, A title.
+    this.weights = [0, w.authors, w.abstract, w.title];
+    this.plan = { ...defaultPlanOptions, ...options.plan };
+  }
+
+  async upsert(papers: readonly Paper[]): Promise<UpsertSummary> {
+    const summary: UpsertSummary = { inserted: 0, merged: 0, unchanged: 0 };
+    if (papers.length === 0) return summary;
+    const client = await this.primary.connect();
+    try {
+      await client.query('BEGIN');
+      // One writer at a time: ids, key ownership and the statistics stay consistent.
+      await client.query("SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.paper_index'))");
+      const batch = await Batch.load(client, papers);
+      for (const paper of papers) {
+        const step = planUpsert(paper, (key) => batch.owners(key));
+        if (step.action === 'unchanged') summary.unchanged += 1;
+        else if (step.action === 'insert') {
+          batch.insert(paper, step.keys);
+          summary.inserted += 1;
+        } else {
+          for (const [id, other] of step.folded) batch.remove(id, other, true);
+          batch.remove(step.primaryId, step.primary, false);
+          batch.put(step.primaryId, step.merged, identityKeys(step.merged), step.json);
+          summary.merged += 1;
+        }
+      }
+      if (summary.inserted + summary.merged > 0) await batch.write(client);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+    return summary;
+  }
+
+  async search(query: IndexQuery): Promise<IndexPage> {
+    const pool = await this.readPool();
+    const client = await pool.connect();
+    try {
+      const stats = await readStats(client);
+      if (stats.data_version !== this.documentsVersion) {
+        this.documents = new Map();
+        this.documentsVersion = stats.data_version;
+      }
+      const records = Number(stats.records);
+      // Clauses are told apart by their text, as in the SQLite index's MATCH expression: "death" and
+      // "deaths" are two phrases (both scored) even though they stem alike.
+      const lexemes = new Map<string, string>();
+      const textOf = (clause: IndexClause): string | null => {
+        const text = clause.text.trim();
+        const words = documentVector.lexemesOf(text);
+        if (words.length === 0) return null;
+        lexemes.set(text, words.join(' '));
+        return text;
+      };
+      const must = unique(query.must.map(textOf));
+      const should = unique(query.should.map(textOf)).filter((clause) => !must.includes(clause));
+      if (must.length === 0 && should.length === 0) return emptyPage();
+      const lexemesOf = (text: string) => lexemes.get(text) as string;
+      await this.countClauses(client, [...must, ...should].map(lexemesOf));
+      const documents = (text: string) => this.documents.get(lexemesOf(text)) ?? 0;
+      const plan = planClauses(must, should, documents, records, this.plan);
+      const phrases = scoredPhrases(plan);
+      const idf = phrases.map((phrase) => bm25Idf(records, documents(phrase)));
+      const match =
+        plan.must.length > 0
+          ? plan.must.map((text) => tsqueryOf(lexemesOf(text))).join(' & ')
+          : plan.candidates.map((text) => tsqueryOf(lexemesOf(text))).join(' | ');
+      // The match and filters ($1…) come first, so that a count can reuse them alone.
+      const where: unknown[] = [match, kindCodes[query.kind]];
+      const filters = ['terms @@ $1::tsquery', 'kind = $2'];
+      if (query.peerReviewedOnly) filters.push('reviewed');
+      if (query.startYear !== undefined) {
+        where.push(query.startYear);
+        filters.push(`year >= $${where.length}`);
+      }
+      if (query.endYear !== undefined) {
+        where.push(query.endYear);
+        filters.push(`year <= $${where.length}`);
+      }
+      const avgdl = records > 0 ? Number(stats.tokens) / records : 1;
+      const parameters = [
+        ...where,
+        phrases.map(lexemesOf),
+        idf,
+        this.weights,
+        avgdl,
+        query.limit,
+        query.offset,
+      ];
+      const at = (n: number) => `$${where.length + n}`;
+      const key =
+        query.sort === 'cited_by_count'
+          ? 'cited_by_count'
+          : query.sort === 'publication_date'
+            ? 'published'
+            : null;
+      const order = key ? 'key DESC NULLS LAST, score DESC, id' : 'score DESC, id';
+      const result = await client.query<{ id: string; score: number; total: string }>(
+        `SELECT id, score, count(*) OVER () AS total FROM (
+           SELECT id, alexandria_bm25(terms, ${at(1)}::text[], ${at(2)}::float8[], ${at(3)}::float8[], doclen,
+                                      ${at(4)}::float8) AS score,
+                  ${key ?? 'NULL::int'} AS key
+           FROM paper_records WHERE ${filters.join(' AND ')}
+         ) ranked ORDER BY ${order} LIMIT ${at(5)} OFFSET ${at(6)}`,
+        parameters,
+      );
+      const ids = result.rows.map((row) => Number(row.id));
+      const papers = await recordsOf(client, ids);
+      let total = Number(result.rows[0]?.total ?? 0);
+      if (result.rows.length === 0 && query.offset > 0) {
+        // A page past the end: the window function saw no row; count the matches themselves.
+        const counted = await client.query<{ n: string }>(
+          `SELECT count(*) AS n FROM paper_records WHERE ${filters.join(' AND ')}`,
+          where,
+        );
+        total = Number(counted.rows[0]?.n ?? 0);
+      }
+      return { papers, scores: result.rows.map((row) => Number(row.score)), total, totalIsExact: true };
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Counts (once per data version) the records holding each clause: words from the term table, phrases by matching. */
+  private async countClauses(client: pg.PoolClient, clauses: string[]): Promise<void> {
+    const missing = clauses.filter((clause) => !this.documents.has(clause));
+    if (missing.length === 0) return;
+    const words = missing.filter((clause) => !clause.includes(' '));
+    if (words.length > 0) {
+      const found = await client.query<{ lexeme: string; records: number }>(
+        'SELECT lexeme, records FROM paper_terms WHERE lexeme = ANY($1::text[])',
+        [words],
+      );
+      for (const word of words) this.documents.set(word, 0);
+      for (const row of found.rows) this.documents.set(row.lexeme, row.records);
+    }
+    for (const phrase of missing.filter((clause) => clause.includes(' '))) {
+      const counted = await client.query<{ n: string }>(
+        'SELECT count(*) AS n FROM paper_records WHERE terms @@ $1::tsquery',
+        [tsqueryOf(phrase)],
+      );
+      this.documents.set(phrase, Number(counted.rows[0]?.n ?? 0));
+    }
+    if (this.documents.size > 100_000) this.documents.clear();
+  }
+
+  /**
+   * A read replica when one is configured and has replayed the primary's last commit (else the
+   * primary): a search never answers from data older than the version callers key caches with.
+   */
+  private async readPool(): Promise<pg.Pool> {
+    if (this.replicas.length === 0) return this.primary;
+    const replica = this.replicas[this.nextReplica % this.replicas.length] as pg.Pool;
+    this.nextReplica += 1;
+    try {
+      const [behind, ahead] = await Promise.all([
+        replica.query<StatsRow>('SELECT data_version FROM paper_index_stats'),
+        this.primary.query<StatsRow>('SELECT data_version FROM paper_index_stats'),
+      ]);
+      const replicaVersion = BigInt(behind.rows[0]?.data_version ?? -1);
+      const primaryVersion = BigInt(ahead.rows[0]?.data_version ?? 0);
+      return replicaVersion >= primaryVersion ? replica : this.primary;
+    } catch {
+      return this.primary;
+    }
+  }
+
+  async findByKeys(keys: readonly string[]): Promise<Paper | null> {
+    if (keys.length === 0) return null;
+    const found = await this.primary.query<{ id: string; hash: string; record: Buffer }>(
+      `SELECT k.hash, r.id, r.record FROM paper_keys k JOIN paper_records r ON r.id = k.paper_id
+       WHERE k.hash = ANY($1::bigint[])`,
+      [keys.map(keyHash)],
+    );
+    for (const key of keys) {
+      const hash = String(keyHash(key));
+      for (const row of found.rows) {
+        if (row.hash !== hash) continue;
+        const paper = decodeRecord(row.record);
+        if (identityKeys(paper).includes(key)) return paper;
+      }
+    }
+    return null;
+  }
+
+  async dataVersion(): Promise<string> {
+    if (!this.indexId) {
+      const found = await this.primary.query<{ value: string }>(
+        "SELECT value FROM paper_index_settings WHERE name = 'index_id'",
+      );
+      this.indexId = found.rows[0]?.value ?? 'unknown';
+    }
+    const stats = await this.primary.query<StatsRow>('SELECT data_version FROM paper_index_stats');
+    return `${this.indexId}.${stats.rows[0]?.data_version ?? '0'}`;
+  }
+
+  async count(): Promise<{ papers: number; patents: number }> {
+    const found = await this.primary.query<{ kind: number; n: string }>(
+      'SELECT kind, count(*) AS n FROM paper_records GROUP BY kind',
+    );
+    const counts = { papers: 0, patents: 0 };
+    for (const row of found.rows) {
+      if (row.kind === kindCodes.patent) counts.patents = Number(row.n);
+      else counts.papers += Number(row.n);
+    }
+    return counts;
+  }
+
+  /** Moves GIN's pending entries into the main index and refreshes the planner's statistics. */
+  async optimize(): Promise<void> {
+    await this.primary.query("SELECT gin_clean_pending_list('paper_records_terms'::regclass)");
+    await this.primary.query('ANALYZE paper_records');
+  }
+
+  async ping(): Promise<void> {
+    await this.primary.query('SELECT 1 FROM paper_index_stats');
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.primary, ...this.replicas].map((pool) => pool.end()));
+  }
+}
+
+/**
+ * One upsert's working set: the stored records owning any key of the batch (read once, locked by
+ * the advisory lock), the versions staged so far, and the changes to write at the end.
+ */
+class Batch {
+  /** Key hash → ids owning it (stored or staged). */
+  private readonly keyOwners = new Map<number, Set<number>>();
+  /** Current version of every record the batch has seen (stored or staged). */
+  private readonly records = new Map<number, Paper>();
+  private readonly staged = new Map<number, { paper: Paper; json: string; keys: string[] }>();
+  /** Stored records whose row is deleted (folded into another). */
+  private readonly deleted = new Set<number>();
+  /** Key rows to delete and to insert. */
+  private readonly dropKeys: Array<[number, number]> = [];
+  /** Document-frequency changes per lexeme, and record/token totals. */
+  private readonly termChanges = new Map<string, number>();
+  private recordChange = 0;
+  private tokenChange = 0;
+
+  private constructor(private nextId: number) {}
+
+  static async load(client: pg.PoolClient, papers: readonly Paper[]): Promise<Batch> {
+    const stats = await client.query<{ next_id: string }>('SELECT next_id FROM paper_index_stats');
+    const batch = new Batch(Number(stats.rows[0]?.next_id ?? 1));
+    const hashes = [...new Set(papers.flatMap((paper) => identityKeys(paper).map(keyHash)))];
+    const found = await client.query<{ hash: string; id: string; record: Buffer }>(
+      `SELECT k.hash, r.id, r.record FROM paper_keys k JOIN paper_records r ON r.id = k.paper_id
+       WHERE k.hash = ANY($1::bigint[])`,
+      [hashes],
+    );
+    for (const hash of hashes) batch.keyOwners.set(hash, new Set());
+    for (const row of found.rows) {
+      const id = Number(row.id);
+      batch.keyOwners.get(Number(row.hash))?.add(id);
+      if (!batch.records.has(id)) batch.records.set(id, decodeRecord(row.record));
+    }
+    return batch;
+  }
+
+  /** Records owning `key` now (hash collisions filtered out). */
+  owners(key: string): Array<[number, Paper]> {
+    const owners: Array<[number, Paper]> = [];
+    for (const id of this.keyOwners.get(keyHash(key)) ?? []) {
+      const paper = this.records.get(id);
+      if (paper && identityKeys(paper).includes(key)) owners.push([id, paper]);
+    }
+    return owners;
+  }
+
+  insert(paper: Paper, keys: string[]): void {
+    const id = this.nextId;
+    this.nextId += 1;
+    this.put(id, paper, keys, recordJson(paper));
+  }
+
+  /** Stages the new version of record `id` (its keys now owned by it). */
+  put(id: number, paper: Paper, keys: string[], json: string): void {
+    this.records.set(id, paper);
+    this.staged.set(id, { paper, json, keys });
+    this.deleted.delete(id);
+    for (const key of keys) {
+      const hash = keyHash(key);
+      let owners = this.keyOwners.get(hash);
+      if (!owners) {
+        owners = new Set();
+        this.keyOwners.set(hash, owners);
+      }
+      owners.add(id);
+    }
+    this.count(paper, 1);
+  }
+
+  /** Takes the current version of record `id` out (its keys; with `deleteRow`, the record). */
+  remove(id: number, current: Paper, deleteRow: boolean): void {
+    for (const key of identityKeys(current)) {
+      const hash = keyHash(key);
+      this.keyOwners.get(hash)?.delete(id);
+      if (!this.staged.has(id)) this.dropKeys.push([hash, id]);
+    }
+    this.count(current, -1);
+    this.staged.delete(id);
+    if (deleteRow) {
+      this.records.delete(id);
+      this.deleted.add(id);
+    }
+  }
+
+  private count(paper: Paper, change: 1 | -1): void {
+    const vector = documentVector(indexedText(paper));
+    this.recordChange += change;
+    this.tokenChange += change * vector.length;
+    for (const lexeme of vector.lexemes)
+      this.termChanges.set(lexeme, (this.termChanges.get(lexeme) ?? 0) + change);
+  }
+
+  async write(client: pg.PoolClient): Promise<void> {
+    if (this.deleted.size > 0) {
+      await client.query('DELETE FROM paper_records WHERE id = ANY($1::bigint[])', [[...this.deleted]]);
+    }
+    if (this.dropKeys.length > 0) {
+      await client.query(
+        'DELETE FROM paper_keys WHERE (hash, paper_id) IN (SELECT * FROM unnest($1::bigint[], $2::bigint[]))',
+        [this.dropKeys.map(([hash]) => hash), this.dropKeys.map(([, id]) => id)],
+      );
+    }
+    const rows = [...this.staged.entries()].sort(([a], [b]) => a - b);
+    if (rows.length > 0) {
+      const columns = rows.map(([id, { paper, json }]) => {
+        const vector: VectorDocument = documentVector(indexedText(paper));
+        return { id, columns: paperColumns(paper), vector, record: deflateRawSync(json) };
+      });
+      await client.query(
+        `INSERT INTO paper_records (id, kind, year, published, cited_by_count, reviewed, doclen, terms, record)
+         SELECT * FROM unnest($1::bigint[], $2::int2[], $3::int4[], $4::text[], $5::int8[], $6::bool[], $7::int4[],
+                              $8::tsvector[], $9::bytea[])
+         ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, year = excluded.year, published = excluded.published,
+           cited_by_count = excluded.cited_by_count, reviewed = excluded.reviewed, doclen = excluded.doclen,
+           terms = excluded.terms, record = excluded.record`,
+        [
+          columns.map((row) => row.id),
+          columns.map((row) => row.columns.kind),
+          columns.map((row) => row.columns.year),
+          columns.map((row) => row.columns.published),
+          columns.map((row) => row.columns.citedByCount),
+          columns.map((row) => row.columns.reviewed),
+          columns.map((row) => row.vector.length),
+          columns.map((row) => row.vector.text),
+          columns.map((row) => row.record),
+        ],
+      );
+      const keys = rows.flatMap(([id, { keys }]) => keys.map((key): [number, number] => [keyHash(key), id]));
+      await client.query(
+        'INSERT INTO paper_keys (hash, paper_id) SELECT * FROM unnest($1::bigint[], $2::bigint[]) ON CONFLICT DO NOTHING',
+        [keys.map(([hash]) => hash), keys.map(([, id]) => id)],
+      );
+    }
+    const terms = [...this.termChanges.entries()]
+      .filter(([, change]) => change !== 0)
+      .sort(([a], [b]) => (a < b ? -1 : 1));
+    if (terms.length > 0) {
+      await client.query(
+        `INSERT INTO paper_terms (lexeme, records) SELECT * FROM unnest($1::text[], $2::int4[])
+         ON CONFLICT (lexeme) DO UPDATE SET records = paper_terms.records + excluded.records`,
+        [terms.map(([lexeme]) => lexeme), terms.map(([, change]) => change)],
+      );
+    }
+    await client.query(
+      `UPDATE paper_index_stats SET data_version = data_version + 1, records = records + $1,
+         tokens = tokens + $2, next_id = greatest(next_id, $3)`,
+      [this.recordChange, this.tokenChange, this.nextId],
+    );
+  }
+}
+
+async function readStats(client: pg.PoolClient): Promise<StatsRow> {
+  const found = await client.query<StatsRow>('SELECT data_version, records, tokens FROM paper_index_stats');
+  return found.rows[0] ?? { data_version: '0', records: '0', tokens: '0' };
+}
+
+async function recordsOf(client: pg.PoolClient, ids: number[]): Promise<Paper[]> {
+  if (ids.length === 0) return [];
+  const found = await client.query<{ id: string; record: Buffer }>(
+    'SELECT id, record FROM paper_records WHERE id = ANY($1::bigint[])',
+    [ids],
+  );
+  const byId = new Map(found.rows.map((row) => [Number(row.id), decodeRecord(row.record)]));
+  return ids.map((id) => byId.get(id)).filter((paper): paper is Paper => paper !== undefined);
+}
+
+function decodeRecord(record: Buffer): Paper {
+  return JSON.parse(inflateRawSync(record).toString('utf8')) as Paper;
+}
+
+/** A clause as tsquery text: a lexeme, or its lexemes in a row. */
+function tsqueryOf(clause: string): string {
+  const lexemes = clause.split(' ').map(quoteLexeme);
+  return lexemes.length === 1 ? (lexemes[0] as string) : `(${lexemes.join(' <-> ')})`;
+}
+
+function unique(values: (string | null)[]): string[] {
+  return [...new Set(values.filter((value): value is string => value !== null))];
+}
+
+function emptyPage(): IndexPage {
+  return { papers: [], scores: [], total: 0, totalIsExact: true };
+}
