@@ -20,6 +20,7 @@ import { RedisRateGates } from './adapters/redis/redis-rate-gate.js';
 import { RedisRateLimiter } from './adapters/redis/redis-rate-limiter.js';
 import { S3BlobStore } from './adapters/s3/s3-blob-store.js';
 import { createUpstreamSources } from './adapters/sources/create-upstream-sources.js';
+import { createPostgresPaperIndex } from './adapters/postgres/postgres-paper-index.js';
 import { createSqlitePaperIndex } from './adapters/sqlite/sqlite-paper-index.js';
 import { createSqliteProjectStore } from './adapters/sqlite/sqlite-project-store.js';
 import { ZoteroWebApi } from './adapters/zotero/zotero-web-api.js';
@@ -329,10 +330,15 @@ export async function createContainer(
 }
 
 /**
- * The local paper/patent index: its own SQLite file (default `<data dir>/index.db`, WAL), so that
- * `alexandria ingest` can write it while the server reads. Used by the container and by the CLI.
+ * The local paper/patent index. With DATABASE_URL: one index in PostgreSQL shared by every replica
+ * (searches on ALEXANDRIA_DATABASE_READ_URLS when set). Otherwise its own SQLite file (default
+ * `<data dir>/index.db`, WAL), so that `alexandria ingest` can write it while the server reads.
+ * Used by the container and by the CLI.
  */
 export async function openPaperIndex(config: Config): Promise<PaperIndex> {
+  if (config.storage.databaseUrl) {
+    return createPostgresPaperIndex(config.storage.databaseUrl, { readUrls: config.storage.databaseReadUrls });
+  }
   const path = config.search.indexPath ?? join(resolve(config.storage.dataDir), 'index.db');
   return createSqlitePaperIndex(resolve(path), {
     mmapBytes: config.search.mmapMb * 1024 * 1024,

@@ -88,6 +88,8 @@ export class PostgresPaperIndex implements PaperIndex {
   private documentsVersion = '';
   private indexId: string | undefined;
   private nextReplica = 0;
+  /** Searches answered by the primary and by read replicas (for metrics and tests). */
+  readonly searchesServed = { primary: 0, replicas: 0 };
 
   constructor(
     private readonly primary: pg.Pool,
@@ -138,6 +140,8 @@ export class PostgresPaperIndex implements PaperIndex {
 
   async search(query: IndexQuery): Promise<IndexPage> {
     const pool = await this.readPool();
+    if (pool === this.primary) this.searchesServed.primary += 1;
+    else this.searchesServed.replicas += 1;
     const client = await pool.connect();
     try {
       const stats = await readStats(client);

@@ -5,6 +5,16 @@ const postgresUrl = z
   .string()
   .regex(/^postgres(ql)?:\/\//, 'expected postgres://user@host:port/database')
   .optional();
+const postgresUrlList = z
+  .string()
+  .optional()
+  .transform((text) =>
+    (text ?? '')
+      .split(',')
+      .map((url) => url.trim())
+      .filter((url) => url.length > 0),
+  )
+  .pipe(z.array(z.string().regex(/^postgres(ql)?:\/\//, 'expected postgres://user@host:port/database')));
 const redisUrl = z
   .string()
   .regex(/^rediss?:\/\//, 'expected redis://host:port')
@@ -15,12 +25,17 @@ export const storageSection = {
   dataDir: envVar('ALEXANDRIA_DATA_DIR', z.string().min(1), {
     default: './data',
     description:
-      'Folder for the SQLite databases (projects, the paper index) and blobs when no S3 bucket is set.',
+      'Folder for the SQLite databases (projects, the paper index) and blobs when no S3 bucket is set. Unset, the CLI uses ./data of the working directory, or, when started in / or a folder it cannot write that has no ./data, $XDG_DATA_HOME/alexandria (default ~/.local/share/alexandria).',
   }),
   databaseUrl: envVar('DATABASE_URL', postgresUrl, {
     secret: true,
     description:
-      'PostgreSQL connection URL. When set, tenants, API keys, projects, document records and the signing secret live in PostgreSQL instead of <data dir>/alexandria.db, shared by every replica. The paper index is not: it stays a SQLite file per replica (ALEXANDRIA_INDEX_PATH).',
+      'PostgreSQL connection URL. When set, tenants, API keys, projects, document records, the signing secret and the paper index live in PostgreSQL instead of <data dir>/alexandria.db and <data dir>/index.db, shared by every replica and by `alexandria ingest` (the index needs the alexandria_pg extension on the server: README, "Scaling out").',
+  }),
+  databaseReadUrls: envVar('ALEXANDRIA_DATABASE_READ_URLS', postgresUrlList, {
+    secret: true,
+    description:
+      'Comma-separated PostgreSQL URLs of read replicas (streaming standbys of DATABASE_URL) that take paper-index searches, round robin; a replica that has not replayed the last committed ingest is skipped for the primary. Writes always go to DATABASE_URL.',
   }),
   redisUrl: envVar('REDIS_URL', redisUrl, {
     secret: true,
