@@ -234,7 +234,8 @@ export async function createContainer(
     // Tenants take turns at the parse threads (docs/decisions/0018-fair-questions.md).
     parseConcurrency: config.pdf.workerThreads,
     signingSecret,
-    publicUrl: publicUrlOf(config),
+    // Asked at each link: the origin the request being served reached us at (decisions/0025).
+    publicUrl: () => publicUrlOf(config),
     figureUrlTtlSeconds: config.documents.figureUrlTtlSeconds,
     urlCacheTtlSeconds: config.documents.urlCacheTtlSeconds,
     uploadMaxBytes: config.documents.uploadMaxMb * 1024 * 1024,

@@ -4,7 +4,6 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { AppServices } from '../app-services.js';
 import type { Config } from '../config/load-config.js';
-import { publicUrlOf } from '../config/public-url.js';
 import type { Logger } from '../platform/logger.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 import type { ReadinessProbe } from '../services/services.js';
@@ -14,6 +13,7 @@ import { installErrorHandling } from './error-handler.js';
 import { createMetrics, type HttpMetrics, installMetrics } from './metrics.js';
 import { installMultipartGuard } from './multipart-guard.js';
 import { installOpenApi } from './openapi.js';
+import { installPublicOrigin } from './public-origin.js';
 import { routeModules } from './routes/index.js';
 import { typed } from './routes/route-context.js';
 
@@ -34,8 +34,8 @@ export interface HttpDependencies {
 const requestIdPattern = /^[A-Za-z0-9._-]{1,128}$/;
 
 /**
- * Builds the HTTP app: logging with request ids, CORS, the API-key hook with rate limits, metrics,
- * OpenAPI, the error boundary and every route module. Does not listen.
+ * Builds the HTTP app: logging with request ids, each request's public origin, CORS, the API-key hook
+ * with rate limits, metrics, OpenAPI, the error boundary and every route module. Does not listen.
  */
 export async function buildApp(dependencies: HttpDependencies): Promise<FastifyInstance> {
   const { config } = dependencies;
@@ -67,6 +67,8 @@ export async function buildApp(dependencies: HttpDependencies): Promise<FastifyI
   });
   installErrorHandling(app);
   installMultipartGuard(app);
+  // Before any route: every request's links (figures, OpenAPI servers, CSP) use its public origin.
+  installPublicOrigin(app, config);
 
   const origins = config.server.corsOrigins;
   await app.register(cors, {
@@ -89,13 +91,11 @@ export async function buildApp(dependencies: HttpDependencies): Promise<FastifyI
     aliasHeaders: config.auth.apiKeyHeaders,
   });
 
-  const publicUrl = publicUrlOf(config);
-  await installOpenApi(app, { publicUrl, version: dependencies.version });
+  await installOpenApi(app, { version: dependencies.version });
 
   const context = {
     services: dependencies.services,
     config,
-    publicUrl,
     probes: dependencies.probes,
     metrics,
     indexVersion: dependencies.indexVersion,

@@ -1,7 +1,8 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { varyByOrigin } from './public-origin.js';
 
 /**
  * OpenAPI 3.1 generated from the route schemas, with the API-key and bearer schemes, served at
@@ -9,11 +10,12 @@ import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-pro
  * /mcp is hidden: it speaks MCP's JSON-RPC over streamable HTTP, which OpenAPI cannot describe
  * usefully and no OpenAPI client should call (MCP hosts find it by its url). The web page and the
  * docs themselves are hidden too. `completeDocument` adds what the route schemas cannot say.
+ *
+ * `servers` is the base URL the request for the document reached the service at (ALEXANDRIA_PUBLIC_URL,
+ * else its Host or a trusted proxy's forwarded host and scheme: src/http/public-origin.ts), so a
+ * client generated or a GPT Action imported from a remote machine calls that machine, not localhost.
  */
-export async function installOpenApi(
-  app: FastifyInstance,
-  options: { publicUrl: string; version: string },
-): Promise<void> {
+export async function installOpenApi(app: FastifyInstance, options: { version: string }): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -24,7 +26,6 @@ export async function installOpenApi(
           'Self-hostable research literature service: search papers and patents, read PDFs in numbered chunks with their figures, ask a question of a PDF, keep projects of papers, and get cited answers from a research agent. Every /api route needs an API key.',
         license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
-      servers: [{ url: options.publicUrl }],
       components: {
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'x-alexandria-api-key' },
@@ -36,8 +37,22 @@ export async function installOpenApi(
     transform: jsonSchemaTransform,
     transformObject: (input) => completeDocument(jsonSchemaTransformObject(input) as OpenApiDocument),
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    transformSpecification: (document, request) => withServer(document, request),
+  });
+  app.get('/openapi.json', { schema: { hide: true } }, async (request, reply) => {
+    varyByOrigin(reply);
+    return withServer(app.swagger(), request);
+  });
+}
+
+/** The document with the request's base URL as its one server (the generated document is shared). */
+function withServer<T extends object>(
+  document: T,
+  request: FastifyRequest,
+): T & { servers: Array<{ url: string }> } {
+  return { ...document, servers: [{ url: request.publicUrl }] };
 }
 
 type OpenApiDocument = {

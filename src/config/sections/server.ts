@@ -13,7 +13,7 @@ export const serverSection = {
   }),
   publicUrl: envVar('ALEXANDRIA_PUBLIC_URL', urlText.optional(), {
     description:
-      'Absolute base URL clients reach the service at, used in figure links and OpenAPI servers. Default: http://localhost:<port>.',
+      "Absolute base URL clients reach the service at, used in figure links, the web page's CSP and OpenAPI servers. Default: per request, its Host (behind a trusted proxy, the forwarded host and scheme). Set an https URL behind a TLS proxy for GPT Actions.",
   }),
   logLevel: envVar(
     'ALEXANDRIA_LOG_LEVEL',
@@ -22,7 +22,8 @@ export const serverSection = {
   ),
   trustProxy: envVar('ALEXANDRIA_TRUST_PROXY', booleanText, {
     default: 'false',
-    description: 'Trust X-Forwarded-* headers (set behind a reverse proxy).',
+    description:
+      'Trust proxy headers from the peer: X-Forwarded-For (client address), and Forwarded or X-Forwarded-Host/-Proto (the public URL when ALEXANDRIA_PUBLIC_URL is unset). Set only behind a reverse proxy that sets them.',
   }),
   corsOrigins: envVar('ALEXANDRIA_CORS_ORIGINS', listText, {
     default: '*',

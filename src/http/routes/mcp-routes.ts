@@ -18,10 +18,10 @@ const notAllowed = {
  * authenticated the request. GET (server-initiated streams) and DELETE (sessions) do not exist
  * without sessions: 405.
  */
-export const mcpRoutes: RouteModule = (app, { services, publicUrl }) => {
+export const mcpRoutes: RouteModule = (app, { services }) => {
   app.post('/mcp', { schema: { hide: true } }, async (request, reply) => {
     const { tenantId } = principalOf(request);
-    const server = createMcpServer({ tenantId, services, publicUrl, logger: request.log });
+    const server = createMcpServer({ tenantId, services, publicUrl: request.publicUrl, logger: request.log });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

@@ -5,12 +5,13 @@ import type { Config } from '../../config/load-config.js';
 import type { ReadinessProbe } from '../../services/services.js';
 import type { HttpMetrics } from '../metrics.js';
 
-/** What every route module receives. */
+/**
+ * What every route module receives. The base URL a request reached the service at is per request:
+ * `request.publicUrl` (src/http/public-origin.ts).
+ */
 export interface RouteContext {
   services: AppServices;
   config: Config;
-  /** Absolute base URL of the service (figure links, OpenAPI servers). */
-  publicUrl: string;
   probes: ReadinessProbe[];
   metrics: HttpMetrics;
   /** The paper index's data version (PaperIndex.dataVersion): keys of cached search answers. */

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
+import { varyByOrigin } from '../public-origin.js';
 import type { RouteModule } from './route-context.js';
 
 /** web/dist of this installation: three levels up from src/http/routes or dist/http/routes. */
@@ -9,7 +10,8 @@ const bundledWebDir = fileURLToPath(new URL('../../../web/dist', import.meta.url
 
 /**
  * The page's Content-Security-Policy: scripts, styles and API calls from this origin only; images
- * also from the public URL (figure links are absolute) and data: URLs. No inline script exists.
+ * also from the public URL the page was requested at (figure links are absolute and name it) and
+ * data: URLs. No inline script exists.
  */
 function contentSecurityPolicy(publicUrl: string): string {
   const publicOrigin = new URL(publicUrl).origin;
@@ -30,10 +32,9 @@ function contentSecurityPolicy(publicUrl: string): string {
  * Serves the built web UI at `/`: hashed assets cached for a year, the page itself revalidated on
  * every load. Without a build, `/` explains how to make one (the API works either way).
  */
-export const webRoutes: RouteModule = async (app, { config, publicUrl }) => {
+export const webRoutes: RouteModule = async (app, { config }) => {
   if (!config.web.enabled) return;
   const root = config.web.dir ?? bundledWebDir;
-  const csp = contentSecurityPolicy(publicUrl);
   if (!existsSync(join(root, 'index.html'))) {
     app.get('/', { schema: { hide: true } }, async (_request, reply) =>
       reply
@@ -57,7 +58,8 @@ export const webRoutes: RouteModule = async (app, { config, publicUrl }) => {
         reply.header('cache-control', 'public, max-age=31536000, immutable');
       } else {
         reply.header('cache-control', 'no-cache');
-        reply.header('content-security-policy', csp);
+        reply.header('content-security-policy', contentSecurityPolicy(reply.request.publicUrl));
+        varyByOrigin(reply);
         reply.header('x-content-type-options', 'nosniff');
         reply.header('referrer-policy', 'no-referrer');
       }

@@ -41,8 +41,11 @@ export interface DocumentServicesDependencies {
    */
   parseConcurrency?: number;
   signingSecret: string;
-  /** Absolute base URL of the service (figure links). */
-  publicUrl: string;
+  /**
+   * Absolute base URL of the service (figure links), or a function asked at each link: the composition
+   * root passes one that answers the public origin of the request being served.
+   */
+  publicUrl: string | (() => string);
   figureUrlTtlSeconds: number;
   urlCacheTtlSeconds: number;
   uploadMaxBytes: number;
@@ -76,7 +79,7 @@ export function createDocumentServices(dependencies: DocumentServicesDependencie
   });
   const figureLinks = new FigureLinks({
     secret: dependencies.signingSecret,
-    publicUrl: dependencies.publicUrl.replace(/\/+$/, ''),
+    publicUrl: dependencies.publicUrl,
     ttlSeconds: dependencies.figureUrlTtlSeconds,
   });
   const sources = new SourceChain({

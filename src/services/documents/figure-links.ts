@@ -46,8 +46,11 @@ export class FigureLinks {
   constructor(
     private readonly options: {
       secret: string;
-      /** Absolute base URL of the service, without a trailing slash. */
-      publicUrl: string;
+      /**
+       * Absolute base URL of the service, or a function asked at each link (the public origin of the
+       * request being served: a link must point where its reader reached the service).
+       */
+      publicUrl: string | (() => string);
       /** A link stays valid at least this long (and at most twice as long). */
       ttlSeconds: number;
       now?: () => number;
@@ -69,7 +72,12 @@ export class FigureLinks {
     const expires = (Math.floor(now / ttl) + 2) * ttl;
     const owner = tenantId === undefined ? undefined : this.seal(tenantId);
     const signature = this.sign(sha256, figureId, expires, owner);
-    return `${this.options.publicUrl}${FigureLinks.path(sha256, figureId, format)}?exp=${expires}&sig=${signature}${owner ?? ''}`;
+    return `${this.baseUrl()}${FigureLinks.path(sha256, figureId, format)}?exp=${expires}&sig=${signature}${owner ?? ''}`;
+  }
+
+  private baseUrl(): string {
+    const { publicUrl } = this.options;
+    return (typeof publicUrl === 'string' ? publicUrl : publicUrl()).replace(/\/+$/, '');
   }
 
   /**
