@@ -1,11 +1,23 @@
+import { chooseDataDir, type DataDirChoice } from '../config/data-dir.js';
 import { type Config, loadConfig, loadDotEnv } from '../config/load-config.js';
 import { type Container, createContainer } from '../main.js';
 import { createLogger, type Logger } from '../platform/logger.js';
 
-/** Loads `.env` and the configuration (fail-fast with every bad variable listed). */
-export function cliConfig(): Config {
+/**
+ * Loads `.env` and the configuration (fail-fast with every bad variable listed), with the data
+ * folder chosen for where the command was started (`chooseDataDir`).
+ */
+export function cliSettings(): { config: Config; dataDir: DataDirChoice } {
   loadDotEnv();
-  return loadConfig();
+  const config = loadConfig();
+  const dataDir = chooseDataDir();
+  config.storage.dataDir = dataDir.path;
+  return { config, dataDir };
+}
+
+/** The configuration of a command (see `cliSettings`). */
+export function cliConfig(): Config {
+  return cliSettings().config;
 }
 
 /** A container for a CLI command; logs to stderr so stdout stays for results. */

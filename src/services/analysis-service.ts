@@ -5,8 +5,9 @@ import type { ChatModel } from '../ports/chat-model.js';
 import { quotePaperText } from '../text/markdown-text.js';
 import { rankSentences } from '../text/sentences.js';
 import { synthesizeWithModel } from './analysis/model-synthesis.js';
+import { restHints } from './hint-vocabulary.js';
 import type { ProjectService } from './project-service.js';
-import type { FullTextReader } from './services.js';
+import type { FullTextReader, HintedCallOptions } from './services.js';
 
 export const analysisModes = ['tabular', 'comprehensive'] as const;
 export type AnalysisMode = (typeof analysisModes)[number];
@@ -107,7 +108,7 @@ export class AnalysisService {
   async analyze(
     tenantId: string,
     request: AnalysisRequest,
-    options: { signal?: AbortSignal } = {},
+    options: HintedCallOptions = {},
   ): Promise<AnalysisResult> {
     const questions = request.questions;
     if (questions.length === 0)
@@ -149,7 +150,7 @@ export class AnalysisService {
         ? `Only the first ${maxPapers} of ${project.papers.length} papers were analyzed.`
         : '',
       modelNote,
-      'Open a cited chunk with read_full_text / GET /api/fulltext to check an answer in context.',
+      `Open a cited chunk with ${(options.hints ?? restHints).citedChunk()} to check an answer in context.`,
     ];
     return {
       project: { id: project.id, name: project.name },

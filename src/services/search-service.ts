@@ -5,8 +5,9 @@ import type { Paper } from '../domain/paper.js';
 import type { SearchRequest, SearchResult } from '../domain/search.js';
 import type { Cache } from '../ports/cache.js';
 import type { IndexKind, IndexPage, IndexQuery, PaperIndex } from '../ports/paper-index.js';
+import { type HintVocabulary, restHints } from './hint-vocabulary.js';
 import { maxSearchWords, type ParsedText, parseSearchText, toClauses } from './search-query.js';
-import type { PaperLookup, PaperSearch } from './services.js';
+import type { HintedCallOptions, PaperLookup, PaperSearch } from './services.js';
 
 export interface SearchServiceOptions {
   /** How long an identical search is answered from the cache, in seconds (0 = no caching). */
@@ -39,12 +40,12 @@ export class SearchService implements PaperSearch, PaperLookup {
     private readonly options: SearchServiceOptions,
   ) {}
 
-  searchPapers(request: SearchRequest): Promise<SearchResult> {
-    return this.search('paper', request);
+  searchPapers(request: SearchRequest, options: HintedCallOptions = {}): Promise<SearchResult> {
+    return this.search('paper', request, options.hints ?? restHints);
   }
 
-  searchPatents(request: SearchRequest): Promise<SearchResult> {
-    return this.search('patent', request);
+  searchPatents(request: SearchRequest, options: HintedCallOptions = {}): Promise<SearchResult> {
+    return this.search('patent', request, options.hints ?? restHints);
   }
 
   async findByIdentifier(identifier: PaperIdentifier): Promise<Paper | null> {
@@ -52,19 +53,23 @@ export class SearchService implements PaperSearch, PaperLookup {
     return paper ? presentRecord(paper) : null;
   }
 
-  private async search(kind: IndexKind, request: SearchRequest): Promise<SearchResult> {
+  private async search(
+    kind: IndexKind,
+    request: SearchRequest,
+    hints: HintVocabulary,
+  ): Promise<SearchResult> {
     validateRequest(request);
-    if (this.options.cacheTtlSeconds <= 0) return this.run(kind, request);
+    if (this.options.cacheTtlSeconds <= 0) return this.run(kind, request, hints);
     // Read before searching: an answer is stored under a version no newer than its data.
-    const key = cacheKey(kind, request, await this.index.dataVersion());
+    const key = cacheKey(kind, request, await this.index.dataVersion(), hints.name);
     const hit = await this.cache.get<SearchResult>(key);
     if (hit !== undefined) return hit;
-    const result = await this.run(kind, request);
+    const result = await this.run(kind, request, hints);
     await this.cache.set(key, result, this.options.cacheTtlSeconds);
     return result;
   }
 
-  private async run(kind: IndexKind, request: SearchRequest): Promise<SearchResult> {
+  private async run(kind: IndexKind, request: SearchRequest, hints: HintVocabulary): Promise<SearchResult> {
     const keywordText = parseSearchText(request.keywords);
     const questionText = parseSearchText(request.query);
     const keywords = toClauses(keywordText);
@@ -95,7 +100,7 @@ export class SearchService implements PaperSearch, PaperLookup {
       relaxed = page.total > 0;
     }
     const shortened = shortenedNote(keywordText, questionText);
-    return toResult(kind, request, page, { relaxed, keywords: keywordText.words, shortened });
+    return toResult(kind, request, page, { relaxed, keywords: keywordText.words, shortened, hints });
   }
 }
 
@@ -147,8 +152,10 @@ export function validateRequest(request: SearchRequest): void {
  * index too, so that neither an answer from before the last ingest nor one from another replica's
  * index is ever served (the cache may be Redis, shared by every replica).
  */
-function cacheKey(kind: IndexKind, request: SearchRequest, dataVersion: string): string {
+function cacheKey(kind: IndexKind, request: SearchRequest, dataVersion: string, hints: string): string {
   const normalized = JSON.stringify([
+    // The hint is phrased for one surface (`rest` keeps the keys of before vocabularies).
+    ...(hints === restHints.name ? [] : [hints]),
     dataVersion,
     kind,
     request.keywords?.trim().toLowerCase() ?? '',
@@ -180,6 +187,7 @@ interface HintContext {
   keywords: string[];
   /** The note on words left out of a long parameter, or null. */
   shortened: string | null;
+  hints: HintVocabulary;
 }
 
 function toResult(
@@ -236,7 +244,7 @@ function bareHint(
   }
   if (context.more) parts.push(`Next page: offset=${context.end}.`);
   parts.push(
-    "Read a paper's full text with /api/fulltext?pdf_id=<pdf_id> when it has a pdf_id; quote a phrase in query to require it.",
+    `Read a paper's full text with ${context.hints.searchResult()} when it has a pdf_id; quote a phrase in query to require it.`,
   );
   return parts.join(' ');
 }

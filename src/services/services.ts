@@ -2,6 +2,7 @@ import type { FullTextResult } from '../domain/fulltext.js';
 import type { PaperIdentifier } from '../domain/identifiers.js';
 import type { Paper } from '../domain/paper.js';
 import type { SearchRequest, SearchResult } from '../domain/search.js';
+import type { HintVocabulary } from './hint-vocabulary.js';
 import type { ProjectSelector } from './project-service.js';
 
 /**
@@ -9,10 +10,17 @@ import type { ProjectSelector } from './project-service.js';
  * surfaces and by other services (the agent uses search and full text as tools).
  */
 
+/** What every service call that answers with a `hint` may be given besides its arguments. */
+export interface HintedCallOptions {
+  signal?: AbortSignal;
+  /** Names the next steps the hint advises in the caller's terms; REST names when absent. */
+  hints?: HintVocabulary;
+}
+
 /** Paper and patent search (local index; federated with upstream sources when configured). */
 export interface PaperSearch {
-  searchPapers(request: SearchRequest, options?: { signal?: AbortSignal }): Promise<SearchResult>;
-  searchPatents(request: SearchRequest, options?: { signal?: AbortSignal }): Promise<SearchResult>;
+  searchPapers(request: SearchRequest, options?: HintedCallOptions): Promise<SearchResult>;
+  searchPatents(request: SearchRequest, options?: HintedCallOptions): Promise<SearchResult>;
 }
 
 /** Metadata by typed identifier: the local index first, then upstream sources when configured. */
@@ -21,21 +29,27 @@ export interface PaperLookup {
   findByIdentifier(identifier: PaperIdentifier, options?: { signal?: AbortSignal }): Promise<Paper | null>;
 }
 
+/** Options of a full-text read; `param` is the request parameter named by errors (default pdf_url). */
+export interface ReadOptions extends HintedCallOptions {
+  param?: string;
+  /**
+   * Read only what is here: a PDF stored in a project or the cached parse of a PDF read before. A
+   * document that would have to be fetched (a remote PDF, a full-text source) is a `not_found`
+   * instead, with no network call (offline installations; docs/decisions/0030-chat-details.md).
+   */
+  localOnly?: boolean;
+}
+
 /** Full text of a document in numbered chunks, and questions to it. */
 export interface FullTextReader {
   /** Chunk `chunk` (1-based; 0 reads 1) of the document `pdfRef` (PDF_URL:…, PROJ:…, or a URL). */
-  readChunk(
-    tenantId: string,
-    pdfRef: string,
-    chunk: number,
-    options?: { signal?: AbortSignal; param?: string },
-  ): Promise<FullTextResult>;
+  readChunk(tenantId: string, pdfRef: string, chunk: number, options?: ReadOptions): Promise<FullTextResult>;
   /** The chunk(s) that best answer `question`, best first (`topK` default 1). */
   ask(
     tenantId: string,
     pdfRef: string,
     question: string,
-    options?: { topK?: number; signal?: AbortSignal; param?: string },
+    options?: ReadOptions & { topK?: number },
   ): Promise<FullTextResult>;
 }
 
@@ -51,8 +65,8 @@ export interface PaperLibrary {
     tenantId: string,
     selector: ProjectSelector,
     input: AddPaperInput,
-    options?: { signal?: AbortSignal },
-  ): Promise<Paper[]>;
+    options?: HintedCallOptions,
+  ): Promise<Array<Paper & { hint?: string }>>;
 }
 
 /** A named readiness check (storage, index, …) for /readyz. */

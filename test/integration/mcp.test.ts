@@ -337,17 +337,28 @@ describe('MCP over stdio (`alexandria mcp`)', () => {
     expect(textOf(failed)).toBe('No project "absent"');
   }, 240_000);
 
-  it('refuses to start without a key', async () => {
+  it('refuses a key that is not one of this data folder, saying where it looked and what to do', async () => {
     const { execFile } = await import('node:child_process');
     const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
       execFile(
         process.execPath,
         ['--import', tsxLoaderUrl(), join(import.meta.dirname, '..', 'helpers', 'cli-entry.ts'), 'mcp'],
-        { env: { PATH: process.env.PATH ?? '', ALEXANDRIA_DATA_DIR: t.dataDir } },
+        {
+          env: {
+            PATH: process.env.PATH ?? '',
+            ALEXANDRIA_DATA_DIR: t.dataDir,
+            ALEXANDRIA_MCP_API_KEY: `alx_${'x'.repeat(40)}`,
+          },
+        },
         (error, _stdout, stderr) => resolve({ code: error ? (error.code as number) : 0, stderr }),
       );
     });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('Set ALEXANDRIA_MCP_API_KEY');
+    expect(result.stderr).toContain(
+      `ALEXANDRIA_MCP_API_KEY is not an active key of data folder ${t.dataDir}`,
+    );
+    expect(result.stderr).toContain('alexandria keys create');
+    expect(result.stderr).toContain('leave ALEXANDRIA_MCP_API_KEY unset');
+    expect(result.stderr).not.toContain('Invalid or revoked API key');
   }, 240_000);
 });

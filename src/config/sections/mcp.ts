@@ -6,6 +6,6 @@ export const mcpSection = {
   apiKey: envVar('ALEXANDRIA_MCP_API_KEY', z.string().min(1).optional(), {
     secret: true,
     description:
-      'API key that `alexandria mcp` (stdio) acts as: its tenant owns the projects the tools see. Create one with `alexandria keys create`.',
+      'API key whose tenant `alexandria mcp` (stdio) acts as: that tenant owns the projects the tools see. Optional: without it the local stdio server acts as tenant "default" (the admin key\'s). Create one with `alexandria keys create`.',
   }),
 };

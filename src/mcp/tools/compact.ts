@@ -1,3 +1,4 @@
+import { normalizeArxivId, normalizeDoi, normalizePmcid } from '../../domain/identifiers.js';
 import type { Paper } from '../../domain/paper.js';
 
 /** The fields of a paper an agent needs to cite it and read it on, without the bulk. */
@@ -9,6 +10,8 @@ export interface CompactPaper {
   doi?: string;
   url?: string;
   cited_by_count?: number;
+  /** A typed identifier (`DOI:…`, `ARXIV:…`) for add_to_project, get_paper_metadata, literature_map. */
+  paper_id?: string;
   pdf_id?: string;
   entry_id?: string;
   abstract?: string;
@@ -21,6 +24,20 @@ const maxAuthors = 3;
 export function authorLine(authors: string[]): string {
   if (authors.length <= maxAuthors) return authors.join(', ');
   return `${authors.slice(0, maxAuthors).join(', ')} et al.`;
+}
+
+/** The strongest typed identifier of a paper, in the `<TYPE>:<value>` form the paper tools take. */
+export function paperIdOf(paper: Paper): string | undefined {
+  const ids = paper.identifiers ?? {};
+  const candidates: Array<[string, string | null]> = [
+    ['DOI', normalizeDoi(paper.doi ?? ids.doi)],
+    ['ARXIV', normalizeArxivId(ids.arxiv)],
+    ['PMID', ids.pmid ?? null],
+    ['PMCID', normalizePmcid(ids.pmcid)],
+    ['SS_ID', paper.ss_id ?? ids.ss_id ?? null],
+  ];
+  const found = candidates.find(([, value]) => value);
+  return found ? `${found[0]}:${found[1]}` : undefined;
 }
 
 function yearOf(paper: Paper): number | null {
@@ -44,6 +61,8 @@ export function compactPaper(paper: Paper, options: { abstractChars?: number } =
   if (paper.doi) compact.doi = paper.doi;
   if (paper.url) compact.url = paper.url;
   if (typeof paper.cited_by_count === 'number') compact.cited_by_count = paper.cited_by_count;
+  const paperId = paperIdOf(paper);
+  if (paperId) compact.paper_id = paperId;
   if (paper.pdf_id) compact.pdf_id = paper.pdf_id;
   if (paper.entry_id) compact.entry_id = paper.entry_id;
   if (limit > 0 && paper.abstract) {

@@ -3,6 +3,7 @@ import { invalid } from '../../domain/errors.js';
 import type { FullTextResult } from '../../domain/fulltext.js';
 import { parsePaperIdentifier } from '../../domain/identifiers.js';
 import type { AddPaperInput, FullTextReader, PaperLibrary } from '../../services/services.js';
+import { mcpHints } from '../mcp-hints.js';
 import { guarded, jsonResult, type ToolModule, textResult } from '../tool-kit.js';
 import { compactPaper } from './compact.js';
 
@@ -60,6 +61,7 @@ export function fullTextTools(reader: FullTextReader): ToolModule {
               await reader.readChunk(context.tenantId, pdf_id, chunk, {
                 signal: extra.signal,
                 param: 'pdf_id',
+                hints: mcpHints,
               }),
               'Chunk {n}',
             ),
@@ -85,7 +87,7 @@ export function fullTextTools(reader: FullTextReader): ToolModule {
             .number()
             .int()
             .min(1)
-            .max(5)
+            .max(10)
             .default(1)
             .describe('How many chunks to return, best first (default 1).'),
         },
@@ -99,6 +101,7 @@ export function fullTextTools(reader: FullTextReader): ToolModule {
                 topK: top_k,
                 signal: extra.signal,
                 param: 'pdf_id',
+                hints: mcpHints,
               }),
               'Best answer: chunk {n}',
             ),
@@ -116,7 +119,7 @@ export function libraryTools(library: PaperLibrary): ToolModule {
       {
         title: 'Add a paper to a project',
         description:
-          'Files a paper in one of the user\'s projects (default "gpt"), given a typed identifier (DOI:…, ARXIV:…, PMID:…, PMCID:…, SS_ID:…, MAG:…, ACL:…) or a PDF url. The open-access PDF is fetched and stored when there is one, so the paper can then be read with read_full_text(pdf_id). Adding the same paper twice keeps one entry.',
+          'Files a paper in one of the user\'s projects (default "gpt"), given a typed identifier (DOI:…, ARXIV:…, PMID:…, PMCID:…, SS_ID:…, MAG:…, ACL:…) or a PDF url. The open-access PDF is fetched and stored when there is one; the hint says whether it was and, if so, the read_full_text call that reads it. Adding the same paper twice keeps one entry.',
         inputSchema: {
           paper_id: z
             .string()
@@ -126,6 +129,7 @@ export function libraryTools(library: PaperLibrary): ToolModule {
             .optional()
             .describe('Typed identifier, e.g. DOI:10.1093/nar/gkae223.'),
           pdf_url: z.string().trim().min(1).max(4000).optional().describe('A PDF url (http or https).'),
+          url: z.string().trim().min(1).max(4000).optional().describe('Same as pdf_url.'),
           project_id: z.string().trim().min(1).max(200).optional().describe('Project id (default "gpt").'),
           project_name: z
             .string()
@@ -137,28 +141,39 @@ export function libraryTools(library: PaperLibrary): ToolModule {
         },
         annotations: { destructiveHint: false, idempotentHint: true, openWorldHint: true },
       },
-      ({ paper_id, pdf_url, project_id, project_name }, extra) =>
+      ({ paper_id, pdf_url, url, project_id, project_name }, extra) =>
         guarded(context, async () => {
-          if (paper_id && pdf_url) throw invalid('paper_id', 'Give paper_id or pdf_url, not both');
-          let input: AddPaperInput;
-          if (paper_id)
-            input = { kind: 'identifier', identifier: parsePaperIdentifier(paper_id, 'paper_id') };
-          else if (pdf_url) input = { kind: 'url', url: pdf_url };
-          else throw invalid('paper_id', 'Give paper_id (<TYPE>:<value>) or pdf_url');
           const added = await library.add(
             context.tenantId,
             { projectId: project_id, projectName: project_name },
-            input,
-            { signal: extra.signal },
+            addInput(paper_id, pdf_url, url),
+            { signal: extra.signal, hints: mcpHints },
           );
-          const readable = added.find((paper) => paper.pdf_id);
+          // The service's hint says what was stored and, only when the PDF was, how to read it.
+          const hint = added.map((paper) => paper.hint).find(Boolean);
           return jsonResult(
             added.map((paper) => compactPaper(paper)),
-            readable
-              ? `Stored. Read it with read_full_text(pdf_id="${readable.pdf_id}").`
-              : 'Stored (metadata only: no open-access PDF was found).',
+            hint,
           );
         }),
     );
   };
+}
+
+/** The one paper an add names, with the REST endpoint's rules (one of paper_id and pdf_url/url). */
+function addInput(paperId?: string, pdfUrl?: string, url?: string): AddPaperInput {
+  if (pdfUrl && url && pdfUrl !== url) {
+    throw invalid('url', 'pdf_url and url are the same parameter; give one of them');
+  }
+  const location = pdfUrl ?? url;
+  if (paperId && location) {
+    throw invalid(
+      pdfUrl ? 'pdf_url' : 'url',
+      'add_to_project files one paper per call: give paper_id or pdf_url, not both',
+    );
+  }
+  if (paperId) return { kind: 'identifier', identifier: parsePaperIdentifier(paperId, 'paper_id') };
+  // A pdf_id from a search (PDF_URL:<url>) names the same url.
+  if (location) return { kind: 'url', url: location.replace(/^PDF_URL:/i, '').trim() };
+  throw invalid('paper_id', 'Nothing to add: give paper_id=<TYPE>:<value> or pdf_url');
 }

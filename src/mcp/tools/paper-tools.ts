@@ -3,6 +3,7 @@ import { notFound } from '../../domain/errors.js';
 import { identifierTypes, parsePaperIdentifier } from '../../domain/identifiers.js';
 import type { PaperMetadataService } from '../../services/federation/paper-metadata-service.js';
 import { sourcesHint } from '../../services/federation/source-monitor.js';
+import { mcpHints, toolCall } from '../mcp-hints.js';
 import { guarded, jsonResult, type ToolModule } from '../tool-kit.js';
 import { compactPaper } from './compact.js';
 
@@ -38,12 +39,15 @@ export function paperTools(papers: PaperMetadataService): ToolModule {
               'paper_id',
             );
           }
+          const typed = `${identifier.type}:${identifier.value}`;
+          const keep = toolCall('add_to_project', { paper_id: typed });
           const next = paper.pdf_id
-            ? `Read it with read_full_text(pdf_id="${paper.pdf_id}"), or keep it with add_to_project(paper_id="${paper_id}").`
-            : `No open-access PDF is known; add_to_project(paper_id="${paper_id}") keeps its metadata.`;
+            ? `Read it with ${toolCall('read_full_text', { pdf_id: paper.pdf_id })}, or keep it with ${keep}.`
+            : `No open-access PDF is known; ${keep} keeps its metadata.`;
+          const related = toolCall('literature_map', { paper_id: typed });
           return jsonResult(
             { ...compactPaper(paper, { abstractChars: 2000 }), identifiers: paper.identifiers ?? {} },
-            `${next} Related work: literature_map(paper_id="${paper_id}"). ${sourcesHint(sources)}`.trim(),
+            `${next} Related work: ${related}. ${sourcesHint(sources)}`.trim(),
           );
         }),
     );
@@ -63,7 +67,7 @@ export function paperTools(papers: PaperMetadataService): ToolModule {
       ({ paper_id, limit }, extra) =>
         guarded(context, async () => {
           const identifier = parsePaperIdentifier(paper_id, 'paper_id');
-          const map = await papers.map(identifier, { limit, signal: extra.signal });
+          const map = await papers.map(identifier, { limit, signal: extra.signal, hints: mcpHints });
           const list = (items: typeof map.references) => items.map((paper) => compactPaper(paper));
           return jsonResult(
             {

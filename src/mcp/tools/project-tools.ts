@@ -1,18 +1,15 @@
 import { z } from 'zod';
 import { citationFormats } from '../../services/citation-service.js';
+import { mcpHints, toolCall } from '../mcp-hints.js';
 import { guarded, jsonResult, type ToolModule, textResult } from '../tool-kit.js';
 import { compactPaper } from './compact.js';
+import { asArgumentError, projectOf, projectShape } from './project-params.js';
 
 const projectName = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
 
-const projectRef = z
-  .string()
-  .trim()
-  .min(1)
-  .max(200)
-  .describe('Project id or name; "gpt" is the default project every user has.');
+const aliasNote = ' (`project`, its old name, is still accepted.)';
 
-/** Projects: create, list, open, export. */
+/** Projects: create, list, open, export. Projects are named by project_id or project_name, as in REST. */
 export const projectTools: ToolModule = (server, context) => {
   const { services, tenantId } = context;
 
@@ -28,7 +25,8 @@ export const projectTools: ToolModule = (server, context) => {
     ({ project_name }) =>
       guarded(context, async () => {
         const project = await services.projects.create(tenantId, project_name);
-        return jsonResult(project, `Add papers with add_to_project using project_id "${project.id}".`);
+        const add = toolCall('add_to_project', { project_id: project.id, paper_id: '<TYPE>:<value>' });
+        return jsonResult(project, `Add papers with ${add}, or with pdf_url instead of paper_id.`);
       }),
   );
 
@@ -43,7 +41,10 @@ export const projectTools: ToolModule = (server, context) => {
     () =>
       guarded(context, async () => {
         const projects = await services.projects.list(tenantId);
-        return jsonResult(projects, 'Open one with get_project to see its papers and their pdf_id.');
+        return jsonResult(
+          projects,
+          `Open one with ${toolCall('get_project', { project_id: '<id>' })} to see its papers and their pdf_id.`,
+        );
       }),
   );
 
@@ -51,20 +52,24 @@ export const projectTools: ToolModule = (server, context) => {
     'get_project',
     {
       title: 'Open a project',
-      description:
-        'The papers filed in a project: title, authors, year, DOI, entry_id and, when the PDF is stored, pdf_id (usable with read_full_text and ask_pdf).',
-      inputSchema: { project: projectRef },
+      description: `The papers filed in a project: title, authors, year, DOI, entry_id and, when the PDF is stored, pdf_id (usable with read_full_text and ask_pdf).${aliasNote}`,
+      inputSchema: projectShape,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    ({ project }) =>
+    (args) =>
       guarded(context, async () => {
-        const found = await services.projects.get(tenantId, project);
+        const { ref, param } = projectOf(args);
+        const found = await services.projects.get(tenantId, ref).catch((error: unknown) => {
+          throw asArgumentError(error, param);
+        });
         const papers = found.papers.map((paper) => compactPaper(paper));
+        // A stored PDF (PROJ:) reads offline; a PDF_URL: one only when its url answers.
+        const stored = papers.find((paper) => paper.pdf_id?.startsWith('PROJ:'))?.pdf_id;
         return jsonResult(
           { id: found.id, name: found.name, paper_count: found.paper_count, papers },
-          papers.some((paper) => paper.pdf_id)
-            ? 'Read a paper with read_full_text(pdf_id), or ask it with ask_pdf(pdf_id, question).'
-            : 'No paper of this project has a stored PDF yet; add one with add_to_project.',
+          stored
+            ? `Read a paper by its pdf_id, e.g. ${mcpHints.document(stored)}.`
+            : `No paper of this project has a stored PDF yet; add one with ${toolCall('add_to_project', { project_id: found.id, pdf_url: '<url of the PDF>' })}.`,
         );
       }),
   );
@@ -73,10 +78,9 @@ export const projectTools: ToolModule = (server, context) => {
     'export_project',
     {
       title: 'Export a project as BibTeX, RIS or CSL-JSON',
-      description:
-        'The papers of a project as a reference-manager file (BibTeX for LaTeX/JabRef, RIS for EndNote/Zotero/Mendeley, CSL-JSON for Pandoc/Zotero), built from the stored metadata.',
+      description: `The papers of a project as a reference-manager file (BibTeX for LaTeX/JabRef, RIS for EndNote/Zotero/Mendeley, CSL-JSON for Pandoc/Zotero), built from the stored metadata.${aliasNote}`,
       inputSchema: {
-        project: projectRef,
+        ...projectShape,
         format: z
           .enum(citationFormats, { error: 'format must be one of bibtex, ris, csl' })
           .default('bibtex')
@@ -84,10 +88,15 @@ export const projectTools: ToolModule = (server, context) => {
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    ({ project, format }) =>
+    (args) =>
       guarded(context, async () => {
-        const exported = await services.citations.exportProject(tenantId, project, format);
-        return textResult(exported.content || `Project "${project}" has no papers to export.`);
+        const { ref, param } = projectOf(args);
+        const exported = await services.citations
+          .exportProject(tenantId, ref, args.format)
+          .catch((error: unknown) => {
+            throw asArgumentError(error, param);
+          });
+        return textResult(exported.content || `Project "${ref}" has no papers to export.`);
       }),
   );
 };

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { type SearchRequest, type SearchResult, sortOrders } from '../../domain/search.js';
 import type { PaperSearch } from '../../services/services.js';
+import { mcpHints, toolCall } from '../mcp-hints.js';
 import { guarded, jsonResult, type ToolModule } from '../tool-kit.js';
-import { compactPaper } from './compact.js';
+import { type CompactPaper, compactPaper } from './compact.js';
 
 /** Adds `answer` (what each paper says about the query) to records, when generative mode is on. */
 export interface PaperAnswerer {
@@ -75,16 +76,34 @@ function requestOf(args: SearchArgs): SearchRequest {
   };
 }
 
+/**
+ * A page of results with the service's hint (paging, sources; phrased in tool calls) and the tool
+ * calls that take one of these papers further, with the first paper's own identifiers filled in.
+ */
 function resultOf(result: SearchResult, abstractChars: number) {
-  const next =
-    result.nextOffset === null ? 'Last page.' : `More results: call again with offset=${result.nextOffset}.`;
-  const read = result.papers.some((paper) => paper.pdf_id)
-    ? ' Read a paper with read_full_text(pdf_id) or ask it with ask_pdf(pdf_id, question).'
-    : '';
+  const papers = result.papers.map((paper) => compactPaper(paper, { abstractChars }));
   return jsonResult(
-    { total: result.total, papers: result.papers.map((paper) => compactPaper(paper, { abstractChars })) },
-    `${result.hint} ${next}${read}`.trim(),
+    { total: result.total, next_offset: result.nextOffset, papers },
+    [result.hint, ...nextSteps(papers, result.hint)].filter(Boolean).join(' '),
   );
+}
+
+function nextSteps(papers: CompactPaper[], hint: string): string[] {
+  const steps: string[] = [];
+  const readable = papers.find((paper) => paper.pdf_id)?.pdf_id;
+  // The local index's hint says how to read already; the federated one does not.
+  if (readable && !hint.includes('read_full_text(')) {
+    steps.push(
+      `Read a paper with ${toolCall('read_full_text', { pdf_id: readable })} (its pdf_id), or ask it with ${toolCall('ask_pdf', { pdf_id: readable, question: '…' })}.`,
+    );
+  }
+  const known = papers.find((paper) => paper.paper_id)?.paper_id;
+  if (known) {
+    steps.push(
+      `Keep a paper (its PDF is fetched when open) with ${toolCall('add_to_project', { paper_id: known })} (its paper_id).`,
+    );
+  }
+  return steps;
 }
 
 /** search_papers, fast_paper_search and search_patents. */
@@ -108,7 +127,7 @@ export function searchTools(search: PaperSearch, answers?: PaperAnswerer): ToolM
       (args, extra) =>
         guarded(context, async () => {
           const request = requestOf(args);
-          const result = await search.searchPapers(request, { signal: extra.signal });
+          const result = await search.searchPapers(request, { signal: extra.signal, hints: mcpHints });
           if (args.generative_mode && answers) {
             const question = request.query ?? request.fullUserPrompt ?? request.keywords ?? '';
             result.papers = await answers.annotate(result.papers, question, {
@@ -130,7 +149,10 @@ export function searchTools(search: PaperSearch, answers?: PaperAnswerer): ToolM
       },
       (args, extra) =>
         guarded(context, async () =>
-          resultOf(await search.searchPapers(requestOf(args), { signal: extra.signal }), 300),
+          resultOf(
+            await search.searchPapers(requestOf(args), { signal: extra.signal, hints: mcpHints }),
+            300,
+          ),
         ),
     );
 
@@ -153,7 +175,10 @@ export function searchTools(search: PaperSearch, answers?: PaperAnswerer): ToolM
       },
       (args, extra) =>
         guarded(context, async () =>
-          resultOf(await search.searchPatents(requestOf(args), { signal: extra.signal }), 600),
+          resultOf(
+            await search.searchPatents(requestOf(args), { signal: extra.signal, hints: mcpHints }),
+            600,
+          ),
         ),
     );
   };

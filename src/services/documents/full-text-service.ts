@@ -4,7 +4,7 @@ import type { Chunk, FullTextResult } from '../../domain/fulltext.js';
 import { normalizeArxivId, normalizeDoi, normalizePmcid } from '../../domain/identifiers.js';
 import type { PaperIdentifiers } from '../../domain/paper.js';
 import type { ProjectStore } from '../../ports/project-store.js';
-import type { FullTextReader } from '../services.js';
+import type { FullTextReader, ReadOptions } from '../services.js';
 import type { DocumentStorage } from './document-storage.js';
 import type { DocumentText } from './document-text.js';
 import type { FigureLinks } from './figure-links.js';
@@ -81,9 +81,15 @@ export class FullTextService implements FullTextReader {
     tenantId: string,
     pdfRef: string,
     chunk: number,
-    options: { signal?: AbortSignal; param?: string } = {},
+    options: ReadOptions = {},
   ): Promise<FullTextResult> {
-    const document = await this.open(tenantId, pdfRef, options.param ?? 'pdf_url', options.signal);
+    const document = await this.open(
+      tenantId,
+      pdfRef,
+      options.param ?? 'pdf_url',
+      options.signal,
+      options.localOnly,
+    );
     const total = document.text.chunks.length;
     if (total === 0) return this.emptyResult(document);
     const number = chunk <= 0 ? 1 : chunk;
@@ -93,7 +99,7 @@ export class FullTextService implements FullTextReader {
     return {
       chunks: [this.chunkAt(document, number - 1)],
       total_chunk_num: total,
-      hint: readHint(number, total),
+      hint: readHint(number, total, document.ref, options.hints),
     };
   }
 
@@ -101,12 +107,18 @@ export class FullTextService implements FullTextReader {
     tenantId: string,
     pdfRef: string,
     question: string,
-    options: { topK?: number; signal?: AbortSignal; param?: string } = {},
+    options: ReadOptions & { topK?: number } = {},
   ): Promise<FullTextResult> {
     const trimmed = question.trim();
     if (trimmed.length === 0) throw invalid('question', 'question must not be empty');
     const topK = Math.min(Math.max(1, Math.floor(options.topK ?? 1)), maxTopK);
-    const document = await this.open(tenantId, pdfRef, options.param ?? 'pdf_url', options.signal);
+    const document = await this.open(
+      tenantId,
+      pdfRef,
+      options.param ?? 'pdf_url',
+      options.signal,
+      options.localOnly,
+    );
     const total = document.text.chunks.length;
     if (total === 0) return this.emptyResult(document);
     const deadlineMs = this.options.questionDeadlineMs;
@@ -133,6 +145,8 @@ export class FullTextService implements FullTextReader {
         total,
         matched,
         wordsOnly,
+        document.ref,
+        options.hints,
       ),
     };
   }
@@ -202,14 +216,16 @@ export class FullTextService implements FullTextReader {
     pdfRef: string,
     param: string,
     signal?: AbortSignal,
+    localOnly = false,
   ): Promise<OpenDocument> {
     const ref = parseDocumentRef(pdfRef, param);
     const canonical = formatDocumentRef(ref);
     if (ref.kind === 'project') {
       const { sha256, identifiers, record } = await this.projectDocument(tenantId, ref, param, canonical);
-      const sourced = this.options.sources.isEmpty
-        ? null
-        : await this.options.sources.find({ identifiers, sha256 }, signal);
+      const sourced =
+        this.options.sources.isEmpty || localOnly
+          ? null
+          : await this.options.sources.find({ identifiers, sha256 }, signal);
       if (sourced) return { ref: canonical, text: sourced };
       const text = await this.options.parses.get(sha256, () => this.options.documents.bytes(record), {
         lane: tenantId,
@@ -218,14 +234,19 @@ export class FullTextService implements FullTextReader {
       return { ref: canonical, text, owner: tenantId };
     }
     const identifiers = identifiersInUrl(ref.url);
-    const sourced = this.options.sources.isEmpty
-      ? null
-      : await this.options.sources.find({ url: ref.url, identifiers }, signal);
+    const sourced =
+      this.options.sources.isEmpty || localOnly
+        ? null
+        : await this.options.sources.find({ url: ref.url, identifiers }, signal);
     if (sourced) return { ref: canonical, text: sourced };
     const known = await this.options.remote.knownHash(ref.url);
     if (known) {
       const parsed = await this.options.parses.lookup(known);
       if (parsed) return { ref: canonical, text: parsed };
+    }
+    // Offline reads stop here: nothing is fetched (docs/decisions/0030-chat-details.md).
+    if (localOnly) {
+      throw notFound(`${canonical} is not stored here, and remote PDFs are not fetched (offline)`, param);
     }
     const downloaded = await this.options.remote.download(ref.url, param);
     const text = await this.options.parses.get(downloaded.sha256, async () => downloaded.bytes, {

@@ -3,8 +3,9 @@ import { type IdentifierType, normalizeArxivId, normalizeDoi } from '../../domai
 import { emptyPaper, type Paper, type PaperIdentifiers } from '../../domain/paper.js';
 import { sha256Hex } from '../../platform/ids.js';
 import type { PdfMetadata } from '../../ports/pdf-extractor.js';
+import { restHints } from '../hint-vocabulary.js';
 import type { ProjectSelector, ProjectService, ProjectTarget } from '../project-service.js';
-import type { AddPaperInput, PaperLibrary, PaperLookup } from '../services.js';
+import type { AddPaperInput, HintedCallOptions, PaperLibrary, PaperLookup } from '../services.js';
 import { type DocumentStorage, looksLikePdf } from './document-storage.js';
 import type { ParseCache } from './parse-cache.js';
 import type { RemoteDocuments } from './remote-documents.js';
@@ -51,7 +52,7 @@ export class PaperLibraryService implements PaperLibrary {
     tenantId: string,
     selector: ProjectSelector,
     input: AddPaperInput,
-    options: { signal?: AbortSignal } = {},
+    options: HintedCallOptions = {},
   ): Promise<AddedPaper[]> {
     const project = await this.options.projects.target(tenantId, selector);
     switch (input.kind) {
@@ -62,7 +63,7 @@ export class PaperLibraryService implements PaperLibrary {
             project,
             input.bytes,
             { param: 'file', filename: input.filename },
-            options.signal,
+            options,
           ),
         ];
       case 'url': {
@@ -73,12 +74,12 @@ export class PaperLibraryService implements PaperLibrary {
             project,
             remote.bytes,
             { param: 'pdf_url', sourceUrl: input.url },
-            options.signal,
+            options,
           ),
         ];
       }
       case 'identifier':
-        return [await this.addIdentifier(tenantId, project, input.identifier, options.signal)];
+        return [await this.addIdentifier(tenantId, project, input.identifier, options)];
     }
   }
 
@@ -86,8 +87,9 @@ export class PaperLibraryService implements PaperLibrary {
     tenantId: string,
     project: ProjectTarget,
     identifier: { type: IdentifierType; value: string },
-    signal?: AbortSignal,
+    options: HintedCallOptions,
   ): Promise<AddedPaper> {
+    const { signal, hints = restHints } = options;
     const label = `${identifier.type}:${identifier.value}`;
     const paper = await this.options.lookup.findByIdentifier(identifier, signal ? { signal } : {});
     if (!paper) throw notFound(`No paper with ${label} is known to this service's index`, 'paper_id');
@@ -100,18 +102,21 @@ export class PaperLibraryService implements PaperLibrary {
           project,
           remote.bytes,
           { param: 'paper_id', sourceUrl: paper.pdf_url, known: paper },
-          signal,
+          options,
         );
       } catch (error) {
         if (!(error instanceof AppError) || error.code === 'internal' || signal?.aborted) throw error;
-        reason = `Its open PDF (${paper.pdf_url}) could not be fetched: ${error.message}`;
+        reason = `Its open PDF (${paper.pdf_url}) could not be fetched (${error.message.replace(/\.$/, '')})`;
       }
     }
     const { paper: filed, created } = await project.file(paper, null);
+    const stored = filed.pdf_id?.startsWith('PROJ:') ? filed.pdf_id : null;
     const where = `project "${project.name}"`;
-    const hint = filed.pdf_id
-      ? `Already in ${where} with its PDF; read it with pdf_id=${filed.pdf_id}.`
-      : `${created ? 'Filed in' : 'Already in'} ${where} with metadata only. ${reason}; upload the PDF (multipart field "file") to read its full text.`;
+    // Only a stored PDF (a PROJ: pdf_id) is advised for reading: a PDF_URL: one is the url that
+    // just failed, and reading it would fail the same way.
+    const hint = stored
+      ? `Already in ${where} with its PDF; read it with ${hints.document(stored)}.`
+      : `${created ? 'Filed in' : 'Already in'} ${where} with metadata only. ${reason}, so its full text is not available here; to read it, ${hints.providePdf()}.`;
     return { ...filed, hint };
   }
 
@@ -120,8 +125,9 @@ export class PaperLibraryService implements PaperLibrary {
     project: ProjectTarget,
     bytes: Uint8Array,
     origin: PdfOrigin,
-    signal?: AbortSignal,
+    options: HintedCallOptions,
   ): Promise<AddedPaper> {
+    const { signal, hints = restHints } = options;
     if (bytes.byteLength > this.options.uploadMaxBytes && origin.param === 'file') {
       throw new AppError('payload_too_large', `file is larger than ${this.options.uploadMaxBytes} bytes`, {
         param: 'file',
@@ -157,7 +163,7 @@ export class PaperLibraryService implements PaperLibrary {
     const scan = text.hasTextLayer
       ? ''
       : ' It is a scan without a text layer, so no text can be read from it.';
-    const hint = `${created ? 'Added to' : 'Already in'} project "${project.name}"; read it with pdf_id=${filed.pdf_id ?? ''}.${scan}`;
+    const hint = `${created ? 'Added to' : 'Already in'} project "${project.name}"; read it with ${hints.document(filed.pdf_id ?? '')}.${scan}`;
     return { ...filed, hint };
   }
 

@@ -7,7 +7,7 @@ import type { PaperSource, SourceQuery } from '../../ports/paper-source.js';
 import type { PatentSource } from '../../ports/patent-source.js';
 import { parseSearchText } from '../search-query.js';
 import { shortenedNote, validateRequest } from '../search-service.js';
-import type { PaperSearch } from '../services.js';
+import type { HintedCallOptions, PaperSearch } from '../services.js';
 import { fanOut } from './fan-out.js';
 import type { Candidate } from './paper-merge.js';
 import { defaultFusionWeights, fuse } from './rank-fusion.js';
@@ -83,7 +83,7 @@ export class FederatedSearch implements PaperSearch {
     this.settings = { ...defaultFederationSettings, ...options.settings };
   }
 
-  async searchPapers(request: SearchRequest, options: { signal?: AbortSignal } = {}): Promise<SearchResult> {
+  async searchPapers(request: SearchRequest, options: HintedCallOptions = {}): Promise<SearchResult> {
     validateRequest(request);
     const query = this.sourceQuery(request);
     if (query.text.length === 0) return this.options.local.searchPapers(request, options);
@@ -111,7 +111,7 @@ export class FederatedSearch implements PaperSearch {
     );
   }
 
-  async searchPatents(request: SearchRequest, options: { signal?: AbortSignal } = {}): Promise<SearchResult> {
+  async searchPatents(request: SearchRequest, options: HintedCallOptions = {}): Promise<SearchResult> {
     validateRequest(request);
     const query = this.sourceQuery(request);
     // No patent source enabled (or nothing to ask one): the local patent index alone, no overhead.

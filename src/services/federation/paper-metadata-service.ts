@@ -5,7 +5,7 @@ import type { Cache } from '../../ports/cache.js';
 import type { FullTextSource } from '../../ports/full-text-source.js';
 import type { PaperSource } from '../../ports/paper-source.js';
 import type { PatentSource } from '../../ports/patent-source.js';
-import type { PaperLookup, PaperSearch } from '../services.js';
+import type { HintedCallOptions, PaperLookup, PaperSearch } from '../services.js';
 import { FederatedSearch, type FederationSettings } from './federated-search.js';
 import { type LiteratureMap, LiteratureMapService } from './literature-map.js';
 import { PaperResolver, type Resolution } from './paper-resolver.js';
@@ -34,7 +34,7 @@ export class PaperMetadataService implements PaperLookup {
 
   map(
     identifier: PaperIdentifier,
-    options: { limit?: number; signal?: AbortSignal } = {},
+    options: HintedCallOptions & { limit?: number } = {},
   ): Promise<LiteratureMap> {
     return this.literature.map(identifier, options);
   }
