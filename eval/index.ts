@@ -1,4 +1,5 @@
 import { agentEval } from './agent.eval.js';
+import { pdfMetadataEval } from './pdf-metadata.eval.js';
 import { pdfQaEval } from './pdf-qa.eval.js';
 import { searchEval } from './search.eval.js';
 
@@ -19,6 +20,7 @@ export interface Evaluation {
 /** Every evaluation, in run order. A capability adds its evaluation here. */
 export const evaluations: Evaluation[] = [
   { name: 'pdf-qa', run: (options) => pdfQaEval(options) },
+  { name: 'pdf-metadata', run: (options) => pdfMetadataEval(options) },
   { name: 'search', run: (options) => searchEval(options) },
   { name: 'agent', run: (options) => agentEval(options) },
 ];

@@ -1,6 +1,8 @@
 import type { PdfMetadata } from '../ports/pdf-extractor.js';
+import { bylineAuthors } from './bylines.js';
 import type { BodyStyle } from './headings.js';
-import type { TextLine } from './layout-types.js';
+import type { TextLine, TextRun } from './layout-types.js';
+import { nameKey, splitPersonNames } from './person-names.js';
 import { normalizeText } from './text-cleaning.js';
 
 /** What metadata sniffing looks at: the info dictionary and the first page, margins included. */
@@ -10,6 +12,9 @@ export interface MetadataSources {
   firstPage: TextLine[];
   /** Text drawn at an angle on page 1 (the arXiv stamp lives there). */
   firstPageRotated: string[];
+  /** Page 1's upright runs (the byline is read from them: superscript markers split names). */
+  firstPageRuns: TextRun[];
+  pageHeight: number;
   /** The title lines found on page 1 (largest type in its upper half). */
   titleLines: TextLine[];
   body: BodyStyle;
@@ -18,11 +23,18 @@ export interface MetadataSources {
 /**
  * The title lines of page 1: the largest type in the upper half of the page that is clearly larger
  * than the body text and reads like a title (three words or twenty letters at least, so large
- * figure labels and journal logos set in type do not count), as one run of lines.
+ * figure labels and journal logos set in type do not count), as one run of lines. Banners are
+ * passed over (a journal's name, "RESEARCH ARTICLE", a patent's "(12) United States Patent"); a US
+ * patent's title is its "(54)" field.
  */
 export function findTitleLines(firstPage: TextLine[], pageHeight: number, body: BodyStyle): TextLine[] {
+  const patent = patentTitleLines(firstPage);
+  if (patent) return patent;
   const upper = firstPage.filter(
-    (line) => line.bottom < pageHeight * 0.5 && (line.text.match(/\p{L}/gu)?.length ?? 0) >= 2,
+    (line) =>
+      line.bottom < pageHeight * 0.5 &&
+      (line.text.match(/\p{L}/gu)?.length ?? 0) >= 2 &&
+      !isBanner(line.text),
   );
   // Large type first; then (preprints) a title only a little larger than the body but in bold.
   return (
@@ -31,9 +43,51 @@ export function findTitleLines(firstPage: TextLine[], pageHeight: number, body: 
       upper.filter((line) => line.font !== body.font && line.bottom < pageHeight * 0.4),
       (size) => size > body.size * 1.04,
     ) ??
+    // Last (some preprint templates): bold type of the body's size near the top of the page.
+    titleRun(
+      upper.filter(
+        (line) => /bold|black|heavy|semibold|medi/i.test(line.font) && line.bottom < pageHeight * 0.3,
+      ),
+      (size) => size >= body.size * 0.98,
+    ) ??
     []
   );
 }
+
+/** Patent front pages number their fields (INID codes): "(12) United States Patent", "(54) TITLE". */
+const inidCode = /^\(\s*[\d*]{1,2}\s*\)/;
+
+/** The "(54)" field of a patent's front page and the lines continuing it, when page 1 is one. */
+function patentTitleLines(firstPage: TextLine[]): TextLine[] | undefined {
+  const isPatent = firstPage.some((line) =>
+    /united states patent|patent application publication|european patent|\(\s*1[29]\s*\)/i.test(line.text),
+  );
+  const start = firstPage.findIndex((line) => /^\(\s*54\s*\)/.test(line.text));
+  if (!isPatent || start < 0) return undefined;
+  const lines = [firstPage[start] as TextLine];
+  for (const line of firstPage.slice(start + 1, start + 5)) {
+    if (inidCode.test(line.text) || line.x0 < (lines[0] as TextLine).x0 - 2) break;
+    lines.push(line);
+  }
+  return lines;
+}
+
+const bannerWords =
+  /^(?:\|?\s*)(?:research(?: article)?|original (?:article|research)|open access|editorial|article|review(?: article)?|letter|commentary|perspective|brief (?:communication|report)|short communication|case report|preprint|technical report|[a-z ]*\|.*)\s*$/i;
+
+/** A line that is never a title: a patent field, a journal's banner, a link or a citation line. */
+function isBanner(text: string): boolean {
+  return (
+    inidCode.test(text) ||
+    bannerWords.test(text) ||
+    /https?:|www\.|\bdoi\b|\bissn\b|\bvol\.\s*\d|\bpp\.\s*\d/i.test(text) ||
+    // A journal's name set large above the title ("Nature Communications", "Journal of …").
+    (text.split(/\s+/).length <= 4 && !/:/.test(text) && journalName.test(text))
+  );
+}
+
+const journalName =
+  /^(?:the\s+)?(?:journal|annals|proceedings|transactions|ieee|acm|nature|plos|bmc|frontiers in|scientific reports|elife|nucleic acids research|physical review)\b/i;
 
 function titleRun(lines: TextLine[], large: (size: number) => boolean): TextLine[] | undefined {
   const sizes = [...new Set(lines.map((line) => line.size))].filter(large).sort((a, b) => b - a);
@@ -69,13 +123,18 @@ export function sniffMetadata(sources: MetadataSources): PdfMetadata {
   const pageText = sources.firstPage.map((line) => line.text);
   const metadata: PdfMetadata = {};
 
-  const title = chooseTitle(
-    infoText('Title'),
-    normalizeText(sources.titleLines.map((line) => line.text).join(' ')),
-  );
+  const title = chooseTitle(infoText('Title'), pageTitle(sources.titleLines));
   if (title) metadata.title = title;
 
-  const authors = authorsFromInfo(infoText('Author')) ?? authorsFromPage(sources);
+  const authors = chooseAuthors(
+    authorsFromInfo(infoText('Author')),
+    bylineAuthors({
+      firstPage: sources.firstPage,
+      runs: sources.firstPageRuns,
+      titleLines: sources.titleLines,
+      pageHeight: sources.pageHeight,
+    }),
+  );
   if (authors && authors.length > 0) metadata.authors = authors;
 
   const doiSources = [
@@ -100,6 +159,9 @@ export function sniffMetadata(sources: MetadataSources): PdfMetadata {
       break;
     }
   }
+  // arXiv's own DOIs name the preprint: 10.48550/arXiv.2306.12345.
+  const arxivDoi = /^10\.48550\/arxiv\.(.+)$/i.exec(metadata.doi ?? '');
+  if (!metadata.arxivId && arxivDoi?.[1]) metadata.arxivId = arxivDoi[1];
 
   const year = yearOf(sources.firstPageRotated, pageText, infoText('CreationDate'));
   if (year !== undefined) metadata.year = year;
@@ -114,7 +176,8 @@ export function sniffMetadata(sources: MetadataSources): PdfMetadata {
  * template's name), whichever exists otherwise.
  */
 function chooseTitle(infoTitle: string | undefined, pageTitle: string): string | undefined {
-  const info = infoTitle && isPlausibleTitle(infoTitle) ? infoTitle : undefined;
+  const info =
+    infoTitle && isPlausibleTitle(infoTitle) ? infoTitle.replace(/[\u2010\u2011]/g, '-') : undefined;
   const page = isPlausibleTitle(pageTitle) ? pageTitle : undefined;
   if (!info || !page) return info ?? page;
   const letters = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
@@ -137,71 +200,66 @@ function decodeEntities(text: string): string {
   });
 }
 
+/**
+ * The printed title: its lines joined; a patent's field code dropped and its capitals put in
+ * sentence case; words some producers set without space glyphs ("BeyondSummarization:Designing")
+ * spaced again at their capitals.
+ */
+function pageTitle(lines: TextLine[]): string {
+  let title = normalizeText(lines.map((line) => line.text).join(' ')).replace(/[\u2010\u2011]/g, '-');
+  if (/^\(\s*54\s*\)/.test(title)) {
+    title = title.replace(/^\(\s*54\s*\)\s*/, '');
+    if (!/\p{Ll}/u.test(title)) title = sentenceCase(title);
+  }
+  if (!/\s/.test(title) && title.length >= 20) {
+    title = title.replace(/(?<=[\p{Ll}:,;])(?=\p{Lu})/gu, ' ').replace(/([:,;])(?=\S)/g, '$1 ');
+  }
+  return title;
+}
+
+/** "CONTROLLING DISPLAY PERFORMANCE" → "Controlling display performance". */
+function sentenceCase(text: string): string {
+  const lower = text.toLowerCase().replace(/\s+([,.;:])/g, '$1');
+  return lower.charAt(0).toUpperCase() + lower.slice(1);
+}
+
+/**
+ * Whether an info-dictionary or printed title can be a title: not a file name ("2306.12345v1.pdf",
+ * "t.dvi", "Microsoft Word - draft.docx"), not an identifier or a template's placeholder.
+ */
 function isPlausibleTitle(title: string): boolean {
   if (title.length < 8 || title.length > 300 || !/\s/.test(title)) return false;
-  return !/^(untitled|microsoft (word|powerpoint)|title|document\d*|slide \d)\b|\.(pdf|docx?|tex|dvi|ps|indd)$/i.test(
+  if ((title.match(/\p{L}/gu)?.length ?? 0) < 5) return false;
+  return !/^(untitled|microsoft (word|powerpoint|excel)|title|document\d*|slide \d|layout \d|pii:|doi:|manuscript\s*\d*$|paper\s*\d*$|arxiv:)|\.(pdf|docx?|tex|dvi|ps|indd|qxd|rtf|odt)\b|^[\w.-]+$/i.test(
     title,
   );
 }
 
+/** The info dictionary's Author when it reads like people's names (not "Administrator", "jsmith"). */
 function authorsFromInfo(author: string | undefined): string[] | undefined {
-  if (!author || author.length < 3 || /^(admin|user|owner|unknown|author)\b/i.test(author)) return undefined;
-  const names = splitNames(author);
+  if (!author || author.length < 3) return undefined;
+  if (
+    /^(admin|user|owner|unknown|author|microsoft|windows|default|anonymous)\b|@|\.(docx?|tex|pdf)\b/i.test(
+      author,
+    )
+  )
+    return undefined;
+  const names = splitPersonNames(author);
   return names.length > 0 ? names : undefined;
 }
 
-/** The lines right under the title, before affiliations, emails and the abstract. */
-function authorsFromPage(sources: MetadataSources): string[] | undefined {
-  const lastTitle = sources.titleLines[sources.titleLines.length - 1];
-  if (!lastTitle) return undefined;
-  const index = sources.firstPage.indexOf(lastTitle);
-  const names: string[] = [];
-  for (const line of sources.firstPage.slice(index + 1, index + 6)) {
-    if (
-      /@|\b(universit|institut|department|laborator|college|school|centre|center|research|hospital|academy|foundation|corporation|abstract|inc\.|ltd)/i.test(
-        line.text,
-      ) ||
-      line.size > lastTitle.size * 0.95 ||
-      line.bottom - lastTitle.bottom > 8 * lastTitle.size
-    ) {
-      break;
-    }
-    names.push(...splitNames(line.text));
-  }
-  return names.length > 0 ? names : undefined;
-}
-
-const notInNames = new Set([
-  'with',
-  'for',
-  'the',
-  'of',
-  'in',
-  'on',
-  'to',
-  'from',
-  'at',
-  'using',
-  'via',
-  'and',
-  'or',
-]);
-
-/** "A. Smith1, B. Jones*, and C. Wu†" → ["A. Smith", "B. Jones", "C. Wu"]. */
-function splitNames(text: string): string[] {
-  return normalizeText(text)
-    .replace(/^by\s+/i, '')
-    .replace(/[\d*#†‡§¶⋄□∗♯♮♣♠♥♦✉]+|(?<=\p{Ll})[α-ω]+/gu, ' ')
-    .split(/\s*(?:;|,|\band\b|&)\s*/)
-    .map((name) => name.replace(/\s+/g, ' ').trim())
-    .filter((name) => {
-      const words = name.split(' ');
-      return (
-        words.length >= 2 &&
-        words.length <= 5 &&
-        words.every((word) => /^\p{Lu}/u.test(word) && !notInNames.has(word.toLowerCase()))
-      );
-    });
+/**
+ * The printed byline wins: producers often write the info Author in "Family Given" order with no
+ * comma ("Shahu Sneha" for Sneha Shahu) or name the first author only. The info list is used when
+ * the page gives none, or when it has every printed name and more (the page was read partly).
+ */
+function chooseAuthors(info: string[] | undefined, page: string[] | undefined): string[] | undefined {
+  if (!page || page.length === 0) return info;
+  if (!info || info.length <= page.length) return page;
+  const printed = new Map(page.map((name) => [nameKey(name), name]));
+  const infoKeys = new Set(info.map(nameKey));
+  if (![...printed.keys()].every((key) => infoKeys.has(key))) return page;
+  return info.map((name) => printed.get(nameKey(name)) ?? name);
 }
 
 function yearOf(rotated: string[], pageText: string[], creationDate: string | undefined): number | undefined {

@@ -99,6 +99,8 @@ export async function parseDocument(
     const figures = new FigureCollector(options.figures);
     const wantImages = options.images && (engine.cheapImagePlacements || (survey?.figureCandidates ?? 0) > 0);
     const pages: PageResult[] = [];
+    // Page 1's runs, for the byline (metadata): superscript markers are runs of their own there.
+    let firstPageRuns: TextRun[] = [];
     let ocrPages = 0;
     for (let number = 1; number <= document.pageCount; number++) {
       const page = await document.page(number);
@@ -109,7 +111,9 @@ export async function parseDocument(
           runs = await recognizeScan(page, text, options.ocr);
           if (runs.length > 0) ocrPages++;
         }
-        const lines = buildLines(removeLineNumbers(runs), number);
+        const upright = removeLineNumbers(runs);
+        if (number === 1) firstPageRuns = upright;
+        const lines = buildLines(upright, number);
         pages.push({
           page: number,
           width: text.width,
@@ -132,7 +136,7 @@ export async function parseDocument(
       }
     }
     const info = await document.info();
-    const parsed = assemble(pages, info, figures, options);
+    const parsed = assemble(pages, firstPageRuns, info, figures, options);
     return ocrPages > 0 ? { ...parsed, ocrPages } : parsed;
   } finally {
     await document.close();
@@ -141,6 +145,7 @@ export async function parseDocument(
 
 function assemble(
   pages: PageResult[],
+  firstPageRuns: TextRun[],
   info: Record<string, unknown>,
   figureCollector: FigureCollector,
   options: ParseOptions,
@@ -158,6 +163,8 @@ function assemble(
     info,
     firstPage,
     firstPageRotated: first?.rotatedText ?? [],
+    firstPageRuns,
+    pageHeight: first?.height ?? 0,
     titleLines,
     body,
   });

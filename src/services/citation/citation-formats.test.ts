@@ -175,6 +175,13 @@ describe('author names', () => {
     ['Martin Luther King Jr.', { given: 'Martin Luther', family: 'King', suffix: 'Jr.' }],
     ['Müller, Anna', { given: 'Anna', family: 'Müller' }],
     ['OpenAI', { literal: 'OpenAI' }],
+    // Names as the PDF byline reader gives them (issue 16).
+    ['Adrian Del Maestro', { given: 'Adrian', family: 'Del Maestro' }],
+    ['Jessica M. A. Blair', { given: 'Jessica M. A.', family: 'Blair' }],
+    ['Elio A. Abbondanzieri', { given: 'Elio A.', family: 'Abbondanzieri' }],
+    ['Weinan E', { given: 'Weinan', family: 'E' }],
+    ['C. E. Shannon', { given: 'C. E.', family: 'Shannon' }],
+    ['김창호', { literal: '김창호' }],
   ])('%s', (text, parts) => {
     expect(splitPersonName(text)).toEqual(parts);
     if (!text.includes(',')) expect(joinPersonName(splitPersonName(text))).toBe(text);

@@ -76,6 +76,10 @@ describe('LiteratureMapService', () => {
     });
     const map = await service.map({ type: 'DOI', value: '10.5555/attention' });
     expect(map.related.map((paper) => paper.title)).toEqual(['Transformers for long documents']);
+    // The title ranks (query), it is not required word for word (keywords): only the paper has that.
+    const related = local.requests.at(-1);
+    expect(related?.query).toBe('Attention is all you need');
+    expect(related?.keywords).toBeUndefined();
     expect(map.references).toEqual([]);
     expect(map.hint).toContain('No citation graph was available');
   });

@@ -1,11 +1,12 @@
 import { notFound } from '../../domain/errors.js';
 import type { IdentifierType, PaperIdentifier } from '../../domain/identifiers.js';
 import { normalizeIdentifier } from '../../domain/identifiers.js';
-import type { Paper } from '../../domain/paper.js';
+import { identityKeys, type Paper } from '../../domain/paper.js';
 import type { SourceReport } from '../../domain/search.js';
 import type { Cache } from '../../ports/cache.js';
 import type { PaperSource } from '../../ports/paper-source.js';
-import type { PaperSearch } from '../services.js';
+import { type HintVocabulary, restHints } from '../hint-vocabulary.js';
+import type { HintedCallOptions, PaperSearch } from '../services.js';
 import { fanOut } from './fan-out.js';
 import type { Candidate } from './paper-merge.js';
 import { sameTitle } from './paper-merge.js';
@@ -50,12 +51,15 @@ export class LiteratureMapService {
 
   async map(
     identifier: PaperIdentifier,
-    options: { limit?: number; signal?: AbortSignal } = {},
+    options: HintedCallOptions & { limit?: number } = {},
   ): Promise<LiteratureMap> {
     const limit = options.limit ?? 10;
-    const key = `literature-map:v1:${identifier.type}:${identifier.value}:${limit}`;
+    const hints = options.hints ?? restHints;
+    const key = `literature-map:v2:${identifier.type}:${identifier.value}:${limit}`;
     const cached = await this.options.cache.get<LiteratureMap>(key);
-    if (cached) return cached;
+    // The cached map is shared by every surface; its hint is phrased anew for the caller's.
+    if (cached)
+      return hints === restHints ? cached : { ...cached, hint: mapHint(cached, cached.sources, hints) };
     const resolution = await this.options.resolver.resolve(identifier, options);
     const paper = resolution.paper;
     if (!paper) {
@@ -75,20 +79,23 @@ export class LiteratureMapService {
         ];
       });
     });
-    const related = paper.title
+    const titleWords = relatedQuery(paper.title);
+    const related = titleWords
       ? [
           {
             name: 'index.related',
             local: true,
+            // The title's words as ranking words (`query`: any of them matches, BM25 orders), not
+            // as keywords, which every match must contain: only the paper itself has them all.
             run: async (signal: AbortSignal) =>
               (
                 await this.options.local.searchPapers(
                   {
-                    keywords: paper.title,
+                    query: titleWords,
                     sort: 'relevance',
                     peerReviewedOnly: false,
                     offset: 0,
-                    limit: limit + 1,
+                    limit: limit + 2,
                   },
                   { signal },
                 )
@@ -96,6 +103,7 @@ export class LiteratureMapService {
           },
         ]
       : [];
+    const own = new Set(identityKeys(paper));
     const outcomes = await fanOut(
       [...calls, ...related],
       {
@@ -123,20 +131,32 @@ export class LiteratureMapService {
         );
         const fused = fuse(candidates)
           .map((entry) => entry.paper)
-          .filter((found) => !sameTitle(found, paper));
+          .filter((found) => !sameTitle(found, paper) && !identityKeys(found).some((key) => own.has(key)));
         return [relation, fused.slice(0, limit)];
       }),
     ) as Record<Relation, Paper[]>;
     const result: LiteratureMap = {
       paper,
       ...lists,
-      hint: mapHint(lists, reports),
+      hint: mapHint(lists, reports, restHints),
       sources: [...resolution.sources.filter((report) => report.source !== 'index'), ...reports],
     };
     const degraded = reports.some((report) => report.status !== 'ok');
     await this.options.cache.set(key, result, degraded ? 60 : (this.options.ttlSeconds ?? 86_400));
-    return result;
+    return hints === restHints ? result : { ...result, hint: mapHint(lists, reports, hints) };
   }
+}
+
+/**
+ * The title as ranking words for the local index: quotes dropped (a quoted part of a title would
+ * become a phrase every match must contain) and hyphenated words split ("Prompt-tuning" also ranks
+ * papers on prompts), at most 32 words; undefined when it has no words.
+ */
+function relatedQuery(title: string | null | undefined): string | undefined {
+  const words = (title ?? '')
+    .replace(/["“”„\\\-\u2010\u2011]/g, ' ')
+    .match(/[\p{L}\p{N}]+(?:['’][\p{L}\p{N}]+)*/gu);
+  return words && words.length > 0 ? words.slice(0, 32).join(' ') : undefined;
 }
 
 /** The identifier to ask a source with: the one given when the source understands it, else one the record has. */
@@ -164,10 +184,13 @@ function identifierFor(
   return null;
 }
 
-function mapHint(lists: Record<Relation, Paper[]>, reports: SourceReport[]): string {
+function mapHint(
+  lists: Record<Relation, Paper[]>,
+  reports: readonly SourceReport[],
+  hints: HintVocabulary,
+): string {
   const counts = `${lists.references.length} references, ${lists.citations.length} citing papers, ${lists.related.length} related papers.`;
-  const next =
-    'Open any of them with /api/paper?paper_id=DOI:<doi> (or SS_ID:, ARXIV:, PMID:), or map it in turn with /api/literature_map.';
+  const next = `Open any of them with ${hints.paper('DOI:<doi>')} (or SS_ID:, ARXIV:, PMID:), or map it in turn with ${hints.literatureMap('DOI:<doi>')}.`;
   const none =
     lists.references.length + lists.citations.length === 0
       ? ' No citation graph was available (no upstream source enabled or answering); related papers come from the local index.'
