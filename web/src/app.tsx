@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { storedKey, storeKey } from './lib/api';
+import { clearChat } from './lib/chat-store';
 import { href, useRoute } from './lib/router';
 import { ChatPage } from './pages/chat-page';
 import { ProjectsPage } from './pages/projects-page';
@@ -29,9 +30,10 @@ export function App() {
     return () => window.removeEventListener('alexandria:unauthorized', onUnauthorized);
   }, []);
 
-  // Moves focus to the new page's heading, so keyboard and screen-reader users land on it.
+  // Moves focus to the new page's heading, so keyboard and screen-reader users land on it (without
+  // scrolling: the chat restores where the user was reading).
   useEffect(() => {
-    document.querySelector<HTMLElement>('main h1')?.focus();
+    document.querySelector<HTMLElement>('main h1')?.focus({ preventScroll: true });
   }, [route.page, key]);
 
   if (!key) {
@@ -48,6 +50,7 @@ export function App() {
 
   const signOut = () => {
     storeKey(null);
+    clearChat();
     setKey(null);
   };
 

@@ -3,6 +3,7 @@ import { messageOf, request } from '../lib/api';
 import { addTarget } from '../lib/papers';
 import { loadProjects, onProjectsChanged, projectsChanged } from '../lib/projects';
 import type { Paper, ProjectSummary } from '../lib/types';
+import { useElapsed } from './busy-status';
 
 /** Files a paper in a chosen project (by identifier, else by PDF url) and says what happened. */
 export function AddToProject({ paper, pdfRef }: { paper?: Paper; pdfRef?: string }) {
@@ -10,7 +11,8 @@ export function AddToProject({ paper, pdfRef }: { paper?: Paper; pdfRef?: string
   const [projects, setProjects] = useState<ProjectSummary[]>([]);
   const [project, setProject] = useState('gpt');
   const [status, setStatus] = useState<{ text: string; error: boolean } | null>(null);
-  const [busy, setBusy] = useState(false);
+  const [busySince, setBusySince] = useState<number | null>(null);
+  const seconds = useElapsed(busySince);
 
   useEffect(() => {
     const load = () =>
@@ -30,7 +32,7 @@ export function AddToProject({ paper, pdfRef }: { paper?: Paper; pdfRef?: string
 
   const add = async (event: Event) => {
     event.preventDefault();
-    setBusy(true);
+    setBusySince(Date.now());
     setStatus(null);
     try {
       const response = await request('/api/add_to_project', {
@@ -44,7 +46,7 @@ export function AddToProject({ paper, pdfRef }: { paper?: Paper; pdfRef?: string
     } catch (error) {
       setStatus({ text: messageOf(error), error: true });
     } finally {
-      setBusy(false);
+      setBusySince(null);
     }
   };
 
@@ -58,8 +60,8 @@ export function AddToProject({ paper, pdfRef }: { paper?: Paper; pdfRef?: string
           </option>
         ))}
       </select>
-      <button type="submit" disabled={busy}>
-        {busy ? 'Adding…' : 'Add to project'}
+      <button type="submit" disabled={busySince !== null}>
+        {busySince !== null ? `Adding… ${seconds} s` : 'Add to project'}
       </button>
       {status ? (
         <span role="status" class={status.error ? 'error' : 'ok'}>

@@ -1,8 +1,39 @@
 import { useState } from 'preact/hooks';
+import { remoteFetchUnavailable } from '../lib/connectivity';
+import { rememberPaper, remoteHostOf, remotePdfUrl } from '../lib/paper-registry';
 import { authorLine, readableRef, yearOf } from '../lib/papers';
 import { href } from '../lib/router';
 import type { Paper } from '../lib/types';
 import { AddToProject } from './add-to-project';
+
+/**
+ * How the card offers the full text: in the reader when the service can read it (a stored PDF; a
+ * remote one while the service can reach the internet), else the PDF's own link for the browser.
+ */
+function FullTextAction({ paper, pdfRef }: { paper: Paper; pdfRef: string }) {
+  const host = remoteHostOf(pdfRef);
+  const pdfUrl = remotePdfUrl(pdfRef);
+  if (host && pdfUrl && remoteFetchUnavailable()) {
+    return (
+      <span class="offline-note">
+        <a class="button" href={pdfUrl} target="_blank" rel="noopener noreferrer">
+          Open the PDF ({host})
+        </a>{' '}
+        <span class="meta">The server is offline: its full text cannot be fetched here now.</span>
+      </span>
+    );
+  }
+  return (
+    <a
+      class="button"
+      href={href('read', { pdf: pdfRef, title: paper.title })}
+      data-ref={pdfRef}
+      onClick={() => rememberPaper(pdfRef, paper)}
+    >
+      Read full text
+    </a>
+  );
+}
 
 /** One search result or project entry: metadata, abstract on demand, read and add actions. */
 export function PaperCard({ paper, actions }: { paper: Paper; actions?: preact.ComponentChildren }) {
@@ -38,11 +69,7 @@ export function PaperCard({ paper, actions }: { paper: Paper; actions?: preact.C
         </div>
       ) : null}
       <div class="actions">
-        {ref ? (
-          <a class="button" href={href('read', { pdf: ref, title: paper.title })}>
-            Read full text
-          </a>
-        ) : null}
+        {ref ? <FullTextAction paper={paper} pdfRef={ref} /> : null}
         {actions ?? <AddToProject paper={paper} />}
       </div>
     </article>

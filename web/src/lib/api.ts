@@ -20,6 +20,8 @@ export class ApiError extends Error {
     message: string,
     readonly status: number,
     readonly param: string | null = null,
+    /** The envelope's code (`upstream_unavailable`, `not_found`…), when the service gave one. */
+    readonly code: string | null = null,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -71,18 +73,61 @@ export async function request(path: string, options: CallOptions = {}): Promise<
     throw new ApiError('The service cannot be reached. Is it running?', 0);
   }
   if (response.ok) return response;
-  let message = `${response.status} ${response.statusText}`;
-  let param: string | null = null;
+  throw failureOf(response.status, `${response.status} ${response.statusText}`, await response.text());
+}
+
+interface Envelope {
+  error?: { message?: string; param?: string | null; code?: string | null };
+}
+
+/** The ApiError of a failed response (OpenAI envelope, else the status line). A 401 signs out. */
+function failureOf(status: number, statusLine: string, body: string): ApiError {
+  let envelope: Envelope = {};
   try {
-    const envelope = (await response.json()) as { error?: { message?: string; param?: string | null } };
-    if (envelope.error?.message) message = envelope.error.message;
-    param = envelope.error?.param ?? null;
+    envelope = JSON.parse(body) as Envelope;
   } catch {
     // not an envelope: keep the status line
   }
-  if (response.status === 401)
-    window.dispatchEvent(new CustomEvent('alexandria:unauthorized', { detail: message }));
-  throw new ApiError(message, response.status, param);
+  const message = envelope.error?.message || statusLine;
+  if (status === 401) window.dispatchEvent(new CustomEvent('alexandria:unauthorized', { detail: message }));
+  return new ApiError(message, status, envelope.error?.param ?? null, envelope.error?.code ?? null);
+}
+
+/** Where an upload stands: bytes sent so far, then the wait while the service reads the file. */
+export type UploadProgress =
+  | { phase: 'sending'; loaded: number; total: number }
+  | { phase: 'processing'; since: number };
+
+/**
+ * A keyed POST of a form, through XMLHttpRequest because fetch cannot report upload progress:
+ * `onProgress` hears the bytes sent, then once the body is sent that the service is working on it.
+ */
+export function uploadWithProgress<T>(
+  path: string,
+  query: Query,
+  body: FormData,
+  onProgress: (progress: UploadProgress) => void,
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', urlOf(path, query));
+    const key = storedKey();
+    if (key) xhr.setRequestHeader('x-alexandria-api-key', key);
+    xhr.upload.onprogress = (event) =>
+      onProgress({ phase: 'sending', loaded: event.loaded, total: event.lengthComputable ? event.total : 0 });
+    xhr.upload.onload = () => onProgress({ phase: 'processing', since: Date.now() });
+    xhr.onerror = () => reject(new ApiError('The service cannot be reached. Is it running?', 0));
+    xhr.onload = () => {
+      if (xhr.status >= 200 && xhr.status < 300) {
+        try {
+          resolve(JSON.parse(xhr.responseText) as T);
+        } catch {
+          reject(new ApiError('The service answered with something that is not JSON.', xhr.status));
+        }
+      } else reject(failureOf(xhr.status, `${xhr.status} ${xhr.statusText}`, xhr.responseText));
+    };
+    xhr.send(body);
+  });
 }
 
 export async function getJson<T>(path: string, options: CallOptions = {}): Promise<T> {

@@ -1,123 +1,92 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
-import { messageOf, request } from '../lib/api';
+import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
+import { BusyStatus } from '../components/busy-status';
+import {
+  chatState,
+  clearChat,
+  rememberScroll,
+  sendQuestion,
+  setDraft,
+  stopAnswer,
+  type Turn,
+  useChat,
+} from '../lib/chat-store';
 import { Markdown } from '../lib/markdown';
-import { readEvents } from '../lib/sse';
 
-interface Turn {
-  role: 'user' | 'assistant';
-  content: string;
-  /** What the agent did while answering (`delta.reasoning_content`). */
-  progress: string;
-  error?: string;
-  done: boolean;
-}
+/** Said once an answer has taken a while: the first question on a paper indexes it first. */
+const slowAnswerNote =
+  'Reading papers the first time takes longer: their passages are being indexed so the agent can find answers in them.';
 
-interface CompletionChunk {
-  choices?: Array<{
-    delta?: { content?: string; reasoning_content?: string };
-    finish_reason?: string | null;
-  }>;
-  error?: { message?: string };
+function AnswerTurn({ turn }: { turn: Turn }) {
+  return (
+    <>
+      {!turn.done ? (
+        <BusyStatus since={turn.startedAt ?? Date.now()} label="Working…" slowNote={slowAnswerNote} />
+      ) : null}
+      {turn.progress ? (
+        <details class="progress" open={!turn.done}>
+          <summary>{turn.done ? 'What the agent did' : 'What the agent is doing'}</summary>
+          <pre>{turn.progress.trim()}</pre>
+        </details>
+      ) : null}
+      <div class="answer-text">
+        <Markdown text={turn.content} options={{ from: 'chat' }} />
+      </div>
+      {turn.error ? (
+        <p class="error" role="alert">
+          {turn.error}
+        </p>
+      ) : null}
+    </>
+  );
 }
 
 /**
  * A research chat: streams the agent's answer from /api/chat/completions, shows its progress live
  * (searching, reading) and renders citations as links: papers open at their url, documents in the
- * reader.
+ * reader. The conversation outlives the page (see chat-store): following a citation and coming
+ * back finds it as it was, scrolled where it was, and an answer still being written keeps coming.
  */
 export function ChatPage() {
-  const [turns, setTurns] = useState<Turn[]>([]);
-  const [draft, setDraft] = useState('');
-  const [streaming, setStreaming] = useState(false);
-  const controller = useRef<AbortController | null>(null);
+  const { turns, draft, streaming } = useChat();
   const endRef = useRef<HTMLDivElement>(null);
 
-  useEffect(() => () => controller.current?.abort(), []);
-  useEffect(() => endRef.current?.scrollIntoView?.({ block: 'end' }), [turns]);
+  // Back from the reader: the conversation where the user left it. Leaving: remember where that is.
+  useLayoutEffect(() => {
+    const saved = chatState().scrollY;
+    if (saved !== null) window.scrollTo(0, saved);
+    return () => rememberScroll(window.scrollY);
+  }, []);
+  // While an answer grows, follow it.
+  useEffect(() => {
+    if (streaming) endRef.current?.scrollIntoView?.({ block: 'end' });
+  }, [turns, streaming]);
 
-  const update = (change: (turn: Turn) => Turn) =>
-    setTurns((current) => [...current.slice(0, -1), change(current[current.length - 1] as Turn)]);
-
-  const send = async (event: Event) => {
+  const send = (event: Event) => {
     event.preventDefault();
-    const question = draft.trim();
-    if (!question || streaming) return;
-    const history = turns
-      .filter((turn) => turn.content && !turn.error)
-      .map(({ role, content }) => ({ role, content }));
-    setDraft('');
-    setTurns((current) => [
-      ...current,
-      { role: 'user', content: question, progress: '', done: true },
-      { role: 'assistant', content: '', progress: '', done: false },
-    ]);
-    setStreaming(true);
-    const abort = new AbortController();
-    controller.current = abort;
-    try {
-      const response = await request('/api/chat/completions', {
-        method: 'POST',
-        json: {
-          model: 'alexandria',
-          stream: true,
-          messages: [...history, { role: 'user', content: question }],
-        },
-        signal: abort.signal,
-      });
-      for await (const frame of readEvents(response, abort.signal)) {
-        const chunk = frame as CompletionChunk;
-        if (chunk.error) {
-          update((turn) => ({ ...turn, error: chunk.error?.message ?? 'The answer failed.' }));
-          continue;
-        }
-        const delta = chunk.choices?.[0]?.delta;
-        if (delta?.reasoning_content)
-          update((turn) => ({ ...turn, progress: turn.progress + delta.reasoning_content }));
-        if (delta?.content) update((turn) => ({ ...turn, content: turn.content + delta.content }));
-      }
-    } catch (error) {
-      if ((error as Error).name !== 'AbortError') update((turn) => ({ ...turn, error: messageOf(error) }));
-    } finally {
-      update((turn) => ({ ...turn, done: true }));
-      setStreaming(false);
-      controller.current = null;
-    }
+    void sendQuestion(draft.trim());
   };
 
   return (
     <section aria-labelledby="chat-title" class="chat">
-      <h1 id="chat-title" tabIndex={-1}>
-        Research chat
-      </h1>
+      <div class="title-row">
+        <h1 id="chat-title" tabIndex={-1}>
+          Research chat
+        </h1>
+        {turns.length > 0 ? (
+          <button type="button" class="link" onClick={clearChat}>
+            New conversation
+          </button>
+        ) : null}
+      </div>
       <p class="meta">
-        Answers cite the papers the agent found and read; citations open the paper or its full text.
+        Answers cite the papers the agent found and read; citations open the paper or its full text, and this
+        conversation is kept while you read them.
       </p>
       <ol class="turns" aria-live="polite">
         {turns.map((turn, index) => (
           <li key={index} class={`turn ${turn.role}`}>
             <span class="who">{turn.role === 'user' ? 'You' : 'Alexandria'}</span>
-            {turn.role === 'user' ? (
-              <p>{turn.content}</p>
-            ) : (
-              <>
-                {turn.progress ? (
-                  <details class="progress" open={!turn.done}>
-                    <summary>{turn.done ? 'What the agent did' : 'Working…'}</summary>
-                    <pre>{turn.progress.trim()}</pre>
-                  </details>
-                ) : !turn.done ? (
-                  <p class="status">Working…</p>
-                ) : null}
-                <div class="answer-text">
-                  <Markdown text={turn.content} />
-                </div>
-                {turn.error ? (
-                  <p class="error" role="alert">
-                    {turn.error}
-                  </p>
-                ) : null}
-              </>
-            )}
+            {turn.role === 'user' ? <p>{turn.content}</p> : <AnswerTurn turn={turn} />}
           </li>
         ))}
       </ol>
@@ -131,7 +100,7 @@ export function ChatPage() {
           placeholder="e.g. Which tools support nested event annotation, and how accurate are they?"
           onInput={(event) => setDraft(event.currentTarget.value)}
           onKeyDown={(event) => {
-            if (event.key === 'Enter' && !event.shiftKey) void send(event);
+            if (event.key === 'Enter' && !event.shiftKey) send(event);
           }}
         />
         <div class="row">
@@ -139,7 +108,7 @@ export function ChatPage() {
             Send
           </button>
           {streaming ? (
-            <button type="button" onClick={() => controller.current?.abort()}>
+            <button type="button" onClick={stopAnswer}>
               Stop
             </button>
           ) : null}

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
+import { BusyStatus } from '../components/busy-status';
 import { PaperCard } from '../components/paper-card';
-import { getJson, messageOf, request } from '../lib/api';
+import { getJson, messageOf, request, type UploadProgress, uploadWithProgress } from '../lib/api';
 import { loadProjects, onProjectsChanged, projectsChanged } from '../lib/projects';
 import { href, navigate } from '../lib/router';
 import type { Paper, ProjectSummary, ProjectWithPapers } from '../lib/types';
@@ -26,6 +27,36 @@ async function download(path: string, query: Record<string, string>, fallbackNam
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
+function megabytes(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/** The bytes of an upload as they go, then a live line while the service reads the PDF. */
+function UploadStatus({ name, progress }: { name: string; progress: UploadProgress }) {
+  if (progress.phase === 'processing') {
+    return (
+      <BusyStatus
+        className="status busy upload-progress"
+        since={progress.since}
+        label={`Reading “${name}” on the server (text, figures, metadata)…`}
+        slowNote="Long PDFs take up to a minute."
+      />
+    );
+  }
+  const percent = progress.total ? Math.round((progress.loaded / progress.total) * 100) : null;
+  return (
+    <div class="status upload-progress" role="status" aria-live="polite">
+      <label>
+        Uploading “{name}”:{' '}
+        {progress.total
+          ? `${megabytes(progress.loaded)} of ${megabytes(progress.total)} (${percent}%)`
+          : megabytes(progress.loaded)}
+        <progress max={progress.total || undefined} value={progress.total ? progress.loaded : undefined} />
+      </label>
+    </div>
+  );
+}
+
 function Status({ status }: { status: { text: string; error: boolean } | null }) {
   if (!status) return null;
   return (
@@ -43,7 +74,8 @@ export function ProjectsPage({ params }: { params: URLSearchParams }) {
   const [newName, setNewName] = useState('');
   const [identifier, setIdentifier] = useState('');
   const [status, setStatus] = useState<{ text: string; error: boolean } | null>(null);
-  const [busy, setBusy] = useState(false);
+  const [busy, setBusy] = useState<{ label: string; since: number } | null>(null);
+  const [uploading, setUploading] = useState<{ name: string; progress: UploadProgress } | null>(null);
   const [version, setVersion] = useState(0);
 
   useEffect(() => {
@@ -63,8 +95,9 @@ export function ProjectsPage({ params }: { params: URLSearchParams }) {
       .catch((error) => setStatus({ text: messageOf(error), error: true }));
   }, [selected, version]);
 
-  const run = async (work: () => Promise<string>) => {
-    setBusy(true);
+  /** Runs one action, with a live status line (`label`) while it works. */
+  const run = async (label: string, work: () => Promise<string>) => {
+    setBusy({ label, since: Date.now() });
     setStatus(null);
     try {
       setStatus({ text: await work(), error: false });
@@ -72,13 +105,14 @@ export function ProjectsPage({ params }: { params: URLSearchParams }) {
     } catch (error) {
       setStatus({ text: messageOf(error), error: true });
     } finally {
-      setBusy(false);
+      setBusy(null);
+      setUploading(null);
     }
   };
 
   const create = (event: Event) => {
     event.preventDefault();
-    void run(async () => {
+    void run('Creating the project…', async () => {
       const created = await getJson<ProjectSummary>('/api/create_project', {
         method: 'POST',
         query: { project_name: newName.trim() },
@@ -93,14 +127,17 @@ export function ProjectsPage({ params }: { params: URLSearchParams }) {
     event.preventDefault();
     const text = identifier.trim();
     const isUrl = /^https?:\/\//i.test(text);
-    void run(async () => {
-      const added = await getJson<Paper[]>('/api/add_to_project', {
-        method: 'POST',
-        query: { project_id: selected, ...(isUrl ? { pdf_url: text } : { paper_id: text }) },
-      });
-      setIdentifier('');
-      return `Added “${added[0]?.title ?? text}”.`;
-    });
+    void run(
+      isUrl ? 'Fetching and reading the PDF…' : `Looking up ${text} and fetching its PDF…`,
+      async () => {
+        const added = await getJson<Paper[]>('/api/add_to_project', {
+          method: 'POST',
+          query: { project_id: selected, ...(isUrl ? { pdf_url: text } : { paper_id: text }) },
+        });
+        setIdentifier('');
+        return `Added “${added[0]?.title ?? text}”.`;
+      },
+    );
   };
 
   const upload = (event: Event) => {
@@ -109,12 +146,14 @@ export function ProjectsPage({ params }: { params: URLSearchParams }) {
     if (!file) return;
     const form = new FormData();
     form.append('file', file, file.name);
-    void run(async () => {
-      const added = await getJson<Paper[]>('/api/add_to_project', {
-        method: 'POST',
-        query: { project_id: selected },
-        body: form,
-      });
+    setUploading({ name: file.name, progress: { phase: 'sending', loaded: 0, total: file.size } });
+    void run(`Uploading “${file.name}”…`, async () => {
+      const added = await uploadWithProgress<Paper[]>(
+        '/api/add_to_project',
+        { project_id: selected },
+        form,
+        (progress) => setUploading({ name: file.name, progress }),
+      );
       input.value = '';
       return `Uploaded “${added[0]?.title ?? file.name}”.`;
     });
@@ -124,7 +163,7 @@ export function ProjectsPage({ params }: { params: URLSearchParams }) {
     const input = event.currentTarget as HTMLInputElement;
     const file = input.files?.[0];
     if (!file) return;
-    void run(async () => {
+    void run(`Importing “${file.name}”…`, async () => {
       const report = await getJson<{ imported: number; created: number; skipped: unknown[] }>(
         `/api/projects/${encodeURIComponent(selected)}/import`,
         { method: 'POST', body: await file.text(), headers: { 'content-type': 'text/plain; charset=utf-8' } },
@@ -135,7 +174,7 @@ export function ProjectsPage({ params }: { params: URLSearchParams }) {
   };
 
   const remove = (paper: Paper) =>
-    run(async () => {
+    run(`Removing “${paper.title}”…`, async () => {
       await request(
         `/api/projects/${encodeURIComponent(selected)}/papers/${encodeURIComponent(paper.entry_id ?? '')}`,
         {
@@ -175,7 +214,7 @@ export function ProjectsPage({ params }: { params: URLSearchParams }) {
               value={newName}
               onInput={(event) => setNewName(event.currentTarget.value)}
             />
-            <button type="submit" disabled={busy}>
+            <button type="submit" disabled={busy !== null}>
               Create project
             </button>
           </form>
@@ -183,6 +222,16 @@ export function ProjectsPage({ params }: { params: URLSearchParams }) {
 
         <div class="project">
           <h2>{project?.name ?? selected}</h2>
+          {uploading ? (
+            <UploadStatus name={uploading.name} progress={uploading.progress} />
+          ) : busy ? (
+            <BusyStatus
+              since={busy.since}
+              label={busy.label}
+              slowNote="Reading a PDF takes a while."
+              slowAfter={6}
+            />
+          ) : null}
           <Status status={status} />
           <div class="tools">
             <form onSubmit={addIdentifier} class="stack">
@@ -195,7 +244,7 @@ export function ProjectsPage({ params }: { params: URLSearchParams }) {
                 value={identifier}
                 onInput={(event) => setIdentifier(event.currentTarget.value)}
               />
-              <button type="submit" disabled={busy}>
+              <button type="submit" disabled={busy !== null}>
                 Add
               </button>
             </form>
@@ -206,7 +255,7 @@ export function ProjectsPage({ params }: { params: URLSearchParams }) {
                 type="file"
                 accept="application/pdf,.pdf"
                 onChange={upload}
-                disabled={busy}
+                disabled={busy !== null}
               />
             </div>
             <div class="stack">
@@ -216,7 +265,7 @@ export function ProjectsPage({ params }: { params: URLSearchParams }) {
                 type="file"
                 accept=".bib,.bibtex,.ris,.json,text/plain"
                 onChange={importFile}
-                disabled={busy}
+                disabled={busy !== null}
               />
             </div>
             <fieldset class="stack">

@@ -14,9 +14,22 @@ interface Results {
   papers: Paper[];
   total: number | null;
   nextOffset: number | null;
+  /** No record has every word typed; these have some of them (the API's relaxed keyword search). */
+  relaxed: boolean;
 }
 
-/** Search papers or patents with the API's filters and sorts; the form state lives in the URL. */
+interface WrappedResults {
+  paper_data: Paper[];
+  next_offset: number | null;
+  total_num_results: number;
+  hint: string;
+}
+
+/**
+ * Search papers or patents with the API's filters and sorts; the form state lives in the URL. What
+ * people type is sent as `keywords`, the API's keyword search: every word must appear (unless no
+ * record has them all), so the count shown is the count the API gives for those keywords.
+ */
 export function SearchPage({ params }: { params: URLSearchParams }) {
   const q = params.get('q') ?? '';
   const kind = params.get('kind') === 'patents' ? 'patents' : 'papers';
@@ -47,26 +60,25 @@ export function SearchPage({ params }: { params: URLSearchParams }) {
     setError(null);
     request(kind === 'patents' ? '/api/patents' : '/api/abstracts', {
       query: {
-        query: q,
+        keywords: q,
+        format: 'wrapped',
         sort,
         start_year: from,
         end_year: to,
         peer_reviewed_only: reviewed,
         generative_mode: generative,
         offset,
-        ...(kind === 'patents' ? { full_user_prompt: q } : {}),
       },
       signal: controller.signal,
     })
       .then(async (response) => {
-        const body = (await response.json()) as Paper[] | { paper_data: Paper[] };
-        const papers = Array.isArray(body) ? body : body.paper_data;
-        const next = response.headers.get('x-next-offset');
+        const body = (await response.json()) as WrappedResults;
         const total = response.headers.get('x-total-count');
         setResults({
-          papers,
-          total: total ? Number(total) : null,
-          nextOffset: next ? Number(next) : null,
+          papers: body.paper_data,
+          total: total ? Number(total) : body.total_num_results,
+          nextOffset: body.next_offset,
+          relaxed: /contain every keyword/.test(body.hint),
         });
       })
       .catch((failure) => {
@@ -202,11 +214,14 @@ export function SearchPage({ params }: { params: URLSearchParams }) {
         ) : null}
         {results && !loading ? (
           <>
-            <p class="status">
+            <p class="status result-count" data-total={results.total ?? undefined}>
               {results.papers.length === 0
-                ? 'No results. Try other words, or widen the years.'
+                ? 'No results. Try fewer words, or widen the years.'
                 : `${results.total ?? results.papers.length} result${(results.total ?? results.papers.length) === 1 ? '' : 's'}${offset ? `, from ${offset + 1}` : ''}`}
             </p>
+            {results.relaxed && results.papers.length > 0 ? (
+              <p class="meta">No paper has every word you typed; these have some of them.</p>
+            ) : null}
             <ol class="results" start={offset + 1}>
               {results.papers.map((paper, index) => (
                 <li key={`${paper.doi ?? paper.title}-${index}`}>
