@@ -508,15 +508,16 @@ async function storedSigningSecret(projects: ProjectStore, legacyPath: string): 
  */
 function createAnswering(config: Config, logger: Logger, model: ChatModel | undefined, tools: ResearchTools) {
   const { chat } = config;
-  const publicUrl = publicUrlOf(config);
-  const documentUrl = (pdfRef: string) => `${publicUrl}/api/fulltext?pdf_id=${encodeURIComponent(pdfRef)}`;
+  const documentUrl = (pdfRef: string) =>
+    `${publicUrlOf(config)}/api/fulltext?pdf_id=${encodeURIComponent(pdfRef)}`;
   return {
     research: new ResearchService({
       modelName: chat.modelName,
       model,
       tools,
       documentUrl,
-      readRemotePdfs: chat.readRemotePdfs,
+      // Offline (no upstream source) the agent reads only what is here (docs/decisions/0030-chat-details.md).
+      readRemotePdfs: chat.readRemotePdfs ?? config.sources.enabled.length > 0,
       budgets: {
         maxSteps: chat.maxSteps,
         maxTokens: chat.maxTokens,

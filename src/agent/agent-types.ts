@@ -25,7 +25,8 @@ export type AgentEvent =
   | { type: 'done'; summary: RunSummary };
 
 export interface RunSummary {
-  mode: 'tools' | 'extractive';
+  /** `direct`: not a research question (small talk, a client's task prompt): no literature run. */
+  mode: 'tools' | 'extractive' | 'direct';
   usage: TokenUsage;
   /** Model calls made (0 for the extractive pipeline). */
   steps: number;

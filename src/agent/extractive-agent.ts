@@ -15,6 +15,7 @@ import { referencesSection, selectSentences, sentenceLine, withoutBibliography }
 import {
   figureUrls,
   type OpeningCache,
+  readableHere,
   readForQuestion,
   searchLibrary,
   searchWithRelaxation,
@@ -34,7 +35,8 @@ export interface ExtractiveAgentOptions {
   scanLimit?: number;
   /**
    * Whether open-access PDFs of search results (`PDF_URL:` references) are fetched and read; when
-   * false only PDFs stored in projects are (offline installations, benchmarks). Default true.
+   * false only what is here is read — PDFs stored in projects and cached parses of remote PDFs —
+   * and no host is tried (offline installations, benchmarks). Default true.
    */
   readRemotePdfs?: boolean;
 }
@@ -141,9 +143,7 @@ export class ExtractiveAgent implements ResearchAgent {
       if (event) yield event;
     }
 
-    const readable = (pdfRef: string | undefined) =>
-      pdfRef !== undefined && (this.options.readRemotePdfs !== false || /^PROJ:/i.test(pdfRef));
-    const documents = sources.filter((source) => readable(source.paper.pdf_id)).slice(0, this.maxDocuments);
+    const documents = await this.documentsToRead(request.tenantId, sources, signal);
     const fullTextEvidence: Evidence[] = [];
     if (documents.length > 0 && this.tools.fullText) {
       const reader = this.tools.fullText;
@@ -159,6 +159,7 @@ export class ExtractiveAgent implements ResearchAgent {
                 topK: 3,
                 scanLimit: this.options.scanLimit ?? 80,
                 signal: inner,
+                localOnly: this.options.readRemotePdfs === false,
               }),
             budgets.toolTimeoutMs,
             signal,
@@ -233,6 +234,25 @@ export class ExtractiveAgent implements ResearchAgent {
         ledger,
       },
     };
+  }
+
+  /**
+   * The records whose full text is read: the first `maxDocuments` with a `pdf_id`. Offline
+   * (`readRemotePdfs: false`) only what can be read here counts — PDFs stored in projects and
+   * remote PDFs whose parse is cached — so no host is tried and no failure is reported for them.
+   */
+  private async documentsToRead(
+    tenantId: string,
+    sources: RetrievedSource[],
+    signal: AbortSignal,
+  ): Promise<RetrievedSource[]> {
+    const withText = sources.filter((source) => source.paper.pdf_id !== undefined);
+    const reader = this.tools.fullText;
+    if (this.options.readRemotePdfs !== false || !reader) return withText.slice(0, this.maxDocuments);
+    const here = await Promise.all(
+      withText.map((source) => readableHere(reader, tenantId, source.paper.pdf_id as string, signal)),
+    );
+    return withText.filter((_, index) => here[index]).slice(0, this.maxDocuments);
   }
 }
 

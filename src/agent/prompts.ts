@@ -33,3 +33,7 @@ export function paperAnswerPrompt(options: { fence: PromptFence }): string {
 
 ${options.fence.rule()}`;
 }
+
+/** The system prompt of a reply to small talk ("hi", "thanks"): no research, no citations. */
+export const smallTalkPrompt =
+  "You are Alexandria, a research assistant that answers questions from the scholarly literature with cited papers. The user's last message is small talk, not a research question. Reply in one or two short sentences, in the user's language, and invite them to ask a research question if that fits. Do not state facts about research, cite papers or write links.";

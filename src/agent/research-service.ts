@@ -9,7 +9,9 @@ import {
   type ResearchRequest,
   type ResearchTools,
 } from './agent-types.js';
+import { DirectAnswers } from './direct-answer.js';
 import { ExtractiveAgent } from './extractive-agent.js';
+import { classifyRequest } from './small-talk.js';
 import { ToolAgent } from './tool-agent.js';
 
 export interface ResearchServiceOptions {
@@ -21,8 +23,26 @@ export interface ResearchServiceOptions {
   budgets: AgentBudgets;
   /** Link target for records known only by a `PROJ:` reference. */
   documentUrl?: (pdfRef: string) => string;
-  /** Whether the extractive pipeline fetches open-access PDFs by url (default true). */
+  /**
+   * Whether the agents fetch open-access PDFs by url (default true). False (offline installations):
+   * they read only PDFs stored in projects and cached parses, and try no host.
+   */
   readRemotePdfs?: boolean;
+}
+
+/** The tools with a full-text reader that reads only what is here (`localOnly`). */
+function localOnlyTools(tools: ResearchTools): ResearchTools {
+  const reader = tools.fullText;
+  if (!reader) return tools;
+  return {
+    ...tools,
+    fullText: {
+      readChunk: (tenantId, pdfRef, chunk, options = {}) =>
+        reader.readChunk(tenantId, pdfRef, chunk, { ...options, localOnly: true }),
+      ask: (tenantId, pdfRef, question, options = {}) =>
+        reader.ask(tenantId, pdfRef, question, { ...options, localOnly: true }),
+    },
+  };
 }
 
 /**
@@ -34,18 +54,21 @@ export class ResearchService {
   readonly modelName: string;
   readonly mode: 'tools' | 'extractive';
   private readonly agent: ResearchAgent;
+  private readonly direct: DirectAnswers;
 
   constructor(options: ResearchServiceOptions) {
     this.modelName = options.modelName;
     const documentUrl = options.documentUrl ? { documentUrl: options.documentUrl } : {};
-    const extractive = new ExtractiveAgent(options.tools, {
+    this.direct = new DirectAnswers({ model: options.model, timeoutMs: options.budgets.toolTimeoutMs });
+    const tools = options.readRemotePdfs === false ? localOnlyTools(options.tools) : options.tools;
+    const extractive = new ExtractiveAgent(tools, {
       budgets: options.budgets,
       ...documentUrl,
       ...(options.readRemotePdfs === undefined ? {} : { readRemotePdfs: options.readRemotePdfs }),
     });
     this.mode = options.model ? 'tools' : 'extractive';
     this.agent = options.model
-      ? new ToolAgent(options.model, options.tools, {
+      ? new ToolAgent(options.model, tools, {
           budgets: options.budgets,
           fallback: extractive,
           ...documentUrl,
@@ -60,8 +83,15 @@ export class ResearchService {
     }
   }
 
+  /**
+   * Answers the conversation: a research question gets the agent's run; small talk and a chat
+   * client's task prompt (a title, tags) a short direct answer without a literature run.
+   */
   run(request: ResearchRequest): AsyncIterable<AgentEvent> {
     this.checkRequest(request.messages);
+    const kind = classifyRequest(request.messages);
+    if (kind.kind === 'client_task') return this.direct.clientTask(request, kind.task);
+    if (kind.kind === 'small_talk') return this.direct.smallTalk(request, kind.intent);
     return this.agent.run(request);
   }
 }

@@ -155,6 +155,27 @@ async function openingOf(
   return text;
 }
 
+/**
+ * Whether a document can be read without fetching anything: a PDF stored in a project, or a remote
+ * PDF whose parse is cached here (a `localOnly` read of its first chunk succeeds). For offline
+ * installations, which must not try hosts they cannot reach.
+ */
+export async function readableHere(
+  reader: FullTextReader,
+  tenantId: string,
+  pdfRef: string,
+  signal: AbortSignal,
+): Promise<boolean> {
+  if (/^PROJ:/i.test(pdfRef.trim())) return true;
+  try {
+    await reader.readChunk(tenantId, pdfRef, 1, { signal, localOnly: true });
+    return true;
+  } catch {
+    signal.throwIfAborted();
+    return false;
+  }
+}
+
 /** Urls of the figures a chunk's markdown image references point at. */
 export function figureUrls(imageMarkdown: string[]): string[] {
   return imageMarkdown.flatMap((markdown) => {
@@ -174,16 +195,21 @@ export async function readForQuestion(
   tenantId: string,
   pdfRef: string,
   question: string,
-  options: { topK: number; scanLimit: number; signal: AbortSignal },
+  options: { topK: number; scanLimit: number; signal: AbortSignal; localOnly?: boolean },
 ): Promise<{ chunks: Chunk[]; asked: Set<number>; total: number }> {
-  const answer = await reader.ask(tenantId, pdfRef, question, { topK: options.topK, signal: options.signal });
+  const local = options.localOnly ? { localOnly: true } : {};
+  const answer = await reader.ask(tenantId, pdfRef, question, {
+    topK: options.topK,
+    signal: options.signal,
+    ...local,
+  });
   const chunks = new Map(answer.chunks.map((chunk) => [chunk.chunk_num, chunk]));
   const asked = new Set(chunks.keys());
   if (answer.total_chunk_num <= options.scanLimit) {
     for (let number = 1; number <= answer.total_chunk_num; number += 1) {
       if (chunks.has(number)) continue;
       options.signal.throwIfAborted();
-      const read = await reader.readChunk(tenantId, pdfRef, number, { signal: options.signal });
+      const read = await reader.readChunk(tenantId, pdfRef, number, { signal: options.signal, ...local });
       for (const chunk of read.chunks) chunks.set(chunk.chunk_num, chunk);
     }
   }

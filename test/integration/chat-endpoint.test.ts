@@ -115,11 +115,17 @@ describe('POST /api/chat/completions with the openai client', () => {
     expect((badRole as BadRequestError).param).toBe('messages[1].role');
     expect((badRole as BadRequestError).message).toContain('messages[1].role');
 
-    const notString = await t.client.chat.completions
-      .create({ model: 'x', messages: [{ role: 'user', content: [{ type: 'text', text: question }] }] })
+    // Text parts are read (chat-details.test.ts); an image part is a 400 naming it.
+    const notText = await t.client.chat.completions
+      .create({
+        model: 'x',
+        messages: [
+          { role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x.test/a.png' } }] },
+        ],
+      })
       .catch((error: unknown) => error);
-    expect(notString).toBeInstanceOf(BadRequestError);
-    expect((notString as BadRequestError).param).toBe('messages[0].content');
+    expect(notText).toBeInstanceOf(BadRequestError);
+    expect((notText as BadRequestError).param).toBe('messages[0].content[0]');
 
     const noQuestion = await t.client.chat.completions
       .create({ model: 'x', messages: [{ role: 'system', content: 'Be brief.' }], stream: true })

@@ -49,10 +49,9 @@ export const chatSection = {
     default: '30000',
     description: 'Deadline of one agent tool call (search, read, ask a PDF), in milliseconds.',
   }),
-  readRemotePdfs: envVar('ALEXANDRIA_AGENT_READ_REMOTE_PDFS', booleanText, {
-    default: 'true',
+  readRemotePdfs: envVar('ALEXANDRIA_AGENT_READ_REMOTE_PDFS', booleanText.optional(), {
     description:
-      'Let the extractive agent fetch and read the open-access PDFs of search results (PDF_URL:); false reads only PDFs stored in projects (offline installations).',
+      'Let the research agent fetch and read the open-access PDFs of search results (PDF_URL:). Unset: yes when ALEXANDRIA_SOURCES names a source; without sources (offline) it reads only what is stored here (project PDFs, cached parses) and tries no host. true/false force it.',
   }),
   keepAliveMs: envVar('ALEXANDRIA_CHAT_KEEPALIVE_MS', positiveInt, {
     default: '10000',

@@ -1,12 +1,16 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import type { RunSummary } from '../../agent/agent-types.js';
+import type { ChatMessage } from '../../domain/chat.js';
 import { AppError } from '../../domain/errors.js';
 import { newId } from '../../platform/ids.js';
+import { estimateTokens, type TokenUsage } from '../../ports/chat-model.js';
 import { principalOf } from '../auth.js';
 import { envelope, toAppError } from '../error-handler.js';
 import { bodyErrorResponses, errorResponses } from '../schemas.js';
 import {
+  AnswerLimit,
+  answerTokenLimit,
   type CompletionIdentity,
   chatCompletionRequestSchema,
   chatCompletionSchema,
@@ -79,7 +83,7 @@ export const chatRoutes: RouteModule = (app, { services, config }) => {
       schema: {
         summary: 'Ask the research agent (OpenAI Chat Completions)',
         description:
-          'A research question (OpenAI Chat Completions format; the last user message is the question, `model` is ignored). The agent searches, reads and answers in markdown with citations and references. `stream: true` sends server-sent events ending with `data: [DONE]`.',
+          'A research question (OpenAI Chat Completions; the last user message is the question, `model` is ignored). The agent searches, reads and answers in markdown with citations. `stream: true` sends server-sent events ending with `data: [DONE]`. `max_tokens` cuts the answer; client `tools` are refused.',
         tags: ['chat'],
         body: chatCompletionRequestSchema,
         response: {
@@ -113,6 +117,12 @@ export const chatRoutes: RouteModule = (app, { services, config }) => {
         if (!reply.raw.writableFinished) controller.abort(new Error('The client closed the connection'));
       });
       const events = research.run({ tenantId, messages: body.messages, signal: controller.signal });
+      const limitTokens = answerTokenLimit(body);
+      const limit = new AnswerLimit(limitTokens);
+      // The answer is complete at the limit: stop the run's work still in flight (searches, reads).
+      const stopAtLimit = () => {
+        if (limit.reached) controller.abort(new Error('The answer reached max_tokens'));
+      };
 
       if (!body.stream) {
         let content = '';
@@ -120,10 +130,13 @@ export const chatRoutes: RouteModule = (app, { services, config }) => {
         let summary: RunSummary | undefined;
         try {
           for await (const event of events) {
-            if (event.type === 'content') content += event.text;
-            else if (event.type === 'progress') reasoning += event.text;
+            if (event.type === 'content') {
+              content += limit.take(event.text);
+              if (limit.reached) break;
+            } else if (event.type === 'progress') reasoning += event.text;
             else summary = event.summary;
           }
+          stopAtLimit();
         } catch (error) {
           if (!controller.signal.aborted) throw error;
           // The client is gone: nobody to answer, and not a server failure worth an error log.
@@ -143,11 +156,11 @@ export const chatRoutes: RouteModule = (app, { services, config }) => {
                 content,
                 ...(reasoning ? { reasoning_content: reasoning } : {}),
               },
-              finish_reason: 'stop' as const,
+              finish_reason: limit.reached ? ('length' as const) : ('stop' as const),
               logprobs: null,
             },
           ],
-          usage: usageOf(summary?.usage ?? { promptTokens: 0, completionTokens: 0 }),
+          usage: usageOf(completionUsage(body.messages, summary, limitTokens, content)),
         };
       }
 
@@ -164,23 +177,31 @@ export const chatRoutes: RouteModule = (app, { services, config }) => {
       try {
         await sse.data(chunkOf(identity, { role: 'assistant', content: '' }), { flush: true });
         let summary: RunSummary | undefined;
+        let content = '';
         for await (const event of events) {
-          if (event.type === 'content') await sse.data(chunkOf(identity, { content: event.text }));
-          else if (event.type === 'progress')
+          if (event.type === 'content') {
+            const text = limit.take(event.text);
+            content += text;
+            if (text) await sse.data(chunkOf(identity, { content: text }));
+            if (limit.reached) break;
+          } else if (event.type === 'progress')
             await sse.data(chunkOf(identity, { reasoning_content: event.text }), { flush: true });
           else summary = event.summary;
         }
-        await sse.data(chunkOf(identity, {}, 'stop'));
-        if (body.stream_options?.include_usage && summary) {
+        stopAtLimit();
+        await sse.data(chunkOf(identity, {}, limit.reached ? 'length' : 'stop'));
+        if (body.stream_options?.include_usage) {
           await sse.data({
             ...identity,
             object: 'chat.completion.chunk',
             choices: [],
-            usage: usageOf(summary.usage),
+            usage: usageOf(completionUsage(body.messages, summary, limitTokens, content)),
           });
         }
         await sse.data('[DONE]');
         if (summary) request.log.info({ agent: logSummary(summary) }, 'chat completion streamed');
+        else if (limit.reached)
+          request.log.info({ maxTokens: limitTokens }, 'chat completion cut at max_tokens');
       } catch (error) {
         if (controller.signal.aborted) {
           request.log.info('chat stream aborted by the client');
@@ -196,6 +217,26 @@ export const chatRoutes: RouteModule = (app, { services, config }) => {
     },
   );
 };
+
+/**
+ * The usage of a completion. Without an answer limit: the run's own counts. With one, the
+ * completion tokens are the answer sent, counted as the limit counts them (four characters a
+ * token), so they never exceed `max_tokens`; a run cut at the limit has no summary, and its prompt
+ * is estimated the same way.
+ */
+function completionUsage(
+  messages: ChatMessage[],
+  summary: RunSummary | undefined,
+  limitTokens: number | undefined,
+  content: string,
+): TokenUsage {
+  if (limitTokens === undefined) return summary?.usage ?? { promptTokens: 0, completionTokens: 0 };
+  return {
+    promptTokens:
+      summary?.usage.promptTokens ?? estimateTokens(messages.map((message) => message.content).join('\n')),
+    completionTokens: estimateTokens(content),
+  };
+}
 
 function logSummary(summary: RunSummary) {
   return {

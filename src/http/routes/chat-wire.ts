@@ -10,6 +10,18 @@ import type { TokenUsage } from '../../ports/chat-model.js';
  * application/json` even when it streams (STACK.md §1), so streaming is decided by `body.stream`.
  */
 
+/** Why client tools are refused (docs/decisions/0030-chat-details.md). */
+const ownToolsMessage =
+  'this endpoint runs its own research agent, which calls its own tools (search, read, ask); it cannot call tools of yours. Send the question without tools (or with tool_choice "none")';
+
+const tokenLimit = (name: string) =>
+  z
+    .number()
+    .int(`${name} must be an integer`)
+    .min(1, `${name} must be at least 1`)
+    .max(1_000_000, `${name} must be at most 1000000`)
+    .nullish();
+
 export const chatCompletionRequestSchema = z
   .object({
     model: z.string().max(200).optional().describe('Ignored: the service always uses its own model.'),
@@ -17,14 +29,75 @@ export const chatCompletionRequestSchema = z
       .array(chatMessageSchema)
       .min(1, 'messages must not be empty')
       .max(200, 'messages must hold at most 200 items')
-      .describe('The conversation; the last user message is the question.'),
+      .describe(
+        'The conversation; the last user message is the question. Content is a string or an array of text parts; `developer` is read as `system`.',
+      ),
     stream: z.boolean().nullish().describe('Stream the answer as server-sent events (recommended).'),
     stream_options: z
       .object({ include_usage: z.boolean().nullish() })
       .nullish()
       .describe('With include_usage, a last chunk carries the token usage.'),
+    max_tokens: tokenLimit('max_tokens').describe(
+      'Most tokens of the answer (content; progress is not counted), counted as usage counts them. A longer answer is cut, with finish_reason "length".',
+    ),
+    max_completion_tokens: tokenLimit('max_completion_tokens').describe(
+      'Same as max_tokens (the newer name); with both, the smaller applies.',
+    ),
+    n: z
+      .number()
+      .int('n must be an integer')
+      .nullish()
+      .refine((n) => n === null || n === undefined || n === 1, {
+        message: 'n must be 1: the research agent writes one answer per request (send several requests)',
+      })
+      .describe('Only 1: one answer per request.'),
+    tools: z
+      .array(z.unknown())
+      .max(128)
+      .nullish()
+      .describe('Refused unless empty: the agent uses its own tools.'),
+    tool_choice: z
+      .union([z.string().max(100), z.object({}).loose()])
+      .nullish()
+      .describe('Only "none" or "auto" (no client tools are called).'),
+    functions: z.array(z.unknown()).max(128).nullish().describe('Refused unless empty, as tools.'),
+    function_call: z
+      .union([z.string().max(100), z.object({}).loose()])
+      .nullish()
+      .describe('Only "none" or "auto", as tool_choice.'),
+  })
+  .superRefine((body, context) => {
+    const passive = (choice: unknown) =>
+      choice === null || choice === undefined || choice === 'none' || choice === 'auto';
+    if (!passive(body.tool_choice)) {
+      context.addIssue({ code: 'custom', path: ['tool_choice'], message: ownToolsMessage });
+    }
+    if (!passive(body.function_call)) {
+      context.addIssue({
+        code: 'custom',
+        path: ['function_call'],
+        message: ownToolsMessage,
+      });
+    }
+    if ((body.tools?.length ?? 0) > 0 && body.tool_choice !== 'none') {
+      context.addIssue({ code: 'custom', path: ['tools'], message: ownToolsMessage });
+    }
+    if ((body.functions?.length ?? 0) > 0 && body.function_call !== 'none') {
+      context.addIssue({ code: 'custom', path: ['functions'], message: ownToolsMessage });
+    }
   })
   .meta({ id: 'ChatCompletionRequest' });
+
+/** The answer limit a request sets (`max_tokens`, `max_completion_tokens`: the smaller), if any. */
+export function answerTokenLimit(body: {
+  max_tokens?: number | null | undefined;
+  max_completion_tokens?: number | null | undefined;
+}): number | undefined {
+  const limits = [body.max_tokens, body.max_completion_tokens].filter(
+    (limit): limit is number => typeof limit === 'number',
+  );
+  return limits.length > 0 ? Math.min(...limits) : undefined;
+}
 
 const usageSchema = z.object({
   prompt_tokens: z.number().int(),
@@ -46,7 +119,7 @@ export const chatCompletionSchema = z
           content: z.string(),
           reasoning_content: z.string().optional().describe('What the agent searched and read.'),
         }),
-        finish_reason: z.literal('stop'),
+        finish_reason: z.enum(['stop', 'length']),
         logprobs: z.null(),
       }),
     ),
@@ -76,7 +149,7 @@ export interface CompletionIdentity {
 export function chunkOf(
   identity: CompletionIdentity,
   delta: { role?: 'assistant'; content?: string; reasoning_content?: string },
-  finishReason: 'stop' | null = null,
+  finishReason: 'stop' | 'length' | null = null,
 ) {
   return {
     ...identity,
@@ -132,5 +205,39 @@ export class SseWriter {
     if (!this.raw.write(frame)) {
       await Promise.race([once(this.raw, 'drain'), once(this.raw, 'close')]);
     }
+  }
+}
+
+/**
+ * The client's answer limit (`max_tokens`): passes the answer through until it holds `maxTokens`
+ * tokens, counted as usage counts them (four characters a token, `estimateTokens`), and cuts the
+ * piece that crosses it. A cut never splits a UTF-16 surrogate pair, nor leaves half of a markdown
+ * link that starts in the piece being cut (the link is dropped whole).
+ */
+export class AnswerLimit {
+  private sentLength = 0;
+  /** True once the limit cut the answer (`finish_reason: "length"`). */
+  reached = false;
+
+  constructor(private readonly maxTokens: number | undefined) {}
+
+  /** The part of `text` that still fits. */
+  take(text: string): string {
+    if (this.maxTokens === undefined) return text;
+    if (this.reached) return '';
+    const room = this.maxTokens * 4 - this.sentLength;
+    if (text.length <= room) {
+      this.sentLength += text.length;
+      return text;
+    }
+    this.reached = true;
+    let end = Math.max(0, room);
+    const code = text.charCodeAt(end - 1);
+    if (end > 0 && code >= 0xd800 && code <= 0xdbff) end -= 1;
+    let kept = text.slice(0, end);
+    const openLink = /!?\[[^\]\n]*(?:\]\([^)\s]*)?$/.exec(kept);
+    if (openLink) kept = kept.slice(0, openLink.index);
+    this.sentLength += kept.length;
+    return kept;
   }
 }
