@@ -1,5 +1,6 @@
 import cliProgress from 'cli-progress';
 import type { IngestProgress } from '../ingest/ingest-pipeline.js';
+import type { PdfFileReport } from './commands/ingest-pdfs.js';
 import { output } from './output.js';
 
 /** Shows ingest progress: a live bar on a terminal, a plain line every few seconds otherwise. */
@@ -89,4 +90,18 @@ function logLines(intervalMs: number): ProgressDisplay {
     },
     stop() {},
   };
+}
+
+/** One PDF of a folder, done: `[3/18] papers/x.pdf: added, 10 pages, 21 chunks, 4.2 s (note)`. */
+export function pdfProgressLine(file: PdfFileReport, position: number, total: number): string {
+  const seconds = `${(file.ms / 1000).toFixed(1)} s`;
+  if (file.status === 'failed')
+    return `[${position}/${total}] ${file.file}: failed, ${seconds}: ${file.note ?? ''}`;
+  const details = [
+    file.status,
+    file.pages === undefined ? undefined : `${file.pages} page${file.pages === 1 ? '' : 's'}`,
+    file.chunks === undefined ? undefined : `${file.chunks} chunk${file.chunks === 1 ? '' : 's'}`,
+    seconds,
+  ].filter((detail) => detail !== undefined);
+  return `[${position}/${total}] ${file.file}: ${details.join(', ')}${file.note ? ` (${file.note})` : ''}`;
 }

@@ -3,6 +3,7 @@ import { ConfigError } from '../config/load-config.js';
 import { AppError } from '../domain/errors.js';
 import { packageVersion } from '../platform/version.js';
 import { CliError } from './cli-error.js';
+import { registerBackup } from './commands/backup.js';
 import { registerConfig } from './commands/config.js';
 import { registerIngest } from './commands/ingest.js';
 import { registerKeys } from './commands/keys.js';
@@ -27,6 +28,7 @@ export function createProgram(): Command {
   registerConfig(program);
   registerMcp(program);
   registerWorker(program);
+  registerBackup(program);
   return program;
 }
 

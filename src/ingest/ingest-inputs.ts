@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { open, readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
@@ -99,4 +99,36 @@ export function decompressed(input: IngestInput): OpenedInput {
 /** A display name for reports: the file name, or "stdin". */
 export function displayName(input: IngestInput): string {
   return input.name === '-' ? 'stdin' : basename(input.name);
+}
+
+/**
+ * Splits inputs into PDFs and record dumps, so one folder can hold both (`alexandria ingest`
+ * files the PDFs in a project and streams the records into the index). A PDF is recognised by
+ * `%PDF-` within its first KiB (as PDF readers allow), whatever its name; a file named `.pdf`
+ * without it counts as a PDF too, so it is reported as a bad PDF rather than as an unknown dump.
+ * Standard input is always a dump.
+ */
+export async function separatePdfs(
+  inputs: readonly IngestInput[],
+): Promise<{ pdfs: IngestInput[]; records: IngestInput[] }> {
+  const pdfs: IngestInput[] = [];
+  const records: IngestInput[] = [];
+  for (const input of inputs) {
+    const pdf = input.name !== '-' && (/\.pdf$/i.test(input.name) || (await startsLikePdf(input.name)));
+    (pdf ? pdfs : records).push(input);
+  }
+  return { pdfs, records };
+}
+
+/** True when the file holds `%PDF-` within its first KiB. */
+export async function startsLikePdf(path: string): Promise<boolean> {
+  const handle = await open(path, 'r').catch(() => undefined);
+  if (!handle) return false;
+  try {
+    const head = Buffer.alloc(1024);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    return head.subarray(0, bytesRead).includes('%PDF-');
+  } finally {
+    await handle.close();
+  }
 }

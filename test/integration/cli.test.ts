@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
-import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tsxLoaderUrl } from '../../src/platform/worker-file.js';
 import { sharedData } from '../helpers/test-app.js';
@@ -103,17 +104,14 @@ describe('alexandria CLI errors (issue 13)', () => {
     expectOneLineError(result, /argument 'endnote' is invalid\. Allowed choices are .*openalex.*bibtex/);
   });
 
-  it('ingest of a PDF is an error that points to add_to_project (it exited 0 with "skipped")', async () => {
-    await copyFile(join(sharedData, 'pdfs', 'immunology_editorial_imm13445.pdf'), join(dataDir, 'paper.pdf'));
-    const result = await cli(['ingest', 'paper.pdf']);
+  // Issue 16: PDFs are now filed in a project (test/integration/cli-ingest-pdfs.test.ts); a
+  // compressed one is still not read, and says what to do.
+  it('ingest of a gzip-compressed PDF says to decompress it', async () => {
+    const pdf = await readFile(join(sharedData, 'pdfs', 'immunology_editorial_imm13445.pdf'));
+    await writeFile(join(dataDir, 'paper.pdf.gz'), gzipSync(pdf));
+    const result = await cli(['ingest', 'paper.pdf.gz']);
     expect(result.code).toBe(1);
-    expectOneLineError(
-      result,
-      /paper\.pdf: ingest reads metadata dumps \(openalex, .*\), not PDFs; .*add_to_project/,
-    );
-    // The same PDF under another name is recognised by its content.
-    await copyFile(join(dataDir, 'paper.pdf'), join(dataDir, 'download.bin'));
-    expectOneLineError(await cli(['ingest', 'download.bin']), /download\.bin: .*not PDFs/);
+    expectOneLineError(result, /paper\.pdf\.gz: a compressed PDF is not read; decompress it \(gunzip\)/);
   });
 
   it('ingest of a file in no known format is an error naming the accepted formats', async () => {

@@ -1,13 +1,15 @@
-import { open } from 'node:fs/promises';
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import type { Config } from '../../config/load-config.js';
+import { defaultProjectId } from '../../domain/project.js';
 import { ingestFormats } from '../../ingest/formats/index.js';
-import { type IngestInput, resolveInputs } from '../../ingest/ingest-inputs.js';
+import { type IngestInput, resolveInputs, separatePdfs } from '../../ingest/ingest-inputs.js';
 import { type FileReport, type IngestReport, ingest } from '../../ingest/ingest-pipeline.js';
 import { openPaperIndex } from '../../main.js';
 import { CliError } from '../cli-error.js';
-import { cliConfig } from '../context.js';
-import { createProgressDisplay } from '../ingest-progress.js';
+import { cliConfig, cliContainer } from '../context.js';
+import { createProgressDisplay, pdfProgressLine } from '../ingest-progress.js';
 import { output } from '../output.js';
+import { ingestPdfs, type PdfIngestReport } from './ingest-pdfs.js';
 
 interface IngestOptions {
   format?: string;
@@ -15,51 +17,68 @@ interface IngestOptions {
   json?: boolean;
   progress: boolean;
   optimize?: boolean;
+  project?: string;
+  tenant: string;
+  embed: boolean;
 }
 
 /**
- * `alexandria ingest <file|folder|->`: streams records into the local index (ALEXANDRIA_DATA_DIR /
- * ALEXANDRIA_INDEX_PATH). Safe while the server runs: the index is a WAL database and each batch is
- * one transaction, so an interrupted run can simply be run again.
+ * `alexandria ingest <file|folder|->`: record dumps stream into the local index (ALEXANDRIA_DATA_DIR
+ * / ALEXANDRIA_INDEX_PATH); PDFs (recognised by their bytes) are filed in a tenant's project the way
+ * add_to_project files an upload (docs/decisions/0027-folder-ingest-packaging-backup.md). One folder
+ * may hold both. Safe while the server runs: the stores are WAL databases, each batch or PDF is
+ * one transaction, and everything is idempotent, so an interrupted run can simply be run again.
  */
 export function registerIngest(program: Command): void {
   program
     .command('ingest')
-    .description('Add papers and patents from dumps (.gz read as is) to the local search index')
+    .description(
+      'Add record dumps (.gz read as is) to the local search index, and PDFs to a project (folders recursively)',
+    )
     .argument('<input>', 'a file, a folder (every file below it), or - for standard input')
     .addOption(
-      new Option('-f, --format <format>', 'input format, detected per file when absent').choices(
+      new Option('-f, --format <format>', 'record format, detected per file when absent').choices(
         ingestFormats.map((format) => format.name),
       ),
     )
+    .option(
+      '-p, --project <name>',
+      `project the PDFs are filed in, created when missing (default: the default project "${defaultProjectId}")`,
+    )
+    .option(
+      '-t, --tenant <tenant>',
+      'tenant whose project gets the PDFs (keys of this tenant see them)',
+      'default',
+    )
+    .option('--no-embed', "don't embed PDFs' passages now (their first question does it)")
     .option('--batch-size <records>', 'records per transaction', positiveCount, 500)
     .option('--no-progress', 'no progress bar or progress lines')
     .option('--optimize', 'compact the full-text index afterwards (faster queries after a large load)')
     .option('--json', 'print the summary as JSON')
     .action(async (target: string, options: IngestOptions) => {
       const config = cliConfig();
-      const inputs = await inputsOf(target);
-      const index = await openPaperIndex(config);
-      const display = options.progress
-        ? createProgressDisplay({ tty: Boolean(process.stderr.isTTY) })
-        : undefined;
+      const { pdfs, records } = await separatePdfs(await inputsOf(target));
       const controller = new AbortController();
       const interrupt = () => controller.abort(new Error('interrupted'));
       process.once('SIGINT', interrupt);
       process.once('SIGTERM', interrupt);
       try {
-        const report = await ingest(index, inputs, {
-          ...(options.format ? { format: options.format } : {}),
-          batchSize: options.batchSize,
-          signal: controller.signal,
-          ...(display ? { onProgress: (progress) => display.update(progress) } : {}),
-        });
-        display?.stop();
-        if (options.optimize) await index.optimize();
-        if (options.json) output.json(report);
-        else if (report.read > 0) printSummary(report);
-        if (report.read === 0) throw await nothingIngested(target, report);
-        const stopped = report.files.filter((file) => file.error?.startsWith('reading stopped'));
+        const recordReport =
+          records.length > 0
+            ? await ingestRecords(config, records, options, controller.signal, pdfs.length > 0)
+            : undefined;
+        const pdfReport =
+          pdfs.length > 0 ? await filePdfs(config, pdfs, options, controller.signal) : undefined;
+        if (options.json) {
+          output.json(pdfReport ? { records: recordReport ?? null, pdfs: pdfReport } : recordReport);
+        } else {
+          if (recordReport && (recordReport.read > 0 || !pdfReport)) printSummary(recordReport);
+          if (pdfReport) printPdfSummary(pdfReport);
+        }
+        if (recordReport && recordReport.read === 0 && !pdfReport) {
+          throw nothingIngested(target, recordReport);
+        }
+        const stopped = recordReport?.files.filter((file) => file.error?.startsWith('reading stopped')) ?? [];
         if (stopped.length > 0) {
           // The records read before the failure are stored; the summary above says where it stopped.
           output.error(
@@ -67,12 +86,21 @@ export function registerIngest(program: Command): void {
           );
           process.exitCode = 1;
         }
-      } catch (error) {
-        display?.stop();
-        if (controller.signal.aborted) {
+        const failed = pdfReport?.files.filter((file) => file.status === 'failed') ?? [];
+        if (failed.length > 0) {
           output.error(
-            'Interrupted: every finished batch is stored; run the same command again to complete.',
+            `error: ${failed.length} of ${pdfReport?.files.length} PDFs could not be filed (${failed
+              .slice(0, 3)
+              .map((file) => file.file)
+              .join(
+                ', ',
+              )}${failed.length > 3 ? ', …' : ''}); the others are stored. Fix or remove them and run the same command again.`,
           );
+          process.exitCode = 1;
+        }
+      } catch (error) {
+        if (controller.signal.aborted) {
+          output.error('Interrupted: everything finished is stored; run the same command again to complete.');
           process.exitCode = 130;
           return;
         }
@@ -80,9 +108,72 @@ export function registerIngest(program: Command): void {
       } finally {
         process.off('SIGINT', interrupt);
         process.off('SIGTERM', interrupt);
-        await index.close();
       }
     });
+}
+
+/** Streams the record dumps into the local index, with a progress bar or lines. */
+async function ingestRecords(
+  config: Config,
+  inputs: IngestInput[],
+  options: IngestOptions,
+  signal: AbortSignal,
+  withPdfs: boolean,
+): Promise<IngestReport> {
+  const index = await openPaperIndex(config);
+  const display = options.progress
+    ? createProgressDisplay({ tty: Boolean(process.stderr.isTTY) })
+    : undefined;
+  try {
+    const report = await ingest(index, inputs, {
+      ...(options.format ? { format: options.format } : {}),
+      batchSize: options.batchSize,
+      signal,
+      ...(display ? { onProgress: (progress) => display.update(progress) } : {}),
+    });
+    display?.stop();
+    if (options.optimize) await index.optimize();
+    // Beside PDFs, a file in no record format (a README, notes) is listed as skipped, not an error.
+    if (withPdfs && report.read === 0 && !options.json) {
+      for (const file of report.files) output.error(`skipped ${file.file}: ${file.error ?? 'no records'}`);
+    }
+    return report;
+  } finally {
+    display?.stop();
+    await index.close();
+  }
+}
+
+/** Files the PDFs in the project (see ingest-pdfs.ts), a progress line per PDF on stderr. */
+async function filePdfs(
+  config: Config,
+  pdfs: IngestInput[],
+  options: IngestOptions,
+  signal: AbortSignal,
+): Promise<PdfIngestReport> {
+  // The command queues the embedding itself (and waits for it), rather than the add doing it.
+  const embed = options.embed && config.documents.embedOnAdd;
+  config.documents.embedOnAdd = false;
+  const container = await cliContainer(config);
+  try {
+    const project = options.project ?? defaultProjectId;
+    if (options.progress) {
+      output.error(
+        `Filing ${pdfs.length} PDF${pdfs.length === 1 ? '' : 's'} in project "${project}" of tenant "${options.tenant}"…`,
+      );
+    }
+    return await ingestPdfs(container, pdfs, {
+      tenant: options.tenant,
+      ...(options.project === undefined ? {} : { project: options.project }),
+      embed,
+      signal,
+      ...(options.progress
+        ? { onFile: (file, position, total) => output.error(pdfProgressLine(file, position, total)) }
+        : {}),
+    });
+  } finally {
+    await container.close();
+  }
 }
 
 function positiveCount(text: string): number {
@@ -114,16 +205,16 @@ async function inputsOf(target: string): Promise<IngestInput[]> {
 }
 
 /**
- * Why a run read no record at all, as one line: a PDF (which ingest does not read), a file in no
- * known format, a file that stopped being readable, or inputs in a known format with no record.
+ * Why a run read no record at all, as one line: a compressed PDF (PDFs are read as they are), a
+ * file in no known format, a file that stopped being readable, or inputs in a known format with
+ * no record.
  */
-async function nothingIngested(target: string, report: IngestReport): Promise<CliError> {
+function nothingIngested(target: string, report: IngestReport): CliError {
   const skipped = report.files.filter((file) => file.error !== undefined);
-  const pdfs: FileReport[] = [];
-  for (const file of skipped) if (await isPdf(file.file)) pdfs.push(file);
-  if (pdfs.length > 0) {
+  const gzippedPdfs = skipped.filter((file) => /\.pdf\.gz$/i.test(file.file));
+  if (gzippedPdfs.length > 0) {
     return new CliError(
-      `${names(pdfs)}: ingest reads metadata dumps (${formatNames}), not PDFs; add a PDF to a project with add_to_project (POST /api/add_to_project, the web UI or the MCP tool).`,
+      `${names(gzippedPdfs)}: a compressed PDF is not read; decompress it (gunzip) and run ingest on the PDF.`,
     );
   }
   const unknown = skipped.filter(
@@ -149,21 +240,6 @@ function names(files: FileReport[]): string {
   return files.length > 3 ? `${shown.join(', ')} and ${files.length - 3} more` : shown.join(', ');
 }
 
-/** By extension, or by the `%PDF-` magic within the first KiB (PDFs named otherwise). */
-async function isPdf(path: string): Promise<boolean> {
-  if (/\.pdf(\.gz)?$/i.test(path)) return true;
-  if (path === '-') return false;
-  const handle = await open(path, 'r').catch(() => undefined);
-  if (!handle) return false;
-  try {
-    const head = Buffer.alloc(1024);
-    const { bytesRead } = await handle.read(head, 0, head.length, 0);
-    return head.subarray(0, bytesRead).includes('%PDF-');
-  } finally {
-    await handle.close();
-  }
-}
-
 function printSummary(report: IngestReport): void {
   const seconds = report.elapsedMs / 1000;
   output.line(
@@ -183,5 +259,22 @@ function printSummary(report: IngestReport): void {
     for (const example of report.examples.slice(0, 10)) {
       output.line(`  ${example.file} ${example.location}: ${example.reason}`);
     }
+  }
+}
+
+function printPdfSummary(report: PdfIngestReport): void {
+  const seconds = (report.elapsedMs / 1000).toFixed(1);
+  const project = `project "${report.project.name}"${report.project.id && report.project.id !== report.project.name ? ` (${report.project.id})` : ''}`;
+  output.line(
+    `Filed ${report.files.length} PDF${report.files.length === 1 ? '' : 's'} in ${seconds} s in ${project} of tenant "${report.tenant}": ` +
+      `${report.added} added, ${report.unchanged} unchanged, ${report.failed} failed.`,
+  );
+  for (const file of report.files.filter((each) => each.status === 'failed' || each.note)) {
+    output.line(`  ${file.file}: ${file.status === 'failed' ? 'failed: ' : ''}${file.note ?? ''}`);
+  }
+  if (report.project.id && report.added + report.unchanged > 0) {
+    output.line(
+      `Read them with GET /api/projects/${report.project.id} (a key of tenant "${report.tenant}"), the web page or the MCP tools.`,
+    );
   }
 }
