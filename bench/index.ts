@@ -6,6 +6,7 @@ import { httpBench } from './http.bench.js';
 import { ingestFormatsBench } from './ingest-formats.bench.js';
 import type { BenchReport } from './lib/report.js';
 import { pdfBench } from './pdf.bench.js';
+import { postgresIndexBench } from './postgres-index.bench.js';
 import { searchBench } from './search.bench.js';
 import { soakBench } from './soak.bench.js';
 
@@ -25,6 +26,7 @@ export const benchmarks: Benchmark[] = [
   { name: 'pdf', run: (options) => pdfBench(options) },
   { name: 'ingest-formats', run: ({ quick }) => ingestFormatsBench({ quick }) },
   { name: 'search', run: (options) => searchBench(options) },
+  { name: 'postgres-index', run: (options) => postgresIndexBench(options) },
   { name: 'agent', run: (options) => agentBench(options) },
   {
     name: 'soak',

@@ -25,17 +25,17 @@ import { type BenchReport, type BenchRow, percentile, ratioLine } from './lib/re
 
 type Kind = 'titles' | 'keywords' | 'claims';
 
-interface Workload {
+export interface Workload {
   kind: Kind;
   requests: Array<Pick<SearchRequest, 'keywords' | 'query'>>;
 }
 
-interface Setting {
+export interface Setting {
   name: string;
   request: Pick<SearchRequest, 'sort' | 'startYear' | 'endYear'>;
 }
 
-const settings: Setting[] = [
+export const settings: Setting[] = [
   { name: 'relevance', request: { sort: 'relevance' } },
   { name: 'relevance, years 2016–2018', request: { sort: 'relevance', startYear: 2016, endYear: 2018 } },
   { name: 'cited_by_count', request: { sort: 'cited_by_count' } },
@@ -59,7 +59,7 @@ function rawSql(table: string, sort: Setting['request']['sort']): string {
  * Realistic queries: titles of real papers (known-item search, `query`), two or three consecutive
  * content words of a real title (`keywords`, what agents send), and SciFact claims (`query`).
  */
-function workloads(base: Paper[], count: number): Workload[] {
+export function workloads(base: Paper[], count: number): Workload[] {
   const random = seededRandom(7);
   const pick = () => base[Math.floor(random() * base.length)] as Paper;
   // Titles of peer-reviewed records only: the searches keep peer_reviewed_only at its default (true).

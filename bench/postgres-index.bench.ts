@@ -1,0 +1,229 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { MemoryCache } from '../src/adapters/memory/memory-cache.js';
+import {
+  createPostgresPaperIndex,
+  type PostgresPaperIndex,
+} from '../src/adapters/postgres/postgres-paper-index.js';
+import { createSqlitePaperIndex } from '../src/adapters/sqlite/sqlite-paper-index.js';
+import { loadConfig } from '../src/config/load-config.js';
+import type { Paper } from '../src/domain/paper.js';
+import type { SearchRequest } from '../src/domain/search.js';
+import { resolveInputs } from '../src/ingest/ingest-inputs.js';
+import { ingest } from '../src/ingest/ingest-pipeline.js';
+import type { PaperIndex } from '../src/ports/paper-index.js';
+import { SearchService } from '../src/services/search-service.js';
+import { baseInputs, largeCorpus, loadBaseRecords, perturb, seededRandom } from './lib/large-corpus.js';
+import { type BenchReport, type BenchRow, percentile } from './lib/report.js';
+import { settings, workloads } from './search.bench.js';
+
+/**
+ * The PostgreSQL paper index beside the SQLite one (issue: scale out): the same ≥ 1M-record corpus
+ * (same generator, same records), the same queries through the same search service, p50/p95 per
+ * query kind and setting; ingest records/s through the ingest pipeline on the real corpora for
+ * both adapters; bytes on disk against the raw text. The PostgreSQL corpus is built once into the
+ * database `alexandria_bench` (BENCH_DATABASE_URL to use another) and reused.
+ */
+const benchUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/alexandria_bench';
+
+async function ensureDatabase(url: string): Promise<void> {
+  const target = new URL(url);
+  const name = target.pathname.slice(1);
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const found = await client.query('select 1 from pg_database where datname = $1', [name]);
+    if (found.rowCount === 0) await client.query(`create database ${name.replace(/[^a-z0-9_]/g, '')}`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Builds (once) the corpus of `records` records into schema `schema`; returns the upsert rate of the build. */
+async function postgresCorpus(
+  schema: string,
+  records: number,
+  log: (line: string) => void,
+): Promise<{ index: PostgresPaperIndex; buildRate: number | null }> {
+  const index = await createPostgresPaperIndex(benchUrl, { schema });
+  const counts = await index.count();
+  if (counts.papers + counts.patents >= records) return { index, buildRate: null };
+  if (counts.papers + counts.patents > 0) {
+    await index.close();
+    const client = new pg.Client({ connectionString: benchUrl });
+    await client.connect();
+    await client.query(`drop schema ${schema} cascade`);
+    await client.end();
+    return postgresCorpus(schema, records, log);
+  }
+  // The same records, in the same order, as the SQLite large corpus (bench/lib/large-corpus.ts).
+  const base = await loadBaseRecords();
+  const random = seededRandom(20261125);
+  const started = performance.now();
+  let serial = 0;
+  let batch: Paper[] = [];
+  while (serial < records) {
+    const replica = Math.floor(serial / base.length);
+    const paper = base[serial % base.length] as Paper;
+    const other = base[Math.floor(random() * base.length)] as Paper;
+    batch.push(perturb(paper, replica, other, random, serial));
+    serial += 1;
+    if (batch.length === 2000 || serial === records) {
+      await index.upsert(batch);
+      batch = [];
+      if (serial % 100_000 === 0)
+        log(`postgres corpus: ${serial} records in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    }
+  }
+  const seconds = (performance.now() - started) / 1000;
+  await index.optimize();
+  return { index, buildRate: records / seconds };
+}
+
+async function tableBytes(schema: string): Promise<{ total: number; parts: string }> {
+  const client = new pg.Client({ connectionString: benchUrl });
+  await client.connect();
+  try {
+    const found = await client.query<{ name: string; bytes: string }>(
+      `select c.relname as name, pg_total_relation_size(c.oid) as bytes from pg_class c
+       join pg_namespace n on n.oid = c.relnamespace where n.nspname = $1 and c.relkind = 'r'`,
+      [schema],
+    );
+    const index = await client.query<{ bytes: string }>(
+      "select pg_relation_size(($1 || '.paper_records_terms')::regclass) as bytes",
+      [schema],
+    );
+    const total = found.rows.reduce((sum, row) => sum + Number(row.bytes), 0);
+    const parts = found.rows
+      .map((row) => `${row.name} ${(Number(row.bytes) / 2 ** 20).toFixed(0)} MiB`)
+      .concat(`(of which GIN ${(Number(index.rows[0]?.bytes ?? 0) / 2 ** 20).toFixed(0)} MiB)`)
+      .join(', ');
+    return { total, parts };
+  } finally {
+    await client.end();
+  }
+}
+
+/** Records/s of the ingest pipeline (batches of 500) over the real corpora into `index`. */
+async function ingestRate(index: PaperIndex): Promise<{ records: number; rate: number }> {
+  const inputs = (
+    await Promise.all(baseInputs.map(async (input) => resolveInputs(input.path, process.stdin)))
+  ).flat();
+  const report = await ingest(index, inputs, { batchSize: 500 });
+  return { records: report.read, rate: report.read / (report.elapsedMs / 1000) };
+}
+
+function quantiles(samples: number[]) {
+  const sorted = Float64Array.from(samples).sort();
+  return { p50: percentile(sorted, 0.5), p95: percentile(sorted, 0.95) };
+}
+
+export async function postgresIndexBench(options: { quick: boolean }): Promise<BenchReport> {
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const records = options.quick ? 100_000 : 1_000_100;
+  await ensureDatabase(benchUrl);
+  const rows: BenchRow[] = [];
+  const summary: string[] = [];
+
+  // Ingest: the real corpora through the pipeline into a fresh index of each kind.
+  const scratch = `ingest_${process.pid}`;
+  const pgFresh = await createPostgresPaperIndex(benchUrl, { schema: scratch });
+  const pgIngest = await ingestRate(pgFresh);
+  await pgFresh.close();
+  const folder = await mkdtemp(join(tmpdir(), 'alexandria-pg-bench-'));
+  const sqliteFresh = await createSqlitePaperIndex(join(folder, 'ingest.db'), { mmapBytes: 0 });
+  const sqliteIngest = await ingestRate(sqliteFresh);
+  await sqliteFresh.close();
+  await rm(folder, { recursive: true, force: true });
+  const dropper = new pg.Client({ connectionString: benchUrl });
+  await dropper.connect();
+  await dropper.query(`drop schema if exists ${scratch} cascade`);
+  await dropper.end();
+  rows.push({
+    subject: 'ingest pipeline, real corpora: PostgreSQL',
+    metrics: { records: pgIngest.records, 'records/s': pgIngest.rate },
+  });
+  rows.push({
+    subject: 'ingest pipeline, real corpora: SQLite',
+    metrics: { records: sqliteIngest.records, 'records/s': sqliteIngest.rate },
+  });
+  summary.push(
+    `ingest into PostgreSQL: ${pgIngest.rate.toFixed(0)} records/s (goal ≥ 3000: ${pgIngest.rate >= 3000 ? 'met' : 'NOT met'}); SQLite in the same run ${sqliteIngest.rate.toFixed(0)} records/s (${(pgIngest.rate / sqliteIngest.rate).toFixed(2)}×)`,
+  );
+
+  // The large corpus in both adapters.
+  const corpus = await largeCorpus({ records, log });
+  const schema = `corpus_${records}`;
+  const { index: postgres, buildRate } = await postgresCorpus(schema, records, log);
+  const threads = loadConfig().search.threads;
+  const sqlite = await createSqlitePaperIndex(corpus.path, { searchThreads: threads });
+  const services = {
+    PostgreSQL: new SearchService(postgres, new MemoryCache(), { cacheTtlSeconds: 0 }),
+    SQLite: new SearchService(sqlite, new MemoryCache(), { cacheTtlSeconds: 0 }),
+  };
+  const base = await loadBaseRecords();
+  const perKind = options.quick ? 20 : 100;
+  const all: Record<string, number[]> = { PostgreSQL: [], SQLite: [] };
+  let worstP95 = 0;
+  for (const workload of workloads(base, perKind)) {
+    for (const setting of settings) {
+      const times: Record<string, number[]> = { PostgreSQL: [], SQLite: [] };
+      const request = (input: Pick<SearchRequest, 'keywords' | 'query'>): SearchRequest => ({
+        ...input,
+        ...setting.request,
+        peerReviewedOnly: true,
+        offset: 0,
+        limit: 10,
+      });
+      for (const service of Object.values(services))
+        for (const input of workload.requests.slice(0, 5)) await service.searchPapers(request(input));
+      for (const input of workload.requests) {
+        // Alternate the adapters query by query, so that machine noise falls on both alike.
+        for (const [name, service] of Object.entries(services)) {
+          const started = performance.now();
+          await service.searchPapers(request(input));
+          times[name]?.push(performance.now() - started);
+        }
+      }
+      const p = quantiles(times.PostgreSQL ?? []);
+      const s = quantiles(times.SQLite ?? []);
+      all.PostgreSQL?.push(...(times.PostgreSQL ?? []));
+      all.SQLite?.push(...(times.SQLite ?? []));
+      worstP95 = Math.max(worstP95, p.p95);
+      rows.push({
+        subject: `${workload.kind}: ${setting.name}`,
+        metrics: {
+          'PostgreSQL p50 ms': p.p50,
+          'PostgreSQL p95 ms': p.p95,
+          'SQLite p50 ms': s.p50,
+          'SQLite p95 ms': s.p95,
+          'p95 ratio PG/SQLite': p.p95 / s.p95,
+        },
+      });
+    }
+  }
+  const overall = quantiles(all.PostgreSQL ?? []);
+  const sqliteOverall = quantiles(all.SQLite ?? []);
+  summary.push(
+    `${records.toLocaleString('en-US')} records; PostgreSQL top-10 over all rows: p50 ${overall.p50.toFixed(1)} ms, p95 ${overall.p95.toFixed(1)} ms (goal p95 ≤ 100 ms: ${overall.p95 <= 100 ? 'met' : 'NOT met'}); worst row p95 ${worstP95.toFixed(1)} ms; SQLite in the same run p50 ${sqliteOverall.p50.toFixed(1)} ms, p95 ${sqliteOverall.p95.toFixed(1)} ms`,
+  );
+  const bytes = await tableBytes(schema);
+  summary.push(
+    `PostgreSQL size ${(bytes.total / 2 ** 20).toFixed(0)} MiB = ${(bytes.total / corpus.rawTextBytes).toFixed(2)}× the raw text (${(corpus.rawTextBytes / 2 ** 20).toFixed(0)} MiB; goal ≤ 2×: ${bytes.total <= 2 * corpus.rawTextBytes ? 'met' : 'NOT met'}); ${(((bytes.total / records) * 1e6) / 2 ** 30).toFixed(2)} GiB per million records; ${bytes.parts}`,
+  );
+  if (buildRate !== null)
+    summary.push(
+      `PostgreSQL corpus built at ${buildRate.toFixed(0)} records/s through upsert (batches of 2000)`,
+    );
+  await postgres.close();
+  await sqlite.close();
+  return {
+    name: 'PostgreSQL paper index beside SQLite: ingest, top-10 latency at ≥ 1M records, size',
+    rows,
+    summary,
+  };
+}
