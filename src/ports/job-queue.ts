@@ -17,6 +17,12 @@
  * processes); both pass `test/contract/job-queue.contract.ts`.
  */
 export interface JobQueue {
+  /**
+   * True when the queue is shared with other processes (Redis): a job may run in another replica
+   * or worker and outlives this process, so what it reads must be in shared storage. False for the
+   * in-process queue, whose jobs run here.
+   */
+  readonly shared: boolean;
   /** Adds a job unless one with the same `type` and `options.id` is waiting or running. */
   enqueue(type: string, payload: JobPayload, options: EnqueueOptions): Promise<EnqueuedJob>;
   /**
@@ -26,6 +32,13 @@ export interface JobQueue {
   process<P extends JobPayload>(type: string, handler: JobHandler<P>, options?: ProcessOptions): void;
   /** The latest job of `type` with de-duplication id `id`, or null when none is known (any more). */
   get(type: string, id: string): Promise<JobInfo | null>;
+  /**
+   * Waits until the latest job of `type` with id `id` is done for good (completed, or failed its
+   * last attempt) and returns its info; at once when it already is, null when no such job is known.
+   * Retries and take-overs from a dead worker are waited through. Rejects with the signal's reason
+   * when `options.signal` aborts (the job itself goes on).
+   */
+  wait(type: string, id: string, options?: WaitOptions): Promise<JobInfo | null>;
   /**
    * Stops taking jobs. Running jobs get the adapter's grace period to finish; past it their signal
    * aborts and a durable adapter puts them back in the queue for another worker.
@@ -48,6 +61,11 @@ export interface EnqueuedJob {
   id: string;
   /** False when a job with this id was already waiting or running (nothing was added). */
   created: boolean;
+}
+
+export interface WaitOptions {
+  /** Stops waiting (not the job). */
+  signal?: AbortSignal | undefined;
 }
 
 export interface ProcessOptions {

@@ -103,6 +103,54 @@ export function runJobQueueContract(name: string, create: (settings: JobQueueSet
       expect(await jobs.get('risky', 'broken')).toMatchObject({ starts: 3, error: 'broken went wrong' });
     });
 
+    it('waits until a job is done for good: completed, or failed after its retries; at once when done', async () => {
+      const jobs = await queue();
+      expect(await jobs.wait('parse', 'never-queued')).toBeNull();
+      let release: () => void = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      jobs.process('parse', async (payload, context) => {
+        if (payload.kind === 'broken') throw new Error(`broken on attempt ${context.attempt}`);
+        await held;
+      });
+      await jobs.enqueue('parse', { kind: 'fine' }, { id: 'fine', lane: 't' });
+      await jobs.enqueue('parse', { kind: 'broken' }, { id: 'broken', lane: 't' });
+      // Two callers (two replicas) wait for the same job.
+      const waiting = [jobs.wait('parse', 'fine'), jobs.wait('parse', 'fine')];
+      const failing = jobs.wait('parse', 'broken');
+      const settledEarly = await Promise.race([
+        Promise.all(waiting).then(() => 'settled'),
+        new Promise((resolve) => setTimeout(() => resolve('still waiting'), 300)),
+      ]);
+      expect(settledEarly).toBe('still waiting');
+      release();
+      for (const info of await Promise.all(waiting)) {
+        expect(info).toMatchObject({ id: 'fine', state: 'completed', payload: { kind: 'fine' }, starts: 1 });
+      }
+      // Retries are waited through: the wait ends with the last attempt's failure.
+      expect(await failing).toMatchObject({ state: 'failed', starts: 3, error: 'broken on attempt 3' });
+      expect(await jobs.wait('parse', 'fine')).toMatchObject({ state: 'completed' });
+    });
+
+    it('stops waiting when the waiter’s signal aborts; the job goes on', async () => {
+      const jobs = await queue();
+      let release: () => void = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      jobs.process('parse', async () => held);
+      await jobs.enqueue('parse', {}, { id: 'doc', lane: 't' });
+      const controller = new AbortController();
+      const waiting = jobs.wait('parse', 'doc', { signal: controller.signal });
+      controller.abort(new Error('client went away'));
+      await expect(waiting).rejects.toThrow('client went away');
+      const aborted = AbortSignal.abort(new Error('already gone'));
+      await expect(jobs.wait('parse', 'doc', { signal: aborted })).rejects.toThrow('already gone');
+      release();
+      expect(await jobs.wait('parse', 'doc')).toMatchObject({ state: 'completed', starts: 1 });
+    });
+
     it('runs up to `concurrency` jobs at once', async () => {
       const jobs = await queue();
       let active = 0;

@@ -91,9 +91,27 @@ describe('embed-passages jobs with real processes on Redis', () => {
     const jobs = new BullMqJobQueue({ url: testRedisUrl, prefix });
     const job = () => jobs.get('embed-passages', sha256);
     try {
+      // The PDF's parse is a job too (test/integration/parse-jobs.test.ts): a replica that runs jobs
+      // and embeds nothing parses it first, so the API-only replica below finds it parsed.
+      const warmUp = cli(dataDir, ['serve'], { ALEXANDRIA_EMBED_ON_ADD: 'false' });
+      const warm = await serverListening(warmUp);
+      const parseForm = new FormData();
+      parseForm.append('file', new Blob([new Uint8Array(pdf)], { type: 'application/pdf' }), 'paper.pdf');
+      const parsed = await fetch(`${warm.url}/api/add_to_project?project_name=Parsed`, {
+        method: 'POST',
+        headers: { 'x-alexandria-api-key': warm.adminKey ?? '' },
+        body: parseForm,
+      });
+      expect(parsed.status, await parsed.clone().text()).toBe(200);
+      const warmedUp = once(warmUp, 'exit');
+      warmUp.kill('SIGTERM');
+      await warmedUp;
+      expect(await job()).toBeNull();
+
       // An API-only replica: it files the PDF and queues the embedding, and runs nothing.
       const server = cli(dataDir, ['serve'], { ALEXANDRIA_RUN_JOBS: 'false' });
-      const { url, adminKey } = await serverListening(server);
+      const { url } = await serverListening(server);
+      const adminKey = warm.adminKey; // printed at the first start in this data dir only
       const form = new FormData();
       form.append('file', new Blob([new Uint8Array(pdf)], { type: 'application/pdf' }), 'paper.pdf');
       const added = await fetch(`${url}/api/add_to_project?project_name=Reading`, {

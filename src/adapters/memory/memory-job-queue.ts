@@ -7,6 +7,7 @@ import type {
   JobQueue,
   JobState,
   ProcessOptions,
+  WaitOptions,
 } from '../../ports/job-queue.js';
 
 export interface MemoryJobQueueOptions {
@@ -27,6 +28,8 @@ interface JobRecord {
   state: JobState;
   starts: number;
   error?: string;
+  /** Told once the job is done for good (completed or failed). */
+  waiters: Array<() => void>;
 }
 
 interface TypeState {
@@ -48,6 +51,7 @@ interface TypeState {
  * the work they do must also happen on demand (a question embeds its document if no job did).
  */
 export class MemoryJobQueue implements JobQueue {
+  readonly shared = false;
   private readonly types = new Map<string, TypeState>();
   private readonly controllers = new Set<AbortController>();
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -65,10 +69,11 @@ export class MemoryJobQueue implements JobQueue {
       payload: structuredClone(payload),
       state: 'waiting',
       starts: 0,
+      waiters: [],
     };
     state.finished.delete(options.id);
     state.live.set(options.id, record);
-    this.wait(state, record);
+    this.enlist(state, record);
     this.pump(type);
     return { id: options.id, created: true };
   }
@@ -82,9 +87,38 @@ export class MemoryJobQueue implements JobQueue {
   }
 
   async get(type: string, id: string): Promise<JobInfo | null> {
-    const state = this.types.get(type);
-    const record = state?.live.get(id) ?? state?.finished.get(id);
+    const record = this.record(type, id);
+    return record ? this.info(record) : null;
+  }
+
+  /** Settles when the job finishes (a callback, no polling). */
+  async wait(type: string, id: string, options: WaitOptions = {}): Promise<JobInfo | null> {
+    const { signal } = options;
+    signal?.throwIfAborted();
+    const record = this.record(type, id);
     if (!record) return null;
+    if (record.state === 'completed' || record.state === 'failed') return this.info(record);
+    await new Promise<void>((resolve, reject) => {
+      const abort = () => {
+        record.waiters.splice(record.waiters.indexOf(done), 1);
+        reject(signal?.reason);
+      };
+      const done = () => {
+        signal?.removeEventListener('abort', abort);
+        resolve();
+      };
+      record.waiters.push(done);
+      signal?.addEventListener('abort', abort, { once: true });
+    });
+    return this.info(record);
+  }
+
+  private record(type: string, id: string): JobRecord | undefined {
+    const state = this.types.get(type);
+    return state?.live.get(id) ?? state?.finished.get(id);
+  }
+
+  private info(record: JobRecord): JobInfo {
     return {
       id: record.id,
       lane: record.lane,
@@ -100,6 +134,15 @@ export class MemoryJobQueue implements JobQueue {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     for (const controller of this.controllers) controller.abort(new Error('the job queue closed'));
+    // Jobs that never started end here, so nobody waits for them forever.
+    for (const state of this.types.values()) {
+      state.lanes.clear();
+      for (const record of [...state.live.values()]) {
+        if (record.state !== 'waiting') continue;
+        record.error = 'the job queue closed before the job ran';
+        this.finish(state, record, 'failed');
+      }
+    }
   }
 
   private type(type: string): TypeState {
@@ -111,7 +154,7 @@ export class MemoryJobQueue implements JobQueue {
     return state;
   }
 
-  private wait(state: TypeState, record: JobRecord): void {
+  private enlist(state: TypeState, record: JobRecord): void {
     record.state = 'waiting';
     const queue = state.lanes.get(record.lane);
     if (queue) queue.push(record);
@@ -164,7 +207,7 @@ export class MemoryJobQueue implements JobQueue {
         const timer = setTimeout(
           () => {
             this.timers.delete(timer);
-            this.wait(state, record);
+            this.enlist(state, record);
             this.pump(type);
           },
           (this.options.retryDelayMs ?? 1000) * 2 ** (attempt - 1),
@@ -189,5 +232,6 @@ export class MemoryJobQueue implements JobQueue {
       if (state.finished.size <= keep) break;
       state.finished.delete(id);
     }
+    for (const waiter of record.waiters.splice(0)) waiter();
   }
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type Job, Queue, WaitingError, Worker } from 'bullmq';
+import { type Job, Queue, QueueEvents, WaitingError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type {
   EnqueuedJob,
@@ -10,6 +10,7 @@ import type {
   JobQueue,
   JobState,
   ProcessOptions,
+  WaitOptions,
 } from '../../ports/job-queue.js';
 
 export interface BullMqJobQueueOptions {
@@ -47,6 +48,12 @@ interface StoredJob {
   id: string;
 }
 
+/**
+ * While waiting for a job, how often its state is read again in case a finish event was missed (a
+ * reconnect to Redis): events settle a wait at once, this only bounds the damage of a lost one.
+ */
+const waitRecheckMs = 5000;
+
 /** BullMQ accepts priorities from 1 (first) to 2^21 − 1. */
 const lowestPriority = 2 ** 21 - 1;
 /** Lane backlog counters outlive a crash that skipped their decrement by at most this. */
@@ -78,11 +85,14 @@ return value`;
  *   the queue for another worker (not counted as a failed attempt).
  */
 export class BullMqJobQueue implements JobQueue {
+  readonly shared = true;
   private readonly client: Redis;
   /** Workers block on their own connections (BullMQ duplicates this one for that). */
   private readonly workerClient: Redis;
   private readonly queues = new Map<string, Queue>();
   private readonly workers = new Map<string, Worker>();
+  /** Finish events per job type, read on a blocking connection of their own (opened by `wait`). */
+  private readonly events = new Map<string, Promise<{ events: QueueEvents; connection: Redis }>>();
   private readonly prefix: string;
   private closing: Promise<void> | undefined;
 
@@ -152,7 +162,10 @@ export class BullMqJobQueue implements JobQueue {
 
   async get(type: string, id: string): Promise<JobInfo | null> {
     const runId = await this.client.get(this.runKey(type, id));
-    if (!runId) return null;
+    return runId ? this.infoOf(type, id, runId) : null;
+  }
+
+  private async infoOf(type: string, id: string, runId: string): Promise<JobInfo | null> {
     const job = (await this.queue(type).getJob(runId)) as Job<StoredJob> | undefined;
     if (!job) return null;
     const state = stateOf(await job.getState());
@@ -165,6 +178,53 @@ export class BullMqJobQueue implements JobQueue {
       starts: job.attemptsStarted,
       ...(state === 'failed' && job.failedReason ? { error: job.failedReason } : {}),
     };
+  }
+
+  /**
+   * Settles on the job's finish event (BullMQ's event stream, read by one `QueueEvents` per type
+   * in this process); the state is read once after listening starts, so a job that finished just
+   * before is not missed.
+   */
+  async wait(type: string, id: string, options: WaitOptions = {}): Promise<JobInfo | null> {
+    const { signal } = options;
+    signal?.throwIfAborted();
+    if (this.closing) throw new Error('the job queue is closed');
+    const { events } = await this.queueEvents(type);
+    const runId =
+      (await this.queue(type).getDeduplicationJobId(id)) ?? (await this.client.get(this.runKey(type, id)));
+    if (!runId) return null;
+    return new Promise<JobInfo | null>((resolve, reject) => {
+      let settled = false;
+      const finish = (outcome: () => void) => {
+        if (settled) return;
+        settled = true;
+        events.off('completed', onFinished);
+        events.off('failed', onFinished);
+        clearInterval(timer);
+        signal?.removeEventListener('abort', abort);
+        outcome();
+      };
+      const check = () => {
+        this.infoOf(type, id, runId).then(
+          (info) => {
+            if (!info || info.state === 'completed' || info.state === 'failed') finish(() => resolve(info));
+          },
+          (error: unknown) => finish(() => reject(error)),
+        );
+      };
+      const onFinished = (event: { jobId: string }) => {
+        if (event.jobId === runId) check();
+      };
+      const abort = () => finish(() => reject(signal?.reason));
+      events.on('completed', onFinished);
+      events.on('failed', onFinished);
+      const timer = setInterval(check, waitRecheckMs);
+      timer.unref();
+      signal?.addEventListener('abort', abort, { once: true });
+      // It may have aborted while the events reader and the run id were looked up.
+      if (signal?.aborted) abort();
+      else check();
+    });
   }
 
   close(): Promise<void> {
@@ -189,6 +249,11 @@ export class BullMqJobQueue implements JobQueue {
         await closed.catch((error: unknown) => this.options.onError?.(error));
       }),
     );
+    for (const opened of this.events.values()) {
+      const { events, connection } = await opened.catch(() => ({ events: undefined, connection: undefined }));
+      await events?.close().catch((error: unknown) => this.options.onError?.(error));
+      connection?.disconnect();
+    }
     for (const queue of this.queues.values()) {
       await queue.close().catch((error: unknown) => this.options.onError?.(error));
     }
@@ -252,6 +317,34 @@ export class BullMqJobQueue implements JobQueue {
       this.queues.set(type, queue);
     }
     return queue;
+  }
+
+  /**
+   * The type's finish events, listened to from the stream's current end: read before the reader
+   * starts, so an event added meanwhile is still delivered.
+   */
+  private queueEvents(type: string): Promise<{ events: QueueEvents; connection: Redis }> {
+    let opened = this.events.get(type);
+    if (!opened) {
+      opened = (async () => {
+        const stream = this.queue(type).keys.events as string;
+        const [last] = await this.client.xrevrange(stream, '+', '-', 'COUNT', 1);
+        const connection = new Redis(this.options.url, { maxRetriesPerRequest: null });
+        connection.on('error', (error: unknown) => this.options.onError?.(error));
+        const events = new QueueEvents(type, {
+          connection,
+          prefix: this.prefix,
+          lastEventId: last?.[0] ?? '0',
+        });
+        events.on('error', (error) => this.options.onError?.(error));
+        // One listener per waiting caller: many may wait at once.
+        events.setMaxListeners(0);
+        return { events, connection };
+      })();
+      opened.catch(() => this.events.delete(type));
+      this.events.set(type, opened);
+    }
+    return opened;
   }
 
   private get keepSeconds(): number {

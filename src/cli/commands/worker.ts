@@ -6,8 +6,9 @@ import { cliConfig } from '../context.js';
 import { output } from '../output.js';
 
 /**
- * `alexandria worker`: runs the background jobs of a scaled-out deployment (embedding filed PDFs'
- * passages) from the queue in Redis, until SIGTERM or SIGINT. Then it stops taking jobs, lets the
+ * `alexandria worker`: runs the background jobs of a scaled-out deployment (parsing the PDFs
+ * add_to_project receives, while the replica waits; embedding filed PDFs' passages) from the queue
+ * in Redis, until SIGTERM or SIGINT. Then it stops taking jobs, lets the
  * running ones finish for ALEXANDRIA_JOB_SHUTDOWN_GRACE_MS and puts the rest back in the queue for
  * another worker. A worker killed outright loses nothing either: its jobs are taken over once their
  * lock expires (ALEXANDRIA_JOB_LOCK_MS).
@@ -15,7 +16,7 @@ import { output } from '../output.js';
 export function registerWorker(program: Command): void {
   program
     .command('worker')
-    .description('Run queued background jobs (embedding filed PDFs) from Redis until stopped')
+    .description('Run queued background jobs (parsing and embedding PDFs) from Redis until stopped')
     .action(async () => {
       const config = cliConfig();
       if (!config.storage.redisUrl) {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { booleanText, envVar, nonNegativeInt, positiveInt } from '../env-var.js';
 
 /**
- * Background jobs (embedding a filed PDF's passages): in this process on the embedded default, in
+ * Background jobs (parsing the PDFs add_to_project receives, embedding a filed PDF's passages): in this process on the embedded default, in
  * Redis shared by replicas and `alexandria worker` processes when REDIS_URL is set
  * (docs/decisions/0022-jobs-and-workers.md).
  */
@@ -15,7 +15,7 @@ export const jobsSection = {
   concurrency: envVar('ALEXANDRIA_JOB_CONCURRENCY', positiveInt, {
     default: '4',
     description:
-      'Jobs of one kind a process runs at once. The heavy work inside (PDF parsing, embedding) is still metered by its own fair queues.',
+      'Jobs of one kind a process runs at once (for PDF parse jobs, ALEXANDRIA_PDF_WORKER_THREADS instead). The heavy work inside (PDF parsing, embedding) is still metered by its own fair queues.',
   }),
   attempts: envVar('ALEXANDRIA_JOB_ATTEMPTS', positiveInt, {
     default: '3',

@@ -11,6 +11,7 @@ import {
   enqueuePassageEmbedding,
   passageEmbeddingHandler,
 } from '../jobs/passage-embedding-job.js';
+import { parsePdfJob, pdfParseHandler, QueuedPdfParsing } from '../jobs/pdf-parse-job.js';
 import type { ProjectService } from '../project-service.js';
 import type { PaperLookup } from '../services.js';
 import { DocumentStorage } from './document-storage.js';
@@ -19,6 +20,7 @@ import { FigureLinks } from './figure-links.js';
 import { type ChunkRanker, FullTextService } from './full-text-service.js';
 import { PaperLibraryService } from './paper-library-service.js';
 import { ParseCache } from './parse-cache.js';
+import { inProcessParsing } from './pdf-parsing.js';
 import { RemoteDocuments } from './remote-documents.js';
 import { SourceChain } from './source-chain.js';
 
@@ -55,6 +57,8 @@ export interface DocumentServicesDependencies {
   /**
    * Where that embedding is queued (an `embed-passages` job per document) and whether this process
    * runs such jobs. Without it, the embedding runs in the background of this process, unqueued.
+   * A shared queue (Redis) also takes add_to_project's parses (a `parse-pdf` job per PDF, run
+   * `parseConcurrency` at a time); with the in-process queue they run here directly.
    */
   jobs?: { queue: JobQueue; run: boolean; concurrency?: number };
   /** Longest a question waits for passage vectors before answering by words alone (default: no limit). */
@@ -101,10 +105,13 @@ export function createDocumentServices(dependencies: DocumentServicesDependencie
       ? {}
       : { questionDeadlineMs: dependencies.questionDeadlineMs }),
   });
+  const jobs = dependencies.jobs;
   const library = new PaperLibraryService({
     projects: dependencies.projects,
     documents,
-    parses,
+    parsing: jobs?.queue.shared
+      ? new QueuedPdfParsing({ jobs: jobs.queue, parses, documents })
+      : inProcessParsing(parses),
     remote,
     lookup: dependencies.lookup,
     uploadMaxBytes: dependencies.uploadMaxBytes,
@@ -113,11 +120,17 @@ export function createDocumentServices(dependencies: DocumentServicesDependencie
       : { onPdfFiled: embedOnAdd(dependencies, fullText) }),
   });
   const figures = new FigureFileService(figureLinks, parses, dependencies.store);
-  const jobs = dependencies.jobs;
   if (jobs?.run) {
     jobs.queue.process(embedPassagesJob, passageEmbeddingHandler(fullText), {
       concurrency: jobs.concurrency ?? 1,
     });
+    // As many parse jobs at once as there are parse threads: the rest wait in the shared queue, in
+    // their tenants' turns, for whichever worker frees a thread first.
+    if (jobs.queue.shared) {
+      jobs.queue.process(parsePdfJob, pdfParseHandler(parses, dependencies.blobs), {
+        concurrency: dependencies.parseConcurrency ?? 2,
+      });
+    }
   }
   return { fullText, library, figures, parses };
 }

@@ -58,6 +58,27 @@ export class DocumentStorage {
     return record;
   }
 
+  /**
+   * Stores a PDF's bytes without a row yet, for a parse job in another process to read (the row
+   * follows with `save` once the parse succeeded). True when this call wrote them.
+   */
+  async putBytes(sha256: string, bytes: Uint8Array): Promise<boolean> {
+    const blobKey = documentBlobKey(sha256);
+    if (await this.blobs.has(blobKey)) return false;
+    await this.blobs.put(blobKey, bytes, { contentType: 'application/pdf' });
+    return true;
+  }
+
+  /**
+   * Removes bytes stored by `putBytes` whose parse failed, unless a row of any tenant references
+   * them (filed earlier, when another parser read them). Whatever is missed, the sweep removes.
+   */
+  async discardUnreferenced(sha256: string): Promise<void> {
+    const blobKey = documentBlobKey(sha256);
+    if ((await this.store.referencedBlobKeys([blobKey])).has(blobKey)) return;
+    await this.blobs.delete(blobKey);
+  }
+
   /** The bytes of a stored document. */
   async bytes(record: DocumentRecord): Promise<Uint8Array> {
     const bytes = await this.blobs.get(record.blobKey);

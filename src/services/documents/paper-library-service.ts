@@ -7,7 +7,7 @@ import { restHints } from '../hint-vocabulary.js';
 import type { ProjectSelector, ProjectService, ProjectTarget } from '../project-service.js';
 import type { AddPaperInput, HintedCallOptions, PaperLibrary, PaperLookup } from '../services.js';
 import { type DocumentStorage, looksLikePdf } from './document-storage.js';
-import type { ParseCache } from './parse-cache.js';
+import type { PdfParsing } from './pdf-parsing.js';
 import type { RemoteDocuments } from './remote-documents.js';
 
 /** A paper record as add_to_project returns it: the entry, plus a hint on what happened. */
@@ -16,7 +16,8 @@ export type AddedPaper = Paper & { hint?: string };
 export interface PaperLibraryOptions {
   projects: ProjectService;
   documents: DocumentStorage;
-  parses: ParseCache;
+  /** Parses in this process, or through a `parse-pdf` job when the job queue is shared. */
+  parsing: PdfParsing;
   remote: RemoteDocuments;
   lookup: PaperLookup;
   /** Largest uploaded PDF in bytes. */
@@ -141,9 +142,10 @@ export class PaperLibraryService implements PaperLibrary {
       });
     }
     const sha256 = sha256Hex(bytes);
-    // Parse first: a broken or hostile PDF fails here (422) before anything is stored. A client that
-    // goes away while the parse waits for its turn takes it out of the queue (and stores nothing).
-    const text = await this.options.parses.get(sha256, async () => bytes, { lane: tenantId, signal });
+    // Parse first: a broken or hostile PDF fails here (422) before anything is filed. A client that
+    // goes away while the parse waits for its turn takes it out of the queue (and stores nothing);
+    // with a shared queue it stops waiting, and the job parses on for the next try.
+    const text = await this.options.parsing.parse(sha256, bytes, { lane: tenantId, signal });
     signal?.throwIfAborted();
     const record = await this.options.documents.save(tenantId, bytes, {
       filename: origin.filename,

@@ -39,6 +39,18 @@ export interface ParseOptions {
 /** Failures that are a property of the bytes (not of load), and so worth remembering. */
 const lastingFailures = new Set<ErrorCode>(['unprocessable', 'payload_too_large', 'timeout']);
 
+/** True for a parse failure the cache remembers: parsing the same bytes again would fail the same way. */
+export function isLastingParseFailure(error: unknown): error is AppError {
+  return error instanceof AppError && lastingFailures.has(error.code);
+}
+
+/** A remembered failure as stored in the cache. */
+interface StoredFailure {
+  code: ErrorCode;
+  message: string;
+  param?: string;
+}
+
 /**
  * Parsed PDFs by content hash: memory, then the BlobStore, then the parser. Concurrent first reads
  * of one document share a single parse (single flight), whichever tenants ask. Parses take turns
@@ -95,10 +107,27 @@ export class ParseCache {
     });
   }
 
+  /**
+   * The error a parse of these bytes failed with (for a reason of the bytes, in any process sharing
+   * the cache) while it is remembered; null otherwise.
+   */
+  async rememberedFailure(sha256: string): Promise<AppError | null> {
+    const failure = await this.options.cache.get<StoredFailure>(this.failureKey(sha256));
+    if (!failure) return null;
+    return new AppError(
+      failure.code,
+      failure.message,
+      failure.param === undefined ? {} : { param: failure.param },
+    );
+  }
+
+  private failureKey(sha256: string): string {
+    return `parse-failure:${this.options.parserVersion}:${sha256}`;
+  }
+
   private async parseAndStore(sha256: string, loadBytes: () => Promise<Uint8Array>): Promise<DocumentText> {
-    const failureKey = `parse-failure:${this.options.parserVersion}:${sha256}`;
-    const failure = await this.options.cache.get<{ code: ErrorCode; message: string }>(failureKey);
-    if (failure) throw new AppError(failure.code, failure.message);
+    const failure = await this.rememberedFailure(sha256);
+    if (failure) throw failure;
     // Another process may have finished the parse while we waited for our turn.
     const stored = await this.lookup(sha256);
     if (stored) return stored;
@@ -109,12 +138,10 @@ export class ParseCache {
       // needs its bytes (to store them). A Node Buffer's slice() would share memory, so copy here.
       parsed = await this.options.extractor.extract(new Uint8Array(await loadBytes()), { images: true });
     } catch (error) {
-      if (error instanceof AppError && lastingFailures.has(error.code)) {
-        await this.options.cache.set(
-          failureKey,
-          { code: error.code, message: error.message },
-          this.options.failureTtlSeconds ?? 3600,
-        );
+      if (isLastingParseFailure(error)) {
+        const stored: StoredFailure = { code: error.code, message: error.message };
+        if (error.param !== undefined) stored.param = error.param;
+        await this.options.cache.set(this.failureKey(sha256), stored, this.options.failureTtlSeconds ?? 3600);
       }
       throw error;
     }
