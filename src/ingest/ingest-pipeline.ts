@@ -131,15 +131,35 @@ export async function ingest(
       if (examples.length < maxExamples) examples.push({ file: input.name, location, reason });
     };
     let batch: Array<{ paper: Paper; location: string }> = [];
-    const flush = async () => {
-      if (batch.length === 0) return;
-      const summary = await upsertBatch(index, batch, reject).catch((error: unknown) => {
-        throw new StoreError(error);
-      });
-      totals.inserted += summary.inserted;
-      totals.merged += summary.merged;
-      totals.unchanged += summary.unchanged;
-      batch = [];
+    // One batch stays in flight while the next is read: an index whose writes wait on a server
+    // (PostgreSQL) overlaps them with parsing. Adapters apply upserts in call order.
+    let inFlight: Promise<void> | null = null;
+    const settle = async () => {
+      const pending = inFlight;
+      inFlight = null;
+      if (pending) await pending;
+    };
+    const flush = async (final = false) => {
+      const previous = inFlight;
+      inFlight = null;
+      if (batch.length > 0) {
+        const written = batch;
+        batch = [];
+        inFlight = upsertBatch(index, written, reject).then(
+          (summary) => {
+            totals.inserted += summary.inserted;
+            totals.merged += summary.merged;
+            totals.unchanged += summary.unchanged;
+          },
+          (error: unknown) => {
+            throw new StoreError(error);
+          },
+        );
+        // Awaited below or by the next flush; never left unhandled meanwhile.
+        inFlight.catch(() => undefined);
+      }
+      if (previous) await previous;
+      if (final) await settle();
     };
     try {
       const { format, text } = await withFormat(input.name, opened.chunks, chosen);
@@ -165,10 +185,13 @@ export async function ingest(
         }
         if ((totals.read & 255) === 0) progress();
       }
-      await flush();
+      await flush(true);
     } catch (error) {
-      if (options.signal?.aborted || error instanceof StoreError) throw error;
-      await flush();
+      if (options.signal?.aborted || error instanceof StoreError) {
+        await settle().catch(() => undefined);
+        throw error;
+      }
+      await flush(true);
       report.error = `reading stopped: ${(error as Error).message}`;
     } finally {
       progress(true);

@@ -29,7 +29,16 @@ function fold(text: string): string {
   );
 }
 
+/** Stems of words seen so far: real text repeats its words, and the stemmer is the costly part. */
+const stems = new Map<string, string>();
+
 function stem(token: string): string {
-  if (token.length < 3 || token.length > 64 || !plainLower.test(token)) return token;
-  return stemmer(token);
+  if (token.length < 3 || token.length > 64) return token;
+  let stemmed = stems.get(token);
+  if (stemmed === undefined) {
+    stemmed = plainLower.test(token) ? stemmer(token) : token;
+    if (stems.size >= 500_000) stems.clear();
+    stems.set(token, stemmed);
+  }
+  return stemmed;
 }

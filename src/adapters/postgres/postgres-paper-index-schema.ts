@@ -25,7 +25,12 @@ const steps: string[] = [
      doclen int4 NOT NULL,
      terms tsvector NOT NULL,
      record bytea NOT NULL);
+   -- Scoring reads every candidate's tsvector: keep it inline, compressed with lz4 (cheap to
+   -- inflate); the record (already deflated) goes out of line, read only for a page's rows.
+   ALTER TABLE paper_records ALTER COLUMN terms SET STORAGE MAIN;
+   ALTER TABLE paper_records ALTER COLUMN terms SET COMPRESSION lz4;
    ALTER TABLE paper_records ALTER COLUMN record SET STORAGE EXTERNAL;
+   ALTER TABLE paper_records SET (toast_tuple_target = 256);
    CREATE INDEX paper_records_terms ON paper_records USING gin (terms);
    CREATE TABLE paper_keys (hash int8 NOT NULL, paper_id int8 NOT NULL, PRIMARY KEY (hash, paper_id));
    CREATE TABLE paper_terms (lexeme text PRIMARY KEY, records int4 NOT NULL);`,

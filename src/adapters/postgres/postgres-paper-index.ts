@@ -67,7 +67,8 @@ export async function createPostgresPaperIndex(
     new pg.Pool({
       connectionString: url,
       max: options.maxConnections ?? 10,
-      ...(schema ? { options: `-c search_path=${schema},public` } : {}),
+      // JIT compiling a ranking statement costs more than it saves at these sizes.
+      options: `-c jit=off${schema ? ` -c search_path=${schema},public` : ''}`,
     });
   const primary = poolOf(connectionString);
   const replicas = (options.readUrls ?? []).map(poolOf);
@@ -105,7 +106,24 @@ export class PostgresPaperIndex implements PaperIndex {
     this.plan = { ...defaultPlanOptions, ...options.plan };
   }
 
+  /**
+   * Tokenises the records at once (CPU work, done while an earlier call's transaction may still be
+   * running on the server), then writes them after this process's earlier upserts, in call order:
+   * a caller may keep one batch in flight while it prepares the next.
+   */
   async upsert(papers: readonly Paper[]): Promise<UpsertSummary> {
+    for (const paper of papers) vectorOf(paper);
+    const run = this.writes.then(() => this.write(papers));
+    this.writes = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  private writes: Promise<void> = Promise.resolve();
+
+  private async write(papers: readonly Paper[]): Promise<UpsertSummary> {
     const summary: UpsertSummary = { inserted: 0, merged: 0, unchanged: 0 };
     if (papers.length === 0) return summary;
     const client = await this.primary.connect();
@@ -203,13 +221,16 @@ export class PostgresPaperIndex implements PaperIndex {
             ? 'published'
             : null;
       const order = key ? 'key DESC NULLS LAST, score DESC, id' : 'score DESC, id';
+      // Every match is scored once into a small materialised set (id, score, key); the page and the
+      // total come from it (a window count would carry each row's tsvector through a spill).
       const result = await client.query<{ id: string; score: number; total: string }>(
-        `SELECT id, score, count(*) OVER () AS total FROM (
+        `WITH matched AS MATERIALIZED (
            SELECT id, alexandria_bm25(terms, ${at(1)}::text[], ${at(2)}::float8[], ${at(3)}::float8[], doclen,
                                       ${at(4)}::float8) AS score,
                   ${key ?? 'NULL::int'} AS key
-           FROM paper_records WHERE ${filters.join(' AND ')}
-         ) ranked ORDER BY ${order} LIMIT ${at(5)} OFFSET ${at(6)}`,
+           FROM paper_records WHERE ${filters.join(' AND ')})
+         SELECT id, score, (SELECT count(*) FROM matched) AS total FROM matched
+         ORDER BY ${order} LIMIT ${at(5)} OFFSET ${at(6)}`,
         parameters,
       );
       const ids = result.rows.map((row) => Number(row.id));
@@ -417,7 +438,7 @@ class Batch {
   }
 
   private count(paper: Paper, change: 1 | -1): void {
-    const vector = documentVector(indexedText(paper));
+    const vector = vectorOf(paper);
     this.recordChange += change;
     this.tokenChange += change * vector.length;
     for (const lexeme of vector.lexemes)
@@ -437,7 +458,7 @@ class Batch {
     const rows = [...this.staged.entries()].sort(([a], [b]) => a - b);
     if (rows.length > 0) {
       const columns = rows.map(([id, { paper, json }]) => {
-        const vector: VectorDocument = documentVector(indexedText(paper));
+        const vector = vectorOf(paper);
         return { id, columns: paperColumns(paper), vector, record: deflateRawSync(json) };
       });
       await client.query(
@@ -481,6 +502,18 @@ class Batch {
       [this.recordChange, this.tokenChange, this.nextId],
     );
   }
+}
+
+/** Each record version's vector, computed once (when prepared, counted when staged, written at the end). */
+const vectors = new WeakMap<Paper, VectorDocument>();
+
+function vectorOf(paper: Paper): VectorDocument {
+  let vector = vectors.get(paper);
+  if (!vector) {
+    vector = documentVector(indexedText(paper));
+    vectors.set(paper, vector);
+  }
+  return vector;
 }
 
 async function readStats(client: pg.PoolClient): Promise<StatsRow> {
