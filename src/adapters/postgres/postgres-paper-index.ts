@@ -1,4 +1,3 @@
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import pg from 'pg';
 import { identityKeys, type Paper } from '../../domain/paper.js';
 import type {
@@ -12,10 +11,8 @@ import {
   bm25Idf,
   defaultFieldWeights,
   type FieldWeights,
-  indexedText,
   keyHash,
   kindCodes,
-  paperColumns,
 } from '../paper-index/index-fields.js';
 import {
   defaultPlanOptions,
@@ -24,9 +21,9 @@ import {
   scoredPhrases,
 } from '../paper-index/query-plan.js';
 import { planUpsert } from '../paper-index/upsert-plan.js';
-import { recordJson } from '../sqlite/paper-record-codec.js';
+import { Batch, decodeRecord, vectorOf } from './postgres-index-writes.js';
 import { migratePostgresPaperIndex } from './postgres-paper-index-schema.js';
-import { documentVector, quoteLexeme, type VectorDocument } from './postgres-paper-vector.js';
+import { documentVector, quoteLexeme } from './postgres-paper-vector.js';
 
 export interface PostgresPaperIndexOptions {
   /** PostgreSQL schema of the index tables (created if absent); default: the connection's search_path. */
@@ -350,172 +347,6 @@ export class PostgresPaperIndex implements PaperIndex {
   }
 }
 
-/**
- * One upsert's working set: the stored records owning any key of the batch (read once, locked by
- * the advisory lock), the versions staged so far, and the changes to write at the end.
- */
-class Batch {
-  /** Key hash → ids owning it (stored or staged). */
-  private readonly keyOwners = new Map<number, Set<number>>();
-  /** Current version of every record the batch has seen (stored or staged). */
-  private readonly records = new Map<number, Paper>();
-  private readonly staged = new Map<number, { paper: Paper; json: string; keys: string[] }>();
-  /** Stored records whose row is deleted (folded into another). */
-  private readonly deleted = new Set<number>();
-  /** Key rows to delete and to insert. */
-  private readonly dropKeys: Array<[number, number]> = [];
-  /** Document-frequency changes per lexeme, and record/token totals. */
-  private readonly termChanges = new Map<string, number>();
-  private recordChange = 0;
-  private tokenChange = 0;
-
-  private constructor(private nextId: number) {}
-
-  static async load(client: pg.PoolClient, papers: readonly Paper[]): Promise<Batch> {
-    const stats = await client.query<{ next_id: string }>('SELECT next_id FROM paper_index_stats');
-    const batch = new Batch(Number(stats.rows[0]?.next_id ?? 1));
-    const hashes = [...new Set(papers.flatMap((paper) => identityKeys(paper).map(keyHash)))];
-    const found = await client.query<{ hash: string; id: string; record: Buffer }>(
-      `SELECT k.hash, r.id, r.record FROM paper_keys k JOIN paper_records r ON r.id = k.paper_id
-       WHERE k.hash = ANY($1::bigint[])`,
-      [hashes],
-    );
-    for (const hash of hashes) batch.keyOwners.set(hash, new Set());
-    for (const row of found.rows) {
-      const id = Number(row.id);
-      batch.keyOwners.get(Number(row.hash))?.add(id);
-      if (!batch.records.has(id)) batch.records.set(id, decodeRecord(row.record));
-    }
-    return batch;
-  }
-
-  /** Records owning `key` now (hash collisions filtered out). */
-  owners(key: string): Array<[number, Paper]> {
-    const owners: Array<[number, Paper]> = [];
-    for (const id of this.keyOwners.get(keyHash(key)) ?? []) {
-      const paper = this.records.get(id);
-      if (paper && identityKeys(paper).includes(key)) owners.push([id, paper]);
-    }
-    return owners;
-  }
-
-  insert(paper: Paper, keys: string[]): void {
-    const id = this.nextId;
-    this.nextId += 1;
-    this.put(id, paper, keys, recordJson(paper));
-  }
-
-  /** Stages the new version of record `id` (its keys now owned by it). */
-  put(id: number, paper: Paper, keys: string[], json: string): void {
-    this.records.set(id, paper);
-    this.staged.set(id, { paper, json, keys });
-    this.deleted.delete(id);
-    for (const key of keys) {
-      const hash = keyHash(key);
-      let owners = this.keyOwners.get(hash);
-      if (!owners) {
-        owners = new Set();
-        this.keyOwners.set(hash, owners);
-      }
-      owners.add(id);
-    }
-    this.count(paper, 1);
-  }
-
-  /** Takes the current version of record `id` out (its keys; with `deleteRow`, the record). */
-  remove(id: number, current: Paper, deleteRow: boolean): void {
-    for (const key of identityKeys(current)) {
-      const hash = keyHash(key);
-      this.keyOwners.get(hash)?.delete(id);
-      if (!this.staged.has(id)) this.dropKeys.push([hash, id]);
-    }
-    this.count(current, -1);
-    this.staged.delete(id);
-    if (deleteRow) {
-      this.records.delete(id);
-      this.deleted.add(id);
-    }
-  }
-
-  private count(paper: Paper, change: 1 | -1): void {
-    const vector = vectorOf(paper);
-    this.recordChange += change;
-    this.tokenChange += change * vector.length;
-    for (const lexeme of vector.lexemes)
-      this.termChanges.set(lexeme, (this.termChanges.get(lexeme) ?? 0) + change);
-  }
-
-  async write(client: pg.PoolClient): Promise<void> {
-    if (this.deleted.size > 0) {
-      await client.query('DELETE FROM paper_records WHERE id = ANY($1::bigint[])', [[...this.deleted]]);
-    }
-    if (this.dropKeys.length > 0) {
-      await client.query(
-        'DELETE FROM paper_keys WHERE (hash, paper_id) IN (SELECT * FROM unnest($1::bigint[], $2::bigint[]))',
-        [this.dropKeys.map(([hash]) => hash), this.dropKeys.map(([, id]) => id)],
-      );
-    }
-    const rows = [...this.staged.entries()].sort(([a], [b]) => a - b);
-    if (rows.length > 0) {
-      const columns = rows.map(([id, { paper, json }]) => {
-        const vector = vectorOf(paper);
-        return { id, columns: paperColumns(paper), vector, record: deflateRawSync(json) };
-      });
-      await client.query(
-        `INSERT INTO paper_records (id, kind, year, published, cited_by_count, reviewed, doclen, terms, record)
-         SELECT * FROM unnest($1::bigint[], $2::int2[], $3::int4[], $4::text[], $5::int8[], $6::bool[], $7::int4[],
-                              $8::tsvector[], $9::bytea[])
-         ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, year = excluded.year, published = excluded.published,
-           cited_by_count = excluded.cited_by_count, reviewed = excluded.reviewed, doclen = excluded.doclen,
-           terms = excluded.terms, record = excluded.record`,
-        [
-          columns.map((row) => row.id),
-          columns.map((row) => row.columns.kind),
-          columns.map((row) => row.columns.year),
-          columns.map((row) => row.columns.published),
-          columns.map((row) => row.columns.citedByCount),
-          columns.map((row) => row.columns.reviewed),
-          columns.map((row) => row.vector.length),
-          columns.map((row) => row.vector.text),
-          columns.map((row) => row.record),
-        ],
-      );
-      const keys = rows.flatMap(([id, { keys }]) => keys.map((key): [number, number] => [keyHash(key), id]));
-      await client.query(
-        'INSERT INTO paper_keys (hash, paper_id) SELECT * FROM unnest($1::bigint[], $2::bigint[]) ON CONFLICT DO NOTHING',
-        [keys.map(([hash]) => hash), keys.map(([, id]) => id)],
-      );
-    }
-    const terms = [...this.termChanges.entries()]
-      .filter(([, change]) => change !== 0)
-      .sort(([a], [b]) => (a < b ? -1 : 1));
-    if (terms.length > 0) {
-      await client.query(
-        `INSERT INTO paper_terms (lexeme, records) SELECT * FROM unnest($1::text[], $2::int4[])
-         ON CONFLICT (lexeme) DO UPDATE SET records = paper_terms.records + excluded.records`,
-        [terms.map(([lexeme]) => lexeme), terms.map(([, change]) => change)],
-      );
-    }
-    await client.query(
-      `UPDATE paper_index_stats SET data_version = data_version + 1, records = records + $1,
-         tokens = tokens + $2, next_id = greatest(next_id, $3)`,
-      [this.recordChange, this.tokenChange, this.nextId],
-    );
-  }
-}
-
-/** Each record version's vector, computed once (when prepared, counted when staged, written at the end). */
-const vectors = new WeakMap<Paper, VectorDocument>();
-
-function vectorOf(paper: Paper): VectorDocument {
-  let vector = vectors.get(paper);
-  if (!vector) {
-    vector = documentVector(indexedText(paper));
-    vectors.set(paper, vector);
-  }
-  return vector;
-}
-
 async function readStats(client: pg.PoolClient): Promise<StatsRow> {
   const found = await client.query<StatsRow>('SELECT data_version, records, tokens FROM paper_index_stats');
   return found.rows[0] ?? { data_version: '0', records: '0', tokens: '0' };
@@ -529,10 +360,6 @@ async function recordsOf(client: pg.PoolClient, ids: number[]): Promise<Paper[]>
   );
   const byId = new Map(found.rows.map((row) => [Number(row.id), decodeRecord(row.record)]));
   return ids.map((id) => byId.get(id)).filter((paper): paper is Paper => paper !== undefined);
-}
-
-function decodeRecord(record: Buffer): Paper {
-  return JSON.parse(inflateRawSync(record).toString('utf8')) as Paper;
 }
 
 /** A clause as tsquery text: a lexeme, or its lexemes in a row. */
