@@ -1,3 +1,4 @@
+import { nameParticles as particles } from '../domain/name-particles.js';
 import { normalizeText } from './text-cleaning.js';
 
 /**
@@ -9,30 +10,6 @@ import { normalizeText } from './text-cleaning.js';
 /** Footnote and affiliation markers set after a name (digits are markers too). */
 const markerChars = /[\d*#†‡§¶∗⋆⋄◇□■○●•✝✉♯♮♣♠♥♦⊥∥‖]/gu;
 const markerOnly = /^[\p{N}\p{P}\p{S}\s\u03b1-\u03c9]*$/u;
-/** Lower-case words that belong to a name ("van", "de la", "bin"). */
-const particles = new Set([
-  'van',
-  'von',
-  'der',
-  'den',
-  'de',
-  'del',
-  'della',
-  'di',
-  'da',
-  'du',
-  'la',
-  'le',
-  'ter',
-  'ten',
-  'dos',
-  'das',
-  'bin',
-  'ibn',
-  'al',
-  'el',
-  'y',
-]);
 /** Capitalised words that are never part of a person's name on a title page. */
 const notNames = new Set(
   (

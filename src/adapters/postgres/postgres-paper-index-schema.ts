@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import { inTransaction } from './transaction.js';
 
 /**
  * The PostgreSQL index's tables (docs/decisions/0024). Versioned steps, applied under an advisory
@@ -37,9 +38,7 @@ const steps: string[] = [
 ];
 
 export async function migratePostgresPaperIndex(pool: pg.Pool, schema: string | undefined): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  await inTransaction(pool, async (client) => {
     await client.query("SELECT pg_advisory_xact_lock(hashtext('alexandria.paper_index.migrate'))");
     if (schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
     const installed = await client.query("SELECT 1 FROM pg_extension WHERE extname = 'alexandria_pg'");
@@ -71,11 +70,5 @@ export async function migratePostgresPaperIndex(pool: pg.Pool, schema: string | 
         [String(steps.length), randomUUID()],
       );
     }
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }

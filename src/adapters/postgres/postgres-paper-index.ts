@@ -24,6 +24,7 @@ import { planUpsert } from '../paper-index/upsert-plan.js';
 import { Batch, decodeRecord, vectorOf } from './postgres-index-writes.js';
 import { migratePostgresPaperIndex } from './postgres-paper-index-schema.js';
 import { documentVector, quoteLexeme } from './postgres-paper-vector.js';
+import { inTransaction } from './transaction.js';
 
 export interface PostgresPaperIndexOptions {
   /** PostgreSQL schema of the index tables (created if absent); default: the connection's search_path. */
@@ -123,9 +124,7 @@ export class PostgresPaperIndex implements PaperIndex {
   private async write(papers: readonly Paper[]): Promise<UpsertSummary> {
     const summary: UpsertSummary = { inserted: 0, merged: 0, unchanged: 0 };
     if (papers.length === 0) return summary;
-    const client = await this.primary.connect();
-    try {
-      await client.query('BEGIN');
+    await inTransaction(this.primary, async (client) => {
       // One writer at a time: ids, key ownership and the statistics stay consistent.
       await client.query("SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.paper_index'))");
       const batch = await Batch.load(client, papers);
@@ -143,13 +142,7 @@ export class PostgresPaperIndex implements PaperIndex {
         }
       }
       if (summary.inserted + summary.merged > 0) await batch.write(client);
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
     return summary;
   }
 

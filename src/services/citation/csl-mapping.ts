@@ -1,5 +1,6 @@
 import type { CslDate, CslItem, CslName } from '@citation-js/core';
 import { normalizeArxivId, normalizeDoi, normalizePmcid } from '../../domain/identifiers.js';
+import { nameParticles as particles } from '../../domain/name-particles.js';
 import { emptyPaper, type Paper, type PaperType } from '../../domain/paper.js';
 import { venueIdentifiersOfUrl } from '../../domain/venue-identifiers.js';
 
@@ -39,28 +40,6 @@ const paperTypeOfCslType: Record<string, PaperType> = {
   patent: 'patent',
 };
 
-/** Name parts that belong to the family name ("van", "de la", …) when written before it. */
-const particles = new Set([
-  'van',
-  'von',
-  'der',
-  'den',
-  'de',
-  'del',
-  'della',
-  'di',
-  'da',
-  'du',
-  'la',
-  'le',
-  'ter',
-  'ten',
-  'dos',
-  'das',
-  'bin',
-  'al',
-  'el',
-]);
 const suffixes = /^(jr\.?|sr\.?|ii|iii|iv)$/i;
 
 /**
