@@ -7,6 +7,7 @@ import { ingestFormatsBench } from './ingest-formats.bench.js';
 import type { BenchReport } from './lib/report.js';
 import { pdfBench } from './pdf.bench.js';
 import { postgresIndexBench } from './postgres-index.bench.js';
+import { scaleOutBench } from './scale-out.bench.js';
 import { searchBench } from './search.bench.js';
 import { soakBench } from './soak.bench.js';
 
@@ -27,6 +28,7 @@ export const benchmarks: Benchmark[] = [
   { name: 'ingest-formats', run: ({ quick }) => ingestFormatsBench({ quick }) },
   { name: 'search', run: (options) => searchBench(options) },
   { name: 'postgres-index', run: (options) => postgresIndexBench(options) },
+  { name: 'scale-out', run: (options) => scaleOutBench(options) },
   { name: 'agent', run: (options) => agentBench(options) },
   {
     name: 'soak',
