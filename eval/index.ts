@@ -1,6 +1,7 @@
 import { agentEval } from './agent.eval.js';
 import { pdfMetadataEval } from './pdf-metadata.eval.js';
 import { pdfQaEval } from './pdf-qa.eval.js';
+import { referencesEval } from './references.eval.js';
 import { searchEval } from './search.eval.js';
 
 /** One quality measurement: named figures and verdicts against the goals. */
@@ -22,5 +23,6 @@ export const evaluations: Evaluation[] = [
   { name: 'pdf-qa', run: (options) => pdfQaEval(options) },
   { name: 'pdf-metadata', run: (options) => pdfMetadataEval(options) },
   { name: 'search', run: (options) => searchEval(options) },
+  { name: 'references', run: (options) => referencesEval(options) },
   { name: 'agent', run: (options) => agentEval(options) },
 ];

@@ -50,6 +50,7 @@ import type { RateLimiter } from './ports/rate-limiter.js';
 import { AnalysisService } from './services/analysis-service.js';
 import { AuthService } from './services/auth-service.js';
 import { CitationService } from './services/citation-service.js';
+import { ReferenceService } from './services/citations/reference-service.js';
 import { createDocumentServices } from './services/documents/create-document-services.js';
 import { DocumentBlobSweeper } from './services/documents/document-blob-sweep.js';
 import {
@@ -259,6 +260,7 @@ export async function createContainer(
     library: documents.library,
     figures: documents.figures,
     citations: new CitationService(projectService),
+    references: new ReferenceService({ documents: documents.fullText, index, blobs, store: projects }),
     zotero: new ZoteroService({
       library: zoteroLibrary,
       blobs,

@@ -90,6 +90,9 @@ export const operationIds: Record<string, string> = {
   'GET /api/literature_map': 'literature_map',
   'GET /api/fulltext': 'fulltext',
   'GET /api/question': 'question',
+  'GET /api/references': 'references',
+  'GET /api/citation_contexts': 'citation_contexts',
+  'POST /api/verify_references': 'verify_references',
   'GET /api/save-citation': 'save_citation',
   'PUT /api/zotero/credentials': 'set_zotero_credentials',
   'GET /api/zotero/credentials': 'get_zotero_credentials',
@@ -126,6 +129,7 @@ export function completeDocument(document: OpenApiDocument): OpenApiDocument {
         operation.requestBody.required = false;
       if (key === 'POST /api/add_to_project') operation.requestBody = addToProjectBody(operation);
       if (key === 'POST /api/projects/{id}/import') operation.requestBody = importBody;
+      if (key === 'POST /api/verify_references') operation.requestBody = verifyReferencesBody;
     }
   }
   return document;
@@ -166,6 +170,32 @@ function addToProjectBody(operation: OpenApiOperation): NonNullable<OpenApiOpera
 const referenceText = { type: 'string', description: 'The BibTeX, RIS or CSL-JSON file.' };
 
 /** A reference file, as a multipart `file` or as the body in one of the types the route reads. */
+/** The bibliography a reference check reads: `{text, format}` JSON, a multipart `file`, or the file itself. */
+const verifyReferencesBody = {
+  required: true,
+  content: {
+    'application/json': {
+      schema: {
+        type: 'object',
+        properties: {
+          text: { type: 'string', description: 'The BibTeX, RIS or CSL-JSON text.' },
+          format: { type: 'string', enum: ['bibtex', 'ris', 'csl'] },
+        },
+        required: ['text'],
+      },
+    },
+    'multipart/form-data': {
+      schema: {
+        type: 'object',
+        properties: { file: { ...binary, description: 'The BibTeX or RIS file.' } },
+        required: ['file'],
+      },
+    },
+    'text/plain': { schema: referenceText },
+    'application/x-bibtex': { schema: referenceText },
+  },
+};
+
 const importBody = {
   required: true,
   content: {

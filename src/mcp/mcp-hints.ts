@@ -26,4 +26,6 @@ export const mcpHints: HintVocabulary = {
   providePdf: () =>
     `give it a PDF url the service can fetch with ${toolCall('add_to_project', { pdf_url: '<url of the PDF>' })}`,
   citedChunk: () => 'read_full_text(pdf_id="<pdf_id>", chunk=<n>)',
+  references: (pdfId) => toolCall('get_references', { pdf_id: pdfId }),
+  citationContexts: (paperId) => toolCall('get_citation_contexts', { paper_id: paperId }),
 };

@@ -6,6 +6,7 @@ import { analysisTools } from './tools/analysis-tools.js';
 import { fullTextTools, libraryTools } from './tools/document-tools.js';
 import { paperTools } from './tools/paper-tools.js';
 import { projectTools } from './tools/project-tools.js';
+import { referenceTools } from './tools/reference-tools.js';
 import { searchTools } from './tools/search-tools.js';
 
 /** What the server tells an MCP host about itself and how to use its tools. */
@@ -25,6 +26,7 @@ function toolModules(services: AppServices): ToolModule[] {
     projectTools,
     analysisTools,
     paperTools(services.papers),
+    referenceTools(services.references),
   ];
 }
 

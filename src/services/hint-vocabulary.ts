@@ -25,6 +25,10 @@ export interface HintVocabulary {
   providePdf(): string;
   /** The call opening a chunk an analysis cites. */
   citedChunk(): string;
+  /** The call listing a stored document's parsed references (REST: `/api/references?pdf_id=…`). */
+  references(pdfId: string): string;
+  /** The call listing the sentences of the caller's PDFs that cite a paper (REST: `/api/citation_contexts?paper_id=…`). */
+  citationContexts(paperId: string): string;
 }
 
 /** The REST API's names: query parameters and paths, as every hint said before vocabularies. */
@@ -38,4 +42,6 @@ export const restHints: HintVocabulary = {
   literatureMap: () => '/api/literature_map',
   providePdf: () => 'upload the PDF (multipart field "file")',
   citedChunk: () => 'GET /api/fulltext?pdf_id=<pdf_id>&chunk=<n>',
+  references: (pdfId) => `/api/references?pdf_id=${pdfId}`,
+  citationContexts: (paperId) => `/api/citation_contexts?paper_id=${paperId}`,
 };

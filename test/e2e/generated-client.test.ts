@@ -214,6 +214,8 @@ describe('the generated client', () => {
   it('adds a paper by identifier (its open PDF fetched from a loopback server)', () =>
     steps.addByIdentifier());
   it('reads the PDF chunk by chunk, asks it a question and opens a figure', () => steps.readAskAndFigure());
+  it("lists the PDF's references, citation contexts of a paper, and checks a bibliography", () =>
+    steps.references());
   it('searches papers, abstracts and patents; reads a paper and its literature map', () => steps.search());
   it('imports a BibTeX file (multipart) and exports BibTeX and RIS as text', () => steps.importAndExport());
   it('analyzes the project', () => steps.analyze());

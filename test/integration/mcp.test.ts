@@ -54,13 +54,16 @@ describe('MCP over streamable HTTP (stateless, at /mcp)', () => {
       'create_project',
       'export_project',
       'fast_paper_search',
+      'get_citation_contexts',
       'get_paper_metadata',
       'get_project',
+      'get_references',
       'list_projects',
       'literature_map',
       'read_full_text',
       'search_papers',
       'search_patents',
+      'verify_references',
     ]);
     for (const tool of tools) expect(tool.description?.length, tool.name).toBeGreaterThan(80);
     const create = tools.find((tool) => tool.name === 'create_project');

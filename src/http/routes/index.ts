@@ -7,6 +7,7 @@ import { libraryRoutes } from './library-routes.js';
 import { mcpRoutes } from './mcp-routes.js';
 import { paperRoutes } from './paper-routes.js';
 import { projectRoutes } from './project-routes.js';
+import { referenceRoutes } from './reference-routes.js';
 import type { RouteModule } from './route-context.js';
 import { searchRoutes } from './search-routes.js';
 import { systemRoutes } from './system-routes.js';
@@ -20,6 +21,7 @@ export const routeModules: RouteModule[] = [
   searchRoutes,
   paperRoutes,
   citationRoutes,
+  referenceRoutes,
   analysisRoutes,
   zoteroRoutes,
   mcpRoutes,

@@ -165,6 +165,25 @@ export class FullTextService implements FullTextReader {
     await prepare(documentKey, chunks, { lane: tenantId });
   }
 
+  /**
+   * The whole text of a document, read as `readChunk` reads it (same tenant rules and errors): for
+   * services that work on every chunk at once (references and citation contexts).
+   */
+  async openText(
+    tenantId: string,
+    pdfRef: string,
+    options: Pick<ReadOptions, 'param' | 'signal' | 'localOnly'> = {},
+  ): Promise<{ ref: string; text: DocumentText }> {
+    const document = await this.open(
+      tenantId,
+      pdfRef,
+      options.param ?? 'pdf_url',
+      options.signal,
+      options.localOnly,
+    );
+    return { ref: document.ref, text: document.text };
+  }
+
   /** The PNG of a figure of a document with content hash `sha256`, or null. */
   figure(sha256: string, figureId: string): Promise<Uint8Array | null> {
     return this.options.parses.figure(sha256, figureId);

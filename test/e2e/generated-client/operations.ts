@@ -149,6 +149,29 @@ export function operationSteps(client: GeneratedClient, fixtures: Fixtures) {
       expect(Buffer.from(ok(figure)).subarray(1, 4).toString('latin1')).toBe('PNG');
     },
 
+    async references() {
+      const listed = ok(await client.GET('/api/references', { params: { query: { pdf_id: uploadedPdf } } }));
+      expect(listed.style).toBe('author-year');
+      expect(listed.references.length).toBeGreaterThan(20);
+      expect(
+        listed.references.some((reference: { contexts: unknown[] }) => reference.contexts.length > 0),
+      ).toBe(true);
+      const contexts = ok(
+        await client.GET('/api/citation_contexts', {
+          params: { query: { paper_id: 'ACL:2022.acl-demo.1' } },
+        }),
+      );
+      expect(contexts.paper?.title).toMatch(/^DoTAT/);
+      expect(Array.isArray(contexts.contexts)).toBe(true);
+      const checked = ok(
+        await client.POST('/api/verify_references', { body: { text: fixtures.bibtex, format: 'bibtex' } }),
+      );
+      expect(checked.results.map((result: { status: string }) => result.status)).toEqual([
+        'exists',
+        'not_found',
+      ]);
+    },
+
     async search() {
       const papers = ok(
         await client.GET('/api/fast_paper_search', {

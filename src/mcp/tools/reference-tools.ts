@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import type { ReferenceService } from '../../services/citations/reference-service.js';
+import { mcpHints } from '../mcp-hints.js';
+import { guarded, jsonResult, type ToolModule } from '../tool-kit.js';
+import { compactPaper } from './compact.js';
+
+/** get_references, get_citation_contexts and verify_references (the REST names, decision 0026). */
+export function referenceTools(references: ReferenceService): ToolModule {
+  return (server, context) => {
+    server.registerTool(
+      'get_references',
+      {
+        title: "A paper's reference list, linked",
+        description:
+          'Parses the reference list of a stored or fetched PDF into entries (number, authors, title, year, venue, DOI, arXiv id), links each to a paper of the local index when title, year and first author agree (paper_id, match_confidence), and gives the sentences of the PDF that cite it (chunk, page).',
+        inputSchema: {
+          pdf_id: z
+            .string()
+            .trim()
+            .min(1, 'must not be empty')
+            .max(4000)
+            .describe('The document: PROJ:<project>/<document> (a stored PDF), PDF_URL:<url>, or a PDF url.'),
+        },
+        annotations: { readOnlyHint: true, openWorldHint: true },
+      },
+      ({ pdf_id }, extra) =>
+        guarded(context, async () => {
+          const result = await references.references(context.tenantId, pdf_id, {
+            param: 'pdf_id',
+            signal: extra.signal,
+            hints: mcpHints,
+          });
+          const compact = result.references.map(({ paper, ...reference }) => ({
+            ...reference,
+            paper: paper ? compactPaper(paper) : null,
+          }));
+          return jsonResult({ pdf_id: result.pdf_id, style: result.style, references: compact }, result.hint);
+        }),
+    );
+
+    server.registerTool(
+      'get_citation_contexts',
+      {
+        title: 'Where your PDFs cite a paper',
+        description:
+          'The sentences, in the PDFs stored in your projects, that cite the paper paper_id (DOI:…, ACL:…, ARXIV:…), with the citing PDF, chunk and page of each.',
+        inputSchema: {
+          paper_id: z
+            .string()
+            .trim()
+            .min(1, 'must not be empty')
+            .max(300)
+            .describe(
+              'Typed identifier <TYPE>:<value>, e.g. ACL:2020.acl-main.447 or DOI:10.18653/v1/N19-1423.',
+            ),
+        },
+        annotations: { readOnlyHint: true, openWorldHint: false },
+      },
+      ({ paper_id }, extra) =>
+        guarded(context, async () => {
+          const result = await references.citationContexts(context.tenantId, paper_id, {
+            signal: extra.signal,
+            hints: mcpHints,
+          });
+          return jsonResult(
+            { paper: result.paper ? compactPaper(result.paper) : null, contexts: result.contexts },
+            result.hint,
+          );
+        }),
+    );
+
+    server.registerTool(
+      'verify_references',
+      {
+        title: 'Check a bibliography',
+        description:
+          'Checks every entry of a BibTeX or RIS bibliography against the local index: exists (the matched paper), mismatch (which of year, authors, venue, doi differ from the record) or not_found (possibly invented).',
+        inputSchema: {
+          text: z.string().min(1, 'must not be empty').max(1_000_000).describe('The BibTeX or RIS text.'),
+          format: z
+            .enum(['bibtex', 'ris', 'csl'])
+            .optional()
+            .describe('Detected from the text when omitted.'),
+        },
+        annotations: { readOnlyHint: true, openWorldHint: false },
+      },
+      ({ text, format }) =>
+        guarded(context, async () => {
+          const result = await references.verify(text, format);
+          const compact = result.results.map(({ paper, ...entry }) => ({
+            ...entry,
+            paper: paper ? compactPaper(paper) : null,
+          }));
+          return jsonResult({ results: compact, counts: result.counts }, result.hint);
+        }),
+    );
+  };
+}

@@ -1,0 +1,112 @@
+import { normalizeArxivId, normalizeDoi } from '../../domain/identifiers.js';
+import type { Paper } from '../../domain/paper.js';
+import { nameKeyOf, surnameOf } from '../../pdf/reference-fields.js';
+import type { ReferenceEntry } from '../../pdf/references.js';
+import type { PaperIndex } from '../../ports/paper-index.js';
+import {
+  firstSurname,
+  sameSurname,
+  searchRecords,
+  titleAppearsIn,
+  titleSimilarity,
+  titleTokens,
+} from './record-matching.js';
+
+/** How a reference was linked to a record, and how sure the link is (0–1). */
+export interface ReferenceLink {
+  paper: Paper;
+  confidence: number;
+  method: 'doi' | 'arxiv' | 'search';
+}
+
+/** A title at least this similar (Dice over words in order) may be the same work. */
+export const titleThreshold = 0.9;
+/** Without a year or an author to check, the title alone must be this close. */
+const uncheckedTitleThreshold = 0.95;
+
+/**
+ * Links a printed reference to a record of the local index by searching, as Crossref does: the
+ * reference's DOI or arXiv id when the index knows it; otherwise the index is searched with the
+ * parsed title (or, without one, the raw text) and a candidate is accepted only when its title is
+ * similar enough, its year is within one of the reference's and its first author's surname is
+ * the reference's first author's. The best accepted candidate wins; its confidence is kept.
+ */
+export class ReferenceLinker {
+  constructor(private readonly index: PaperIndex) {}
+
+  async link(entry: ReferenceEntry): Promise<ReferenceLink | null> {
+    const doi = normalizeDoi(entry.doi);
+    if (doi) {
+      const paper = await this.index.findByKeys([`doi:${doi}`]);
+      if (paper && this.plausible(entry, paper)) return { paper, confidence: 1, method: 'doi' };
+    }
+    const arxiv = normalizeArxivId(entry.arxiv);
+    if (arxiv) {
+      const paper = await this.index.findByKeys([`arxiv:${arxiv}`]);
+      if (paper && this.plausible(entry, paper)) return { paper, confidence: 1, method: 'arxiv' };
+    }
+    // The raw text is searched only when no usable title was read: a 30-word query costs several
+    // title queries, and a parsed title that finds nothing rarely does better as raw text.
+    const title = entry.title && titleTokens(entry.title).length >= 3 ? entry.title : null;
+    const queries = title ? [title] : titleTokens(entry.raw).length >= 2 ? [entry.raw] : [];
+    for (const query of queries) {
+      const candidates = await searchRecords(this.index, query.slice(0, 600), { phrase: query === title });
+      const best = candidates
+        .map((paper) => ({ paper, confidence: scoreCandidate(entry, paper) }))
+        .filter((scored): scored is { paper: Paper; confidence: number } => scored.confidence !== null)
+        .sort((a, b) => b.confidence - a.confidence)[0];
+      if (best) return { ...best, method: 'search' };
+    }
+    return null;
+  }
+
+  /** A strong identifier's record, unless its title plainly belongs to another work (a typo'd DOI). */
+  private plausible(entry: ReferenceEntry, paper: Paper): boolean {
+    if (!entry.title) return true;
+    return titleSimilarity(entry.title, paper.title) >= 0.5 || titleAppearsIn(paper.title, entry.raw);
+  }
+}
+
+/**
+ * The confidence of a candidate (0–1), or null when a check fails: title similarity ≥ 0.9, year
+ * within one when both are known, first author's surname equal when both are known; with neither a
+ * year nor an author to check, the title must be nearly identical.
+ */
+export function scoreCandidate(entry: ReferenceEntry, paper: Paper): number | null {
+  const similarity = Math.max(
+    entry.title ? titleSimilarity(entry.title, paper.title) : 0,
+    containedTitle(entry, paper) ? 0.95 : 0,
+  );
+  if (similarity < titleThreshold) return null;
+  const year = paper.year ?? (paper.publication_date ? Number(paper.publication_date.slice(0, 4)) : null);
+  const yearCheck = entry.year !== null && year ? Math.abs(entry.year - year) : null;
+  if (yearCheck !== null && yearCheck > 1) return null;
+  const authorCheck = authorsAgree(entry, paper);
+  if (authorCheck === false) return null;
+  if ((yearCheck === null || authorCheck === null) && similarity < uncheckedTitleThreshold) return null;
+  const yearScore = yearCheck === 0 ? 1 : 0.5;
+  const authorScore = authorCheck === true ? 1 : 0.5;
+  return Math.round((0.7 * similarity + 0.15 * yearScore + 0.15 * authorScore) * 1000) / 1000;
+}
+
+/**
+ * The record's title printed in the reference, and long enough to mean something (≥ 4 words, and
+ * most of the parsed title when there is one): the parsed title may have swallowed a subtitle or
+ * lost one.
+ */
+function containedTitle(entry: ReferenceEntry, paper: Paper): boolean {
+  const words = titleTokens(paper.title).length;
+  if (words < 4 || !titleAppearsIn(paper.title, entry.raw)) return false;
+  return !entry.title || words >= 0.6 * titleTokens(entry.title).length;
+}
+
+/** True/false when both first authors are known; null when either is not. */
+function authorsAgree(entry: ReferenceEntry, paper: Paper): boolean | null {
+  const recordSurname = firstSurname(paper.authors);
+  if (!recordSurname) return null;
+  const printed = entry.authors[0] ? surnameOf(entry.authors[0]) : null;
+  if (printed) return sameSurname(printed, recordSurname);
+  // No parsed authors: the surname must open the reference.
+  const opening = nameKeyOf(entry.raw.slice(0, 80));
+  return opening.includes(recordSurname) ? true : null;
+}
