@@ -3,6 +3,7 @@ import type { ResearchService } from './agent/research-service.js';
 import type { AnalysisService } from './services/analysis-service.js';
 import type { AuthService } from './services/auth-service.js';
 import type { CitationService } from './services/citation-service.js';
+import type { CitationGraphService } from './services/citations/citation-graph.js';
 import type { ReferenceService } from './services/citations/reference-service.js';
 import type { FigureFiles } from './services/documents/figure-files.js';
 import type { PaperMetadataService } from './services/federation/paper-metadata-service.js';
@@ -29,6 +30,8 @@ export interface AppServices {
   citations: CitationService;
   /** Parsed references of stored PDFs, citation contexts, reference checking (decision 0031). */
   references: ReferenceService;
+  /** A project's citation graph and the offline literature map's links (decision 0031). */
+  citationGraph: CitationGraphService;
   /** Saving citations into users' Zotero libraries (save-citation). */
   zotero: ZoteroService;
   /** Paper and patent search: the local index, federated with upstream sources when configured. */

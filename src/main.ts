@@ -12,6 +12,7 @@ import { MemoryCircuitBreakers } from './adapters/memory/memory-circuit-breaker.
 import { MemoryJobQueue } from './adapters/memory/memory-job-queue.js';
 import { MemoryRateGates } from './adapters/memory/memory-rate-gate.js';
 import { MemoryRateLimiter } from './adapters/memory/memory-rate-limiter.js';
+import { createPostgresPaperIndex } from './adapters/postgres/postgres-paper-index.js';
 import { createPostgresProjectStore } from './adapters/postgres/postgres-project-store.js';
 import { BullMqJobQueue } from './adapters/redis/bullmq-job-queue.js';
 import { RedisCache } from './adapters/redis/redis-cache.js';
@@ -20,7 +21,6 @@ import { RedisRateGates } from './adapters/redis/redis-rate-gate.js';
 import { RedisRateLimiter } from './adapters/redis/redis-rate-limiter.js';
 import { S3BlobStore } from './adapters/s3/s3-blob-store.js';
 import { createUpstreamSources } from './adapters/sources/create-upstream-sources.js';
-import { createPostgresPaperIndex } from './adapters/postgres/postgres-paper-index.js';
 import { createSqlitePaperIndex } from './adapters/sqlite/sqlite-paper-index.js';
 import { createSqliteProjectStore } from './adapters/sqlite/sqlite-project-store.js';
 import { ZoteroWebApi } from './adapters/zotero/zotero-web-api.js';
@@ -50,6 +50,7 @@ import type { RateLimiter } from './ports/rate-limiter.js';
 import { AnalysisService } from './services/analysis-service.js';
 import { AuthService } from './services/auth-service.js';
 import { CitationService } from './services/citation-service.js';
+import { CitationGraphService } from './services/citations/citation-graph.js';
 import { ReferenceService } from './services/citations/reference-service.js';
 import { createDocumentServices } from './services/documents/create-document-services.js';
 import { DocumentBlobSweeper } from './services/documents/document-blob-sweep.js';
@@ -253,6 +254,9 @@ export async function createContainer(
   closers.push(() => jobs.close());
   // One client for every caller of the configured chat model (agent, generative answers, analyses).
   const chatModel = chatModelOf(config);
+  const references = new ReferenceService({ documents: documents.fullText, index, blobs, store: projects });
+  const citationGraph = new CitationGraphService({ references, store: projects });
+  federation.papers.useLibrary(citationGraph);
   const services: AppServices = {
     auth: new AuthService(projects),
     projects: projectService,
@@ -260,7 +264,8 @@ export async function createContainer(
     library: documents.library,
     figures: documents.figures,
     citations: new CitationService(projectService),
-    references: new ReferenceService({ documents: documents.fullText, index, blobs, store: projects }),
+    references,
+    citationGraph,
     zotero: new ZoteroService({
       library: zoteroLibrary,
       blobs,
@@ -340,7 +345,9 @@ export async function createContainer(
  */
 export async function openPaperIndex(config: Config): Promise<PaperIndex> {
   if (config.storage.databaseUrl) {
-    return createPostgresPaperIndex(config.storage.databaseUrl, { readUrls: config.storage.databaseReadUrls });
+    return createPostgresPaperIndex(config.storage.databaseUrl, {
+      readUrls: config.storage.databaseReadUrls,
+    });
   }
   const path = config.search.indexPath ?? join(resolve(config.storage.dataDir), 'index.db');
   return createSqlitePaperIndex(resolve(path), {

@@ -216,7 +216,7 @@ export function createAgentTools(
         async (args, context) => {
           const identifier = parsePaperIdentifier(args.paper_id, 'paper_id');
           const map = await withDeadline(
-            (signal) => literatureMap.map(identifier, { limit: 5, signal }),
+            (signal) => literatureMap.map(identifier, { tenantId: context.tenantId, limit: 5, signal }),
             context.timeoutMs,
             context.signal,
             'literature_map',

@@ -26,7 +26,7 @@ function toolModules(services: AppServices): ToolModule[] {
     projectTools,
     analysisTools,
     paperTools(services.papers),
-    referenceTools(services.references),
+    referenceTools(services.references, services.citationGraph),
   ];
 }
 

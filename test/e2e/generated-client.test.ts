@@ -216,6 +216,7 @@ describe('the generated client', () => {
   it('reads the PDF chunk by chunk, asks it a question and opens a figure', () => steps.readAskAndFigure());
   it("lists the PDF's references, citation contexts of a paper, and checks a bibliography", () =>
     steps.references());
+  it("draws the project's citation graph", () => steps.projectGraph());
   it('searches papers, abstracts and patents; reads a paper and its literature map', () => steps.search());
   it('imports a BibTeX file (multipart) and exports BibTeX and RIS as text', () => steps.importAndExport());
   it('analyzes the project', () => steps.analyze());

@@ -57,6 +57,7 @@ describe('MCP over streamable HTTP (stateless, at /mcp)', () => {
       'get_citation_contexts',
       'get_paper_metadata',
       'get_project',
+      'get_project_graph',
       'get_references',
       'list_projects',
       'literature_map',

@@ -3,6 +3,7 @@ import { parsePaperIdentifier } from '../../domain/identifiers.js';
 import { type Paper, paperSchema } from '../../domain/paper.js';
 import type { SourceReport } from '../../domain/search.js';
 import { sourcesHeader, sourcesHint } from '../../services/federation/source-monitor.js';
+import { principalOf } from '../auth.js';
 import { queryInt, queryText } from '../query.js';
 import { errorEnvelopeSchema, errorResponses, paperIdPattern } from '../schemas.js';
 import { installSourceMetrics } from '../source-metrics.js';
@@ -101,7 +102,7 @@ export const paperRoutes: RouteModule = (app, { services, metrics }) => {
       schema: {
         summary: 'References, citations and related papers',
         description:
-          'The papers around one paper: what it cites, what cites it, and related papers, merged across the sources that have a citation graph (Semantic Scholar, OpenAlex) and, for related papers, the local index.',
+          'The papers around one paper: what it cites, what cites it, and related papers, merged across the sources that have a citation graph (Semantic Scholar, OpenAlex), the reference lists of your stored PDFs (also offline) and, for related papers, the local index.',
         tags: ['papers'],
         querystring: z.object({
           paper_id: paperIdParameter,
@@ -115,6 +116,7 @@ export const paperRoutes: RouteModule = (app, { services, metrics }) => {
     async (request, reply) => {
       const identifier = parsePaperIdentifier(request.query.paper_id, 'paper_id');
       const map = await services.papers.map(identifier, {
+        tenantId: principalOf(request).tenantId,
         limit: request.query.limit ?? 10,
         signal: abortOnClientClose(reply),
       });

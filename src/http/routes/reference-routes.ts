@@ -2,6 +2,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { invalid } from '../../domain/errors.js';
+import { paperSchema } from '../../domain/paper.js';
 import {
   citationContextsResultSchema,
   referencesResultSchema,
@@ -9,7 +10,7 @@ import {
 } from '../../domain/references.js';
 import { type CitationFormat, citationFormats } from '../../services/citation-service.js';
 import { principalOf } from '../auth.js';
-import { queryText } from '../query.js';
+import { queryInt, queryText } from '../query.js';
 import { bodyErrorResponses, errorEnvelopeSchema, errorResponses, paperIdPattern } from '../schemas.js';
 import { abortOnClientClose } from './client-abort.js';
 import { type RouteModule, typed } from './route-context.js';
@@ -27,6 +28,46 @@ const documentErrors = {
   502: errorEnvelopeSchema.describe('The remote PDF could not be fetched.'),
   504: errorEnvelopeSchema.describe('Fetching or parsing the PDF took too long.'),
 };
+
+/** A project's citation graph (issue 17 part 3). */
+export const projectGraphSchema = z
+  .object({
+    project: z.object({ id: z.string(), name: z.string() }),
+    nodes: z
+      .array(
+        z.object({
+          id: z.string().describe('The entry id (entry_id) of the paper in the project; edges name it.'),
+          paper: paperSchema,
+          references: z.number().int().describe('Entries of its parsed reference list (0 without a PDF).'),
+          linked: z.number().int().describe('How many of them are linked to records of the local index.'),
+        }),
+      )
+      .describe('The papers of the project.'),
+    edges: z
+      .array(
+        z.object({
+          source: z.string().describe('The citing paper (node id).'),
+          target: z.string().describe('The cited paper (node id).'),
+          reference: z.string().describe('The citing paper’s reference entry, as printed.'),
+          contexts: z.number().int().describe('Sentences of the citing PDF that cite it.'),
+        }),
+      )
+      .describe('Citations between papers of the project.'),
+    missing: z
+      .array(
+        z.object({
+          title: z.string(),
+          paper: paperSchema.nullable().describe('The record of the local index it is linked to, or null.'),
+          paper_id: z.string().nullable().describe('Typed identifier of that record, for add_to_project.'),
+          count: z.number().int().describe('How many papers of the project cite it.'),
+          cited_by: z.array(z.string()).describe('The citing papers (node ids).'),
+          reference: z.string().describe('One citing reference entry, as printed.'),
+        }),
+      )
+      .describe('Works cited by at least min_citing papers of the project that it lacks, most cited first.'),
+    hint: z.string(),
+  })
+  .meta({ id: 'ProjectGraph' });
 
 /** The JSON body of a check: the file's text, and its format when known. */
 const verifyBodySchema = z.object({
@@ -143,6 +184,53 @@ export const referenceRoutes: RouteModule = async (root, { services }) => {
         services.references.citationContexts(principalOf(request).tenantId, request.query.paper_id, {
           signal: abortOnClientClose(reply),
         }),
+    );
+
+    app.get(
+      '/api/project_graph',
+      {
+        schema: {
+          summary: "A project's citation graph",
+          description:
+            'Which papers of a project cite each other (edges), and the works its papers cite most that it lacks (missing, with the linked record), from the parsed reference lists of its stored PDFs; no upstream source.',
+          tags: ['references'],
+          querystring: z.object({
+            project_id: z
+              .string()
+              .trim()
+              .min(1)
+              .max(200)
+              .optional()
+              .describe('Project id (or name); the default project "gpt" when absent.'),
+            project_name: z
+              .string()
+              .trim()
+              .min(1)
+              .max(200)
+              .optional()
+              .describe('Project name; an alternative to project_id.'),
+            min_citing: queryInt({ min: 1, max: 100 })
+              .optional()
+              .describe('A missing work is cited by at least this many papers of the project (default 2).'),
+            limit: queryInt({ min: 1, max: 200 })
+              .optional()
+              .describe('Missing works listed (default 20, at most 200).'),
+          }),
+          response: { 200: projectGraphSchema, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const { project_id, project_name, min_citing, limit } = request.query;
+        return services.citationGraph.projectGraph(
+          principalOf(request).tenantId,
+          { project: project_id ?? project_name, param: project_id ? 'project_id' : 'project_name' },
+          {
+            ...(min_citing ? { minCiting: min_citing } : {}),
+            ...(limit ? { limit } : {}),
+            signal: abortOnClientClose(reply),
+          },
+        );
+      },
     );
 
     app.post(

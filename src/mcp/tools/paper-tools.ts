@@ -67,7 +67,12 @@ export function paperTools(papers: PaperMetadataService): ToolModule {
       ({ paper_id, limit }, extra) =>
         guarded(context, async () => {
           const identifier = parsePaperIdentifier(paper_id, 'paper_id');
-          const map = await papers.map(identifier, { limit, signal: extra.signal, hints: mcpHints });
+          const map = await papers.map(identifier, {
+            tenantId: context.tenantId,
+            limit,
+            signal: extra.signal,
+            hints: mcpHints,
+          });
           const list = (items: typeof map.references) => items.map((paper) => compactPaper(paper));
           return jsonResult(
             {

@@ -1,12 +1,65 @@
 import { z } from 'zod';
+import type { CitationGraphService } from '../../services/citations/citation-graph.js';
 import type { ReferenceService } from '../../services/citations/reference-service.js';
 import { mcpHints } from '../mcp-hints.js';
 import { guarded, jsonResult, type ToolModule } from '../tool-kit.js';
 import { compactPaper } from './compact.js';
 
-/** get_references, get_citation_contexts and verify_references (the REST names, decision 0026). */
-export function referenceTools(references: ReferenceService): ToolModule {
+/**
+ * get_references, get_citation_contexts, verify_references and get_project_graph (the REST names,
+ * decision 0026).
+ */
+export function referenceTools(references: ReferenceService, graph?: CitationGraphService): ToolModule {
   return (server, context) => {
+    if (graph) {
+      server.registerTool(
+        'get_project_graph',
+        {
+          title: "A project's citation graph",
+          description:
+            'Which papers of a project cite each other (edges between entry ids) and the works its papers cite most that the project lacks (missing: title, how many cite it, the linked paper_id to add), read from the reference lists of its stored PDFs.',
+          inputSchema: {
+            project_name: z
+              .string()
+              .trim()
+              .min(1)
+              .max(200)
+              .optional()
+              .describe('Project name or id; the default project "gpt" when absent.'),
+            min_citing: z
+              .number()
+              .int()
+              .min(1)
+              .max(100)
+              .default(2)
+              .describe('A missing work is cited by at least this many papers of the project.'),
+            limit: z.number().int().min(1).max(200).default(20).describe('Missing works listed.'),
+          },
+          annotations: { readOnlyHint: true, openWorldHint: false },
+        },
+        ({ project_name, min_citing, limit }, extra) =>
+          guarded(context, async () => {
+            const result = await graph.projectGraph(
+              context.tenantId,
+              { project: project_name, param: 'project_name' },
+              { minCiting: min_citing, limit, signal: extra.signal, hints: mcpHints },
+            );
+            return jsonResult(
+              {
+                project: result.project,
+                nodes: result.nodes.map(({ paper, ...node }) => ({ ...node, paper: compactPaper(paper) })),
+                edges: result.edges.map(({ reference: _reference, ...edge }) => edge),
+                missing: result.missing.map(({ paper, ...work }) => ({
+                  ...work,
+                  paper: paper ? compactPaper(paper) : null,
+                })),
+              },
+              result.hint,
+            );
+          }),
+      );
+    }
+
     server.registerTool(
       'get_references',
       {

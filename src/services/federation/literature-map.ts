@@ -1,10 +1,11 @@
-import { notFound } from '../../domain/errors.js';
+import { isAppError, notFound } from '../../domain/errors.js';
 import type { IdentifierType, PaperIdentifier } from '../../domain/identifiers.js';
 import { normalizeIdentifier } from '../../domain/identifiers.js';
-import { identityKeys, type Paper } from '../../domain/paper.js';
+import { emptyPaper, identityKeys, type Paper } from '../../domain/paper.js';
 import type { SourceReport } from '../../domain/search.js';
 import type { Cache } from '../../ports/cache.js';
 import type { PaperSource } from '../../ports/paper-source.js';
+import type { LibraryNeighbourhood } from '../citations/citation-graph.js';
 import { type HintVocabulary, restHints } from '../hint-vocabulary.js';
 import type { HintedCallOptions, PaperSearch } from '../services.js';
 import { fanOut } from './fan-out.js';
@@ -30,6 +31,16 @@ export interface LiteratureMap {
 type Relation = 'references' | 'citations' | 'related';
 const relations: Relation[] = ['references', 'citations', 'related'];
 
+/** The tenant's own citation links: what a stored PDF cites, which stored PDFs cite a paper. */
+export interface LibraryCitations {
+  around(
+    tenantId: string,
+    identifier: PaperIdentifier,
+    record: Paper | null,
+    options?: { signal?: AbortSignal },
+  ): Promise<LibraryNeighbourhood | null>;
+}
+
 export interface LiteratureMapOptions {
   resolver: PaperResolver;
   sources: readonly PaperSource[];
@@ -47,9 +58,48 @@ export interface LiteratureMapOptions {
  * come from the local index (a title search), which is all there is offline.
  */
 export class LiteratureMapService {
+  private library: LibraryCitations | null = null;
+
   constructor(private readonly options: LiteratureMapOptions) {}
 
+  /** Adds the links of the caller's stored PDFs to maps asked with a `tenantId` (decision 0031). */
+  useLibrary(library: LibraryCitations): void {
+    this.library = library;
+  }
+
+  /**
+   * The map from the sources (cached, shared by every tenant); with `tenantId`, the references of
+   * the caller's stored PDF and the caller's stored PDFs citing the paper come first (not cached:
+   * they are the tenant's). A paper only the tenant's PDFs know is mapped from them alone.
+   */
   async map(
+    identifier: PaperIdentifier,
+    options: HintedCallOptions & { limit?: number; tenantId?: string } = {},
+  ): Promise<LiteratureMap> {
+    const library = options.tenantId ? this.library : null;
+    if (!library || !options.tenantId) return this.upstreamMap(identifier, options);
+    let upstream: LiteratureMap | null = null;
+    let missing: unknown = null;
+    try {
+      upstream = await this.upstreamMap(identifier, { ...options, hints: restHints });
+    } catch (error) {
+      if (!isAppError(error) || error.code !== 'not_found') throw error;
+      missing = error;
+    }
+    const own = await library.around(options.tenantId, identifier, upstream?.paper ?? null, {
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    const hints = options.hints ?? restHints;
+    if (!own) {
+      if (!upstream) throw missing;
+      return hints === restHints
+        ? upstream
+        : { ...upstream, hint: mapHint(upstream, upstream.sources, hints) };
+    }
+    return withLibrary(upstream, own, identifier, options.limit ?? 10, hints);
+  }
+
+  private async upstreamMap(
     identifier: PaperIdentifier,
     options: HintedCallOptions & { limit?: number } = {},
   ): Promise<LiteratureMap> {
@@ -145,6 +195,54 @@ export class LiteratureMapService {
     await this.options.cache.set(key, result, degraded ? 60 : (this.options.ttlSeconds ?? 86_400));
     return hints === restHints ? result : { ...result, hint: mapHint(lists, reports, hints) };
   }
+}
+
+/**
+ * The sources' map with the tenant's own links first: the references of the stored PDF (linked
+ * records, then the sources', then its unlinked entries) and the stored PDFs citing the paper.
+ */
+function withLibrary(
+  upstream: LiteratureMap | null,
+  own: LibraryNeighbourhood,
+  identifier: PaperIdentifier,
+  limit: number,
+  hints: HintVocabulary,
+): LiteratureMap {
+  const paper = upstream?.paper ?? own.stored ?? emptyPaper(`${identifier.type}:${identifier.value}`);
+  const linked = own.references.slice(0, own.linkedReferences);
+  const unlinked = own.references.slice(own.linkedReferences);
+  const merge = (...lists: Paper[][]) => {
+    const kept: Paper[] = [];
+    const keys = new Set<string>(identityKeys(paper));
+    for (const found of lists.flat()) {
+      const foundKeys = identityKeys(found);
+      if (sameTitle(found, paper) || foundKeys.some((key) => keys.has(key))) continue;
+      if (kept.some((other) => sameTitle(other, found))) continue;
+      for (const key of foundKeys) keys.add(key);
+      kept.push(found);
+    }
+    return kept.slice(0, limit);
+  };
+  const lists: Record<Relation, Paper[]> = {
+    references: merge(linked, upstream?.references ?? [], unlinked),
+    citations: merge(own.citations, upstream?.citations ?? []),
+    related: upstream?.related ?? [],
+  };
+  const sources: SourceReport[] = [
+    ...(upstream?.sources ?? []),
+    { source: 'library', status: 'ok', count: own.references.length + own.citations.length },
+  ];
+  const paperId = `${identifier.type}:${identifier.value}`;
+  const from = [
+    own.stored
+      ? `references are read from the reference list of your stored PDF (${own.references.length} entries, ${own.linkedReferences} linked to records of the local index${upstream?.references.length ? ', merged with the sources’' : ''})`
+      : null,
+    own.citations.length > 0
+      ? `${own.citations.length} of your stored PDFs cite${own.citations.length === 1 ? 's' : ''} it (their citing sentences: ${hints.citationContexts(paperId)})`
+      : null,
+  ].filter(Boolean);
+  const hint = `From your own PDFs: ${from.join('; ')}. ${mapHint(lists, sources, hints)}`;
+  return { paper, ...lists, hint, sources };
 }
 
 /**

@@ -7,7 +7,7 @@ import type { PaperSource } from '../../ports/paper-source.js';
 import type { PatentSource } from '../../ports/patent-source.js';
 import type { HintedCallOptions, PaperLookup, PaperSearch } from '../services.js';
 import { FederatedSearch, type FederationSettings } from './federated-search.js';
-import { type LiteratureMap, LiteratureMapService } from './literature-map.js';
+import { type LibraryCitations, type LiteratureMap, LiteratureMapService } from './literature-map.js';
 import { PaperResolver, type Resolution } from './paper-resolver.js';
 import type { SourceMonitor } from './source-monitor.js';
 
@@ -34,9 +34,14 @@ export class PaperMetadataService implements PaperLookup {
 
   map(
     identifier: PaperIdentifier,
-    options: HintedCallOptions & { limit?: number } = {},
+    options: HintedCallOptions & { limit?: number; tenantId?: string } = {},
   ): Promise<LiteratureMap> {
     return this.literature.map(identifier, options);
+  }
+
+  /** Maps with a `tenantId` also read the tenant's stored PDFs' reference lists (decision 0031). */
+  useLibrary(library: LibraryCitations): void {
+    this.literature.useLibrary(library);
   }
 }
 

@@ -172,6 +172,19 @@ export function operationSteps(client: GeneratedClient, fixtures: Fixtures) {
       ]);
     },
 
+    async projectGraph() {
+      const graph = ok(
+        await client.GET('/api/project_graph', {
+          params: { query: { project_id: projectId, min_citing: 1 } },
+        }),
+      );
+      expect(
+        graph.nodes.some((node: { paper: { pdf_id?: string | null } }) => node.paper.pdf_id === uploadedPdf),
+      ).toBe(true);
+      expect(graph.missing.length).toBeGreaterThan(0);
+      expect(Array.isArray(graph.edges)).toBe(true);
+    },
+
     async search() {
       const papers = ok(
         await client.GET('/api/fast_paper_search', {

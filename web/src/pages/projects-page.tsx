@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { BusyStatus } from '../components/busy-status';
+import { CitationGraph } from '../components/citation-graph';
 import { PaperCard } from '../components/paper-card';
 import { getJson, messageOf, request, type UploadProgress, uploadWithProgress } from '../lib/api';
 import { loadProjects, onProjectsChanged, projectsChanged } from '../lib/projects';
@@ -291,6 +292,9 @@ export function ProjectsPage({ params }: { params: URLSearchParams }) {
           </div>
 
           {project && project.papers.length === 0 ? <p class="status">No papers yet.</p> : null}
+          {project?.papers.some((paper) => paper.pdf_id) ? (
+            <CitationGraph projectId={project.id} version={version} />
+          ) : null}
           <ul class="results">
             {(project?.papers ?? []).map((paper) => (
               <li key={paper.entry_id}>
