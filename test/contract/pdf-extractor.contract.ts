@@ -49,7 +49,7 @@ export function runPdfExtractorContract(name: string, create: () => Promise<PdfE
       expect(editorial.chunks[0]?.pages).toEqual([1]);
       expect(editorial.metadata.doi).toBe('10.1111/imm.13445');
       expect(editorial.metadata.title).toBe(
-        'COVID\u201019 vaccination and treatment in vulnerable populations',
+        'COVID-19 vaccination and treatment in vulnerable populations',
       );
     });
 
