@@ -48,9 +48,7 @@ export function runPdfExtractorContract(name: string, create: () => Promise<PdfE
       expect(text).toContain('after SARS-CoV-2 infection');
       expect(editorial.chunks[0]?.pages).toEqual([1]);
       expect(editorial.metadata.doi).toBe('10.1111/imm.13445');
-      expect(editorial.metadata.title).toBe(
-        'COVID-19 vaccination and treatment in vulnerable populations',
-      );
+      expect(editorial.metadata.title).toBe('COVID-19 vaccination and treatment in vulnerable populations');
     });
 
     it('gives the same chunks for the same bytes, within size bounds, never cut inside a word', async () => {
