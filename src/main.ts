@@ -232,7 +232,9 @@ export async function createContainer(
     sources: federation.fullTextSources,
     // Stored parses are keyed by this: another engine, a new release or other figure limits parse
     // documents again.
-    parserVersion: `${config.pdf.engine}-${packageVersion()}-fig${config.pdf.figureMegapixels}`,
+    // r2: metadata read from the printed byline and title block (decision 0028); bump when the
+    // extractor's output changes, so cached parses of an older reading are not served.
+    parserVersion: `${config.pdf.engine}-${packageVersion()}-r2-fig${config.pdf.figureMegapixels}`,
     // Tenants take turns at the parse threads (docs/decisions/0018-fair-questions.md).
     parseConcurrency: config.pdf.workerThreads,
     signingSecret,
