@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emptyPaper, type Paper } from '../../src/domain/paper.js';
+import type { Paper } from '../../src/domain/paper.js';
+import { aclRecords } from '../helpers/acl-records.js';
 import { createTestApp, sharedData, type TestApp, uploadPdf, withKey } from '../helpers/test-app.js';
 
 const pdfs = join(sharedData, 'pdfs');
@@ -21,42 +21,12 @@ const aclIds = new Set([
   '2020.nlpcovid19-acl.1',
 ]);
 
-interface CorpusRow {
-  id: string;
-  title: string;
-  authors: string[];
-  year: number;
-  venue: string;
-  doi: string | null;
-}
-
-function aclRecords(): Paper[] {
-  const text = gunzipSync(
-    readFileSync(join(sharedData, 'corpus', 'acl_anthology_2016_2022.jsonl.gz')),
-  ).toString('utf8');
-  return text
-    .split('\n')
-    .filter((line) => aclIds.has(/"id": "([^"]+)"/.exec(line)?.[1] ?? ''))
-    .map((line) => {
-      const row = JSON.parse(line) as CorpusRow;
-      return {
-        ...emptyPaper(row.title),
-        authors: row.authors,
-        year: row.year,
-        publication_date: String(row.year),
-        venue: row.venue,
-        doi: row.doi,
-        identifiers: { acl: row.id, doi: row.doi },
-      };
-    });
-}
-
 let t: TestApp;
 const added: Record<string, Paper> = {};
 
 beforeAll(async () => {
   t = await createTestApp();
-  await t.container.stores.index.upsert(aclRecords());
+  await t.container.stores.index.upsert(aclRecords(aclIds));
   for (const [name, file] of [
     ['beyond', 'beyond_summarization_2304.02623v1.pdf'],
     ['citesee', 'citesee_2302.07302v1.pdf'],

@@ -1,16 +1,15 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContextItems, scoreContextItems } from '../../eval/lib/citation-context-score.js';
-import { emptyPaper, type Paper } from '../../src/domain/paper.js';
 import type { ReferencesResult } from '../../src/domain/references.js';
 import { defaultParseOptions, parseDocument } from '../../src/pdf/parse-document.js';
 import type { ParsedChunk } from '../../src/ports/pdf-extractor.js';
+import { aclRecords } from '../helpers/acl-records.js';
 import { multipartBody } from '../helpers/multipart.js';
 import { createTestApp, sharedData, type TestApp, uploadPdf, withKey } from '../helpers/test-app.js';
 
@@ -44,39 +43,9 @@ let baseUrl: string;
 let papermagePdf = '';
 let narPdf = '';
 
-interface CorpusRow {
-  id: string;
-  title: string;
-  authors: string[];
-  year: number;
-  venue: string;
-  doi: string | null;
-}
-
-function aclRecords(): Paper[] {
-  const text = gunzipSync(
-    readFileSync(join(sharedData, 'corpus', 'acl_anthology_2016_2022.jsonl.gz')),
-  ).toString('utf8');
-  return text
-    .split('\n')
-    .filter((line) => aclIds.has(/"id": "([^"]+)"/.exec(line)?.[1] ?? ''))
-    .map((line) => {
-      const row = JSON.parse(line) as CorpusRow;
-      return {
-        ...emptyPaper(row.title),
-        authors: row.authors,
-        year: row.year,
-        publication_date: String(row.year),
-        venue: row.venue,
-        doi: row.doi,
-        identifiers: { acl: row.id, doi: row.doi },
-      };
-    });
-}
-
 beforeAll(async () => {
   t = await createTestApp();
-  await t.container.stores.index.upsert(aclRecords());
+  await t.container.stores.index.upsert(aclRecords(aclIds));
   const papermage = await uploadPdf(
     t,
     t.key,
