@@ -13,7 +13,11 @@ import { defaultParseOptions, parseDocument } from '../src/pdf/parse-document.js
 import { parseReferenceList } from '../src/pdf/references.js';
 import type { PaperIndex } from '../src/ports/paper-index.js';
 import type { ParsedChunk } from '../src/ports/pdf-extractor.js';
-import { checkReferences } from '../src/services/citations/reference-check.js';
+import {
+  type CheckStatus,
+  checkReferenceEntries,
+  checkReferences,
+} from '../src/services/citations/reference-check.js';
 import { ReferenceLinker } from '../src/services/citations/reference-linker.js';
 import type { EvalReport } from './index.js';
 import { loadContextItems, scoreContextItems } from './lib/citation-context-score.js';
@@ -91,6 +95,15 @@ export async function referencesEval(options: { quick: boolean }): Promise<EvalR
     let parseMs = 0;
     let referencesMs = 0;
     let linkMs = 0;
+    let checkMs = 0;
+    let checked = 0;
+    const pdfStatuses: Record<CheckStatus, number> = {
+      exists: 0,
+      mismatch: 0,
+      not_found: 0,
+      preprint_now_published: 0,
+    };
+    const preprintExamples: string[] = [];
     const chunksOf = new Map<string, ParsedChunk[]>();
     const selected = options.quick ? manifest.filter(isAclFamily) : manifest;
     for (const pdf of selected) {
@@ -122,6 +135,20 @@ export async function referencesEval(options: { quick: boolean }): Promise<EvalR
       if (!isAclFamily(pdf)) {
         otherLinks += found.size - hits.length;
         continue;
+      }
+      // Checking the PDF's own list (verify_references with a PDF), reusing its links.
+      started = performance.now();
+      const report = await checkReferenceEntries({ index }, list.entries, links);
+      checkMs += performance.now() - started;
+      checked += report.results.length;
+      for (const [status, count] of Object.entries(report.counts))
+        pdfStatuses[status as CheckStatus] += count;
+      for (const result of report.results) {
+        if (result.status === 'preprint_now_published' && preprintExamples.length < 20) {
+          preprintExamples.push(
+            `${pdf.file}: "${result.title ?? ''}" → ${result.published?.venue?.slice(0, 60) ?? ''} (${result.published?.year ?? ''})`,
+          );
+        }
       }
       truePositives += hits.length;
       linked += found.size;
@@ -156,6 +183,12 @@ export async function referencesEval(options: { quick: boolean }): Promise<EvalR
       'contexts checked': contexts.total,
       'references parsed/s': entries / (referencesMs / 1000),
       'references linked/s': entries / (linkMs / 1000),
+      'PDF entries checked (ACL-family)': checked,
+      'PDF check exists': pdfStatuses.exists,
+      'PDF check mismatch': pdfStatuses.mismatch,
+      'PDF check not_found': pdfStatuses.not_found,
+      'PDF check preprint_now_published': pdfStatuses.preprint_now_published,
+      'PDF entries checked/s': checked / (checkMs / 1000),
       'references cost / parse': referencesMs / parseMs,
       'linking cost / parse': linkMs / parseMs,
     };
@@ -172,6 +205,7 @@ export async function referencesEval(options: { quick: boolean }): Promise<EvalR
             `verify: entry ${result.index + 1} (${result.key ?? ''}) is "${verdict(result)}", expected "${expected[result.index]}"`,
         ),
       ...contexts.misses.map((miss) => `context missed: ${miss}`),
+      ...preprintExamples.map((example) => `preprint now published: ${example}`),
     );
     return { name: 'references', metrics, summary };
   } finally {

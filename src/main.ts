@@ -51,9 +51,11 @@ import { AnalysisService } from './services/analysis-service.js';
 import { AuthService } from './services/auth-service.js';
 import { CitationService } from './services/citation-service.js';
 import { CitationGraphService } from './services/citations/citation-graph.js';
+import { federatedRecords } from './services/citations/online-records.js';
 import { ReferenceService } from './services/citations/reference-service.js';
 import { createDocumentServices } from './services/documents/create-document-services.js';
 import { DocumentBlobSweeper } from './services/documents/document-blob-sweep.js';
+import { inProcessParsing } from './services/documents/pdf-parsing.js';
 import {
   createFederation,
   emptyLocalIndex,
@@ -256,7 +258,19 @@ export async function createContainer(
   closers.push(() => jobs.close());
   // One client for every caller of the configured chat model (agent, generative answers, analyses).
   const chatModel = chatModelOf(config);
-  const references = new ReferenceService({ documents: documents.fullText, index, blobs, store: projects });
+  const references = new ReferenceService({
+    documents: documents.fullText,
+    index,
+    blobs,
+    store: projects,
+    // A PDF sent to verify_references is parsed as add_to_project's are (cached by hash), not filed.
+    parsing: inProcessParsing(documents.parses),
+    uploadMaxBytes: config.documents.uploadMaxMb * 1024 * 1024,
+    // Online, entries the index does not resolve are looked up in the sources (decision 0032).
+    ...(federation.enabled.length > 0
+      ? { online: federatedRecords(federation.papers, federation.search) }
+      : {}),
+  });
   const citationGraph = new CitationGraphService({ references, store: projects });
   federation.papers.useLibrary(citationGraph);
   const services: AppServices = {

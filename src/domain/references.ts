@@ -70,22 +70,52 @@ export const citationContextsResultSchema = z
 
 export const checkedReferenceSchema = z
   .object({
-    index: z.number().int().describe('0-based position of the entry in the file.'),
-    key: z.string().nullable().describe('Citation key (BibTeX key, RIS ID).'),
+    index: z
+      .number()
+      .int()
+      .describe('0-based position of the entry in the file (or in the PDF’s reference list).'),
+    key: z
+      .string()
+      .nullable()
+      .describe('Citation key (BibTeX key, RIS ID); for a PDF entry its label or number.'),
     title: z.string().nullable(),
-    status: z.enum(['exists', 'mismatch', 'not_found']),
+    status: z
+      .enum(['exists', 'mismatch', 'not_found', 'preprint_now_published'])
+      .describe(
+        'exists: a record matches as written; mismatch: a record matches but `fields` differ; not_found: no record; preprint_now_published: the entry is (or matches) a preprint whose published version is known (`published`).',
+      ),
     fields: z
       .array(z.enum(['year', 'authors', 'venue', 'doi']))
-      .describe('For mismatch: fields that differ from the record.'),
+      .describe(
+        'For mismatch: fields that differ from the record (for preprint_now_published: from the preprint record).',
+      ),
     paper: paperSchema.nullable().describe('The matched record (null when not found).'),
     confidence: z.number().nullable().describe('Title similarity of the match (0–1).'),
+    preprint: paperSchema
+      .nullable()
+      .describe(
+        'For preprint_now_published: the preprint record matched; null when only the entry itself is the preprint form (an arXiv citation).',
+      ),
+    published: paperSchema
+      .nullable()
+      .describe('For preprint_now_published: the published version of the work.'),
+    raw: z.string().optional().describe('The entry as printed (entries of a PDF).'),
   })
   .meta({ id: 'CheckedReference' });
 
 export const verifyReferencesResultSchema = z
   .object({
+    pdf_id: z
+      .string()
+      .optional()
+      .describe('The checked PDF (PROJ:… for a stored one; absent for a bibliography or an uploaded PDF).'),
     results: z.array(checkedReferenceSchema),
-    counts: z.object({ exists: z.number().int(), mismatch: z.number().int(), not_found: z.number().int() }),
+    counts: z.object({
+      exists: z.number().int(),
+      mismatch: z.number().int(),
+      not_found: z.number().int(),
+      preprint_now_published: z.number().int(),
+    }),
     hint: z.string(),
   })
   .meta({ id: 'ReferenceCheck' });

@@ -170,10 +170,12 @@ function addToProjectBody(operation: OpenApiOperation): NonNullable<OpenApiOpera
 
 const referenceText = { type: 'string', description: 'The BibTeX, RIS or CSL-JSON file.' };
 
-/** A reference file, as a multipart `file` or as the body in one of the types the route reads. */
-/** The bibliography a reference check reads: `{text, format}` JSON, a multipart `file`, or the file itself. */
+/**
+ * What a reference check reads: `{text, format}` JSON (a bibliography) or `{pdf_id}` JSON (a stored
+ * PDF), a multipart `file` (a bibliography or a PDF), a PDF as the body, or the bibliography itself.
+ */
 const verifyReferencesBody = {
-  required: true,
+  required: false,
   content: {
     'application/json': {
       schema: {
@@ -181,17 +183,27 @@ const verifyReferencesBody = {
         properties: {
           text: { type: 'string', description: 'The BibTeX, RIS or CSL-JSON text.' },
           format: { type: 'string', enum: ['bibtex', 'ris', 'csl'] },
+          pdf_id: {
+            type: 'string',
+            description:
+              'A stored or fetched PDF (PROJ:<project>/<document>, PDF_URL:<url>) whose reference list is checked; instead of text.',
+          },
         },
-        required: ['text'],
       },
     },
     'multipart/form-data': {
       schema: {
         type: 'object',
-        properties: { file: { ...binary, description: 'The BibTeX or RIS file.' } },
+        properties: {
+          file: {
+            ...binary,
+            description: 'The BibTeX or RIS file, or a PDF whose reference list is checked.',
+          },
+        },
         required: ['file'],
       },
     },
+    'application/pdf': { schema: { ...binary, description: 'A PDF whose reference list is checked.' } },
     'text/plain': { schema: referenceText },
     'application/x-bibtex': { schema: referenceText },
   },

@@ -36,6 +36,9 @@ const aclIds = new Set([
   '2020.coling-main.362',
   '2020.coling-main.107',
   '2021.mrqa-1.3',
+  // Published versions of the fixture's two preprint citations (BART, Sentence-BERT).
+  '2020.acl-main.703',
+  'D19-1410',
 ]);
 
 let t: TestApp;
@@ -188,7 +191,7 @@ describe('POST /api/verify_references', () => {
     expect(response.statusCode).toBe(200);
     const body = response.json();
     expect(verdicts(body)).toEqual(expected);
-    expect(body.counts).toEqual({ exists: 5, mismatch: 5, not_found: 3 });
+    expect(body.counts).toEqual({ exists: 5, mismatch: 5, not_found: 3, preprint_now_published: 2 });
     expect(body.results[0]).toMatchObject({ key: 'chen2019multisource', status: 'exists' });
     expect(body.results[0].paper.identifiers.acl).toBe('P19-1299');
   });
@@ -281,7 +284,12 @@ describe('MCP tools (real SDK client over /mcp)', () => {
     });
     expect(JSON.parse(textOf(contexts)).result.contexts.length).toBeGreaterThan(0);
     const checked = await client.callTool({ name: 'verify_references', arguments: { text: fixtureBib } });
-    expect(JSON.parse(textOf(checked)).result.counts).toEqual({ exists: 5, mismatch: 5, not_found: 3 });
+    expect(JSON.parse(textOf(checked)).result.counts).toEqual({
+      exists: 5,
+      mismatch: 5,
+      not_found: 3,
+      preprint_now_published: 2,
+    });
   });
 
   it('reports a bad pdf_id as a tool error naming the parameter', async () => {

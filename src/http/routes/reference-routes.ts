@@ -1,14 +1,15 @@
 import multipart from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { invalid } from '../../domain/errors.js';
+import { AppError, invalid } from '../../domain/errors.js';
 import { paperSchema } from '../../domain/paper.js';
 import {
   citationContextsResultSchema,
   referencesResultSchema,
   verifyReferencesResultSchema,
 } from '../../domain/references.js';
-import { type CitationFormat, citationFormats } from '../../services/citation-service.js';
+import { citationFormats } from '../../services/citation-service.js';
+import type { VerifyInput } from '../../services/citations/reference-service.js';
 import { principalOf } from '../auth.js';
 import { queryInt, queryText } from '../query.js';
 import { bodyErrorResponses, errorEnvelopeSchema, errorResponses, paperIdPattern } from '../schemas.js';
@@ -69,11 +70,15 @@ export const projectGraphSchema = z
   })
   .meta({ id: 'ProjectGraph' });
 
-/** The JSON body of a check: the file's text, and its format when known. */
-const verifyBodySchema = z.object({
-  text: z.string().min(1, 'must not be empty'),
-  format: z.enum(citationFormats, { error: 'format must be one of bibtex, ris, csl' }).optional(),
-});
+/** The JSON body of a check: a bibliography's text (and its format when known), or a PDF's pdf_id. */
+const verifyBodySchema = z
+  .object({
+    text: z.string().min(1, 'must not be empty').optional(),
+    format: z.enum(citationFormats, { error: 'format must be one of bibtex, ris, csl' }).optional(),
+    pdf_id: documentRef.min(1, 'must not be empty').optional(),
+    pdf_url: documentRef.min(1, 'must not be empty').optional(),
+  })
+  .strict();
 
 /** Body types read as the bibliography's text. */
 const textContentTypes = [
@@ -83,41 +88,117 @@ const textContentTypes = [
   'application/x-ris',
 ];
 
-/** The bibliography of a check: `{text}` JSON, a multipart `file`, or the file as the body. */
-async function bibliographyOf(request: FastifyRequest): Promise<{ text: string; format?: CitationFormat }> {
-  if (request.isMultipart()) {
-    const file = await request.file();
-    if (!file) throw invalid('file', 'The multipart form has no file part: send the bibliography as "file"');
-    return { text: (await file.toBuffer()).toString('utf8') };
-  }
+/** Multipart fields whose file is what is checked. */
+const fileFields = new Set(['file', 'pdf', 'upload']);
+
+const sendHint =
+  'send {"text": "<BibTeX or RIS>"}, {"pdf_id": "PROJ:…"}, a multipart "file" (a bibliography or a PDF), or a PDF body';
+
+/** Whether bytes are a PDF: its magic in the first KiB, as PDF readers allow. */
+function isPdfBytes(bytes: Uint8Array): boolean {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 1024)).includes('%PDF-');
+}
+
+/**
+ * What a check reads: `{text, format}` or `{pdf_id}` JSON, `pdf_id` in the query, a multipart
+ * `file` (a PDF when it says so — content type, `.pdf` name or `%PDF-` magic — else a bibliography),
+ * a PDF body, or the bibliography as the body. Exactly one of them.
+ */
+async function checkInputOf(
+  request: FastifyRequest,
+  query: { pdf_id?: string | undefined; pdf_url?: string | undefined },
+  limits: { bibliography: number; pdf: number },
+): Promise<VerifyInput> {
+  const inputs: Array<{ param: string; input: VerifyInput }> = [];
+  if (query.pdf_id)
+    inputs.push({ param: 'pdf_id', input: { kind: 'document', pdfRef: query.pdf_id, param: 'pdf_id' } });
+  if (query.pdf_url)
+    inputs.push({ param: 'pdf_url', input: { kind: 'document', pdfRef: query.pdf_url, param: 'pdf_url' } });
   const body = request.body;
   const type = request.headers['content-type'] ?? '';
-  if (typeof body === 'string' && /^application\/json/i.test(type)) {
+  if (request.isMultipart()) {
+    for await (const part of request.parts()) {
+      if (part.type !== 'file') {
+        if (part.fieldname === 'pdf_id' && typeof part.value === 'string' && part.value.trim()) {
+          inputs.push({
+            param: 'pdf_id',
+            input: { kind: 'document', pdfRef: part.value.trim(), param: 'pdf_id' },
+          });
+        }
+        continue;
+      }
+      if (!fileFields.has(part.fieldname)) {
+        part.file.resume();
+        throw invalid(part.fieldname, `Unexpected file field "${part.fieldname}": send the file as "file"`);
+      }
+      const bytes = await part.toBuffer().catch((error: { code?: string }) => {
+        if (error.code !== 'FST_REQ_FILE_TOO_LARGE') throw error;
+        throw tooLarge(limits.pdf);
+      });
+      const pdf =
+        part.mimetype === 'application/pdf' || /\.pdf$/i.test(part.filename ?? '') || isPdfBytes(bytes);
+      if (pdf) {
+        if (bytes.byteLength > limits.pdf) throw tooLarge(limits.pdf);
+        inputs.push({
+          param: 'file',
+          input: { kind: 'upload', bytes: new Uint8Array(bytes), param: 'file' },
+        });
+      } else {
+        if (bytes.byteLength > limits.bibliography) throw tooLarge(limits.bibliography);
+        inputs.push({ param: 'file', input: { kind: 'bibliography', text: bytes.toString('utf8') } });
+      }
+    }
+  } else if (Buffer.isBuffer(body)) {
+    inputs.push({ param: 'file', input: { kind: 'upload', bytes: new Uint8Array(body), param: 'file' } });
+  } else if (typeof body === 'string' && /^application\/json/i.test(type)) {
     let value: unknown;
     try {
       value = JSON.parse(body);
     } catch {
-      throw invalid('text', 'The body is not valid JSON: send {"text": "<BibTeX or RIS>"}');
+      throw invalid('text', `The body is not valid JSON: ${sendHint}`);
     }
     const parsed = verifyBodySchema.safeParse(value);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      const param = typeof issue?.path[0] === 'string' ? issue.path[0] : 'text';
-      throw invalid(param, `${param}: ${issue?.message ?? 'invalid'} (send {"text": "<BibTeX or RIS>"})`);
+      const key = issue?.code === 'unrecognized_keys' ? issue.keys[0] : issue?.path[0];
+      const param = typeof key === 'string' ? key : 'text';
+      throw invalid(param, `${param}: ${issue?.message ?? 'invalid'} (${sendHint})`);
     }
-    return parsed.data.format
-      ? { text: parsed.data.text, format: parsed.data.format }
-      : { text: parsed.data.text };
+    const { text, format, pdf_id, pdf_url } = parsed.data;
+    if (text !== undefined) inputs.push({ param: 'text', input: { kind: 'bibliography', text, format } });
+    if (pdf_id)
+      inputs.push({ param: 'pdf_id', input: { kind: 'document', pdfRef: pdf_id, param: 'pdf_id' } });
+    if (pdf_url)
+      inputs.push({ param: 'pdf_url', input: { kind: 'document', pdfRef: pdf_url, param: 'pdf_url' } });
+    if (format && text === undefined)
+      throw invalid('format', 'format applies to a bibliography given as text');
+  } else if (typeof body === 'string' && body.trim()) {
+    inputs.push({ param: 'file', input: { kind: 'bibliography', text: body } });
   }
-  if (typeof body === 'string' && body.trim()) return { text: body };
-  throw invalid(
-    'text',
-    'Send the bibliography as {"text": …} JSON, as a multipart "file", or as the body (BibTeX or RIS)',
+  const [first, second] = inputs;
+  if (!first) throw invalid('text', `Nothing to check: ${sendHint}`);
+  if (second) {
+    throw invalid(
+      second.param,
+      `One thing is checked per request, and this one has ${second.param} beside ${first.param}; send one`,
+    );
+  }
+  return first.input;
+}
+
+function tooLarge(limit: number): AppError {
+  return new AppError(
+    'payload_too_large',
+    `file is larger than the limit (${Math.round(limit / 1024 / 1024)} MB)`,
+    {
+      param: 'file',
+    },
   );
 }
 
 /** `/api/references`, `/api/citation_contexts` and `/api/verify_references` (issue 17). */
-export const referenceRoutes: RouteModule = async (root, { services }) => {
+export const referenceRoutes: RouteModule = async (root, { services, config }) => {
+  const pdfLimit = config.documents.uploadMaxMb * 1024 * 1024;
   await root.register(async (scope) => {
     scope.addContentTypeParser(textContentTypes, { parseAs: 'string' }, (_request, body, done) =>
       done(null, body),
@@ -127,8 +208,16 @@ export const referenceRoutes: RouteModule = async (root, { services }) => {
     scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) =>
       done(null, body),
     );
+    scope.addContentTypeParser(
+      'application/pdf',
+      { parseAs: 'buffer', bodyLimit: pdfLimit },
+      (_request, body, done) => done(null, body),
+    );
     if (!scope.hasContentTypeParser('multipart/form-data')) {
-      await scope.register(multipart, { limits: { fileSize: maxBibliographyBytes, files: 1, fields: 10 } });
+      await scope.register(multipart, {
+        throwFileSizeLimit: true,
+        limits: { fileSize: Math.max(maxBibliographyBytes, pdfLimit), files: 1, fields: 10 },
+      });
     }
     const app = typed(scope);
 
@@ -138,7 +227,7 @@ export const referenceRoutes: RouteModule = async (root, { services }) => {
         schema: {
           summary: "A stored PDF's reference list, linked to papers",
           description:
-            'Parses the reference list of a PDF (pdf_id as for /api/fulltext) into entries (number, authors, title, year, venue, DOI, arXiv), links each to a record of the local index when title, year and first author agree, and lists the sentences citing it.',
+            'Parses the reference list of a PDF (pdf_id as for /api/fulltext) into entries (number, authors, title, year, venue, DOI, arXiv), links each to a record of the local index (or, online, of the sources) when title, year and first author agree, and lists the sentences citing it.',
           tags: ['references'],
           querystring: z.object({
             pdf_id: documentRef
@@ -236,29 +325,47 @@ export const referenceRoutes: RouteModule = async (root, { services }) => {
     app.post(
       '/api/verify_references',
       {
-        bodyLimit: maxBibliographyBytes,
+        bodyLimit: Math.max(maxBibliographyBytes, pdfLimit + 1024 * 1024),
         schema: {
-          summary: 'Check a BibTeX or RIS bibliography against the index',
+          summary: 'Check a bibliography or a PDF’s references',
           description:
-            'Answers per entry: exists (with the matched record), mismatch (which of year, authors, venue, DOI differ) or not_found, against the local index. Send {"text": …} JSON, a multipart "file", or the file as the body.',
+            'Per entry: exists (the matched record), mismatch (which of year, authors, venue, DOI differ), not_found, or preprint_now_published (a preprint whose published version is known). Send BibTeX/RIS as {"text"} JSON, a file or the body; or a PDF (multipart file, PDF body, or pdf_id).',
           tags: ['references'],
           querystring: z.object({
             format: z
               .enum(citationFormats, { error: 'format must be one of bibtex, ris, csl' })
               .optional()
               .describe('bibtex, ris or csl; detected from the content when omitted.'),
+            pdf_id: documentRef
+              .optional()
+              .describe(
+                'Check the reference list of this PDF: PROJ:<project>/<document>, PDF_URL:<url> or a URL.',
+              ),
+            pdf_url: documentRef.optional().describe('Same as pdf_id.'),
           }),
           response: {
             200: verifyReferencesResultSchema,
             ...errorResponses,
             ...bodyErrorResponses,
+            413: errorEnvelopeSchema.describe('The file is larger than the configured limit.'),
+            415: errorEnvelopeSchema.describe('The uploaded file or url is not a PDF.'),
             422: errorEnvelopeSchema.describe('The file could not be parsed, or holds no entries.'),
+            502: errorEnvelopeSchema.describe('The remote PDF could not be fetched.'),
+            504: errorEnvelopeSchema.describe('Fetching or parsing the PDF took too long.'),
           },
         },
       },
-      async (request) => {
-        const { text, format } = await bibliographyOf(request);
-        return services.references.verify(text, request.query.format ?? format);
+      async (request, reply) => {
+        const signal = abortOnClientClose(reply);
+        const input = await checkInputOf(request, request.query, {
+          bibliography: maxBibliographyBytes,
+          pdf: pdfLimit,
+        });
+        const checked =
+          input.kind === 'bibliography' && request.query.format && !input.format
+            ? { ...input, format: request.query.format }
+            : input;
+        return services.references.verify(checked, { tenantId: principalOf(request).tenantId, signal });
       },
     );
   });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { invalid } from '../../domain/errors.js';
 import type { CitationGraphService } from '../../services/citations/citation-graph.js';
 import type { ReferenceService } from '../../services/citations/reference-service.js';
 import { mcpHints } from '../mcp-hints.js';
@@ -65,7 +66,7 @@ export function referenceTools(references: ReferenceService, graph?: CitationGra
       {
         title: "A paper's reference list, linked",
         description:
-          'Parses the reference list of a stored or fetched PDF into entries (number, authors, title, year, venue, DOI, arXiv id), links each to a paper of the local index when title, year and first author agree (paper_id, match_confidence), and gives the sentences of the PDF that cite it (chunk, page).',
+          'Parses the reference list of a stored or fetched PDF into entries (number, authors, title, year, venue, DOI, arXiv id), links each to a paper of the local index (or, online, of the federated sources) when title, year and first author agree (paper_id, match_confidence), and gives the sentences of the PDF that cite it (chunk, page).',
         inputSchema: {
           pdf_id: z
             .string()
@@ -125,26 +126,56 @@ export function referenceTools(references: ReferenceService, graph?: CitationGra
     server.registerTool(
       'verify_references',
       {
-        title: 'Check a bibliography',
+        title: 'Check a bibliography or a PDF’s references',
         description:
-          'Checks every entry of a BibTeX or RIS bibliography against the local index: exists (the matched paper), mismatch (which of year, authors, venue, doi differ from the record) or not_found (possibly invented).',
+          'Checks every entry of a BibTeX or RIS bibliography (text), or of a stored PDF’s reference list (pdf_id), against the local index (and the federated sources when online): exists (the matched paper), mismatch (which of year, authors, venue, doi differ), not_found (possibly invented) or preprint_now_published (a preprint whose published version is known: published).',
         inputSchema: {
-          text: z.string().min(1, 'must not be empty').max(1_000_000).describe('The BibTeX or RIS text.'),
+          text: z
+            .string()
+            .min(1, 'must not be empty')
+            .max(1_000_000)
+            .optional()
+            .describe('The BibTeX or RIS text; or give pdf_id instead.'),
           format: z
             .enum(['bibtex', 'ris', 'csl'])
             .optional()
             .describe('Detected from the text when omitted.'),
+          pdf_id: z
+            .string()
+            .trim()
+            .min(1, 'must not be empty')
+            .max(4000)
+            .optional()
+            .describe(
+              'A PDF whose reference list is checked: PROJ:<project>/<document> (a stored PDF), PDF_URL:<url>, or a PDF url.',
+            ),
         },
-        annotations: { readOnlyHint: true, openWorldHint: false },
+        annotations: { readOnlyHint: true, openWorldHint: true },
       },
-      ({ text, format }) =>
+      ({ text, format, pdf_id }, extra) =>
         guarded(context, async () => {
-          const result = await references.verify(text, format);
-          const compact = result.results.map(({ paper, ...entry }) => ({
+          if (text !== undefined && pdf_id !== undefined) {
+            throw invalid('pdf_id', 'Give text (a bibliography) or pdf_id (a PDF), not both');
+          }
+          if (text === undefined && pdf_id === undefined) {
+            throw invalid('text', 'Give text (a BibTeX or RIS bibliography) or pdf_id (a stored PDF)');
+          }
+          const result = await references.verify(
+            pdf_id !== undefined
+              ? { kind: 'document', pdfRef: pdf_id, param: 'pdf_id' }
+              : { kind: 'bibliography', text: text ?? '', format },
+            { tenantId: context.tenantId, signal: extra.signal, hints: mcpHints },
+          );
+          const compact = result.results.map(({ paper, preprint, published, ...entry }) => ({
             ...entry,
             paper: paper ? compactPaper(paper) : null,
+            ...(preprint ? { preprint: compactPaper(preprint) } : {}),
+            ...(published ? { published: compactPaper(published) } : {}),
           }));
-          return jsonResult({ results: compact, counts: result.counts }, result.hint);
+          return jsonResult(
+            { ...(result.pdf_id ? { pdf_id: result.pdf_id } : {}), results: compact, counts: result.counts },
+            result.hint,
+          );
         }),
     );
   };

@@ -3,6 +3,7 @@ import type { Paper } from '../../domain/paper.js';
 import { nameKeyOf, surnameOf } from '../../pdf/reference-fields.js';
 import type { ReferenceEntry } from '../../pdf/references.js';
 import type { PaperIndex } from '../../ports/paper-index.js';
+import type { OnlineRecords } from './online-records.js';
 import {
   firstSurname,
   sameSurname,
@@ -17,6 +18,8 @@ export interface ReferenceLink {
   paper: Paper;
   confidence: number;
   method: 'doi' | 'arxiv' | 'search';
+  /** True when the record came through the federated sources (the local index did not resolve it). */
+  online?: boolean;
 }
 
 /** A title at least this similar (Dice over words in order) may be the same work. */
@@ -58,6 +61,44 @@ export class ReferenceLinker {
       if (best) return { ...best, method: 'search' };
     }
     return null;
+  }
+
+  /**
+   * `link`, then — for an entry the local index does not resolve — the federated sources: its DOI,
+   * its arXiv id, then its title searched, with the same checks (decision 0032). `complete` is
+   * false when a source failed or was skipped, so the miss may be retried.
+   */
+  async linkOnline(
+    entry: ReferenceEntry,
+    online: OnlineRecords,
+    signal?: AbortSignal,
+  ): Promise<{ link: ReferenceLink | null; complete: boolean }> {
+    const local = await this.link(entry);
+    if (local) return { link: local, complete: true };
+    let complete = true;
+    const identifiers = [
+      { type: 'DOI' as const, value: normalizeDoi(entry.doi), method: 'doi' as const },
+      { type: 'ARXIV' as const, value: normalizeArxivId(entry.arxiv), method: 'arxiv' as const },
+    ];
+    for (const { type, value, method } of identifiers) {
+      if (!value) continue;
+      const found = await online.byIdentifier({ type, value }, signal);
+      complete &&= found.complete;
+      if (found.paper && this.plausible(entry, found.paper)) {
+        return { link: { paper: found.paper, confidence: 1, method, online: true }, complete: true };
+      }
+    }
+    const title = entry.title && titleTokens(entry.title).length >= 3 ? entry.title : null;
+    if (!title) return { link: null, complete };
+    const found = await online.searchTitle(title, signal);
+    complete &&= found.complete;
+    const best = found.papers
+      .map((paper) => ({ paper, confidence: scoreCandidate(entry, paper) }))
+      .filter((scored): scored is { paper: Paper; confidence: number } => scored.confidence !== null)
+      .sort((a, b) => b.confidence - a.confidence)[0];
+    return best
+      ? { link: { ...best, method: 'search', online: true }, complete: true }
+      : { link: null, complete };
   }
 
   /** A strong identifier's record, unless its title plainly belongs to another work (a typo'd DOI). */
