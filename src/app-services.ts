@@ -6,6 +6,7 @@ import type { CitationService } from './services/citation-service.js';
 import type { CitationGraphService } from './services/citations/citation-graph.js';
 import type { ReferenceService } from './services/citations/reference-service.js';
 import type { FigureFiles } from './services/documents/figure-files.js';
+import type { PageImageService } from './services/documents/page-images.js';
 import type { PaperMetadataService } from './services/federation/paper-metadata-service.js';
 import type { SourceMonitor } from './services/federation/source-monitor.js';
 import type { ProjectService } from './services/project-service.js';
@@ -26,6 +27,8 @@ export interface AppServices {
   library: PaperLibrary;
   /** Figure images behind signed links (/files/figures/…). */
   figures: FigureFiles;
+  /** Pages of stored PDFs drawn as PNG (/api/page_image), cached in the BlobStore. */
+  pageImages: PageImageService;
   /** BibTeX/RIS/CSL-JSON export and import of projects. */
   citations: CitationService;
   /** Parsed references of stored PDFs, citation contexts, reference checking (decision 0031). */

@@ -234,9 +234,10 @@ export async function createContainer(
     sources: federation.fullTextSources,
     // Stored parses are keyed by this: another engine, a new release or other figure limits parse
     // documents again.
-    // r2: metadata read from the printed byline and title block (decision 0028); bump when the
-    // extractor's output changes, so cached parses of an older reading are not served.
-    parserVersion: `${config.pdf.engine}-${packageVersion()}-r2-fig${config.pdf.figureMegapixels}`,
+    // r2: metadata read from the printed byline and title block (decision 0028); r3: chunks carry
+    // their printed lines and the parse its page sizes (decision 0034). Bump when the extractor's
+    // output changes, so cached parses of an older reading are not served.
+    parserVersion: `${config.pdf.engine}-${packageVersion()}-r3-fig${config.pdf.figureMegapixels}`,
     // Tenants take turns at the parse threads (docs/decisions/0018-fair-questions.md).
     parseConcurrency: config.pdf.workerThreads,
     signingSecret,
@@ -279,6 +280,7 @@ export async function createContainer(
     fullText: documents.fullText,
     library: documents.library,
     figures: documents.figures,
+    pageImages: documents.pageImages,
     citations: new CitationService(projectService),
     references,
     citationGraph,

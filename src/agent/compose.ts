@@ -1,3 +1,5 @@
+import type { PageAnchor } from '../domain/page-anchors.js';
+import type { FullTextReader } from '../services/services.js';
 import { contentTerms } from '../text/keywords.js';
 import { plainLine, quotePaperText } from '../text/markdown-text.js';
 import { rankSentences } from '../text/sentences.js';
@@ -8,6 +10,8 @@ export interface SelectedSentence {
   text: string;
   evidence: Evidence;
   score: number;
+  /** Where a full-text sentence is printed (pages and boxes), when known. */
+  anchor?: PageAnchor | null;
 }
 
 export interface SelectOptions {
@@ -56,8 +60,37 @@ export function selectSentences(
 /** One answer line: the sentence verbatim (quoted, markdown-inert) and its citation. */
 export function sentenceLine(sentence: SelectedSentence): string {
   const { evidence } = sentence;
-  const where = evidence.kind === 'fulltext' && evidence.chunk ? ` (chunk ${evidence.chunk})` : '';
+  const pages = sentence.anchor?.pages ?? [];
+  const page =
+    pages.length === 0
+      ? ''
+      : pages.length === 1
+        ? `, p. ${pages[0]}`
+        : `, pp. ${pages[0]}–${pages[pages.length - 1]}`;
+  const where = evidence.kind === 'fulltext' && evidence.chunk ? ` (chunk ${evidence.chunk}${page})` : '';
   return `- “${quotePaperText(sentence.text)}” ${citationMarkdown(evidence.source)}${where}\n`;
+}
+
+/**
+ * Looks up where each full-text sentence is printed (pages and boxes), from documents the run has
+ * already read; sentences stay unanchored when the reader cannot tell.
+ */
+export async function anchorSentences(
+  reader: FullTextReader | undefined,
+  tenantId: string,
+  sentences: SelectedSentence[],
+): Promise<SelectedSentence[]> {
+  const locate = reader?.locate?.bind(reader);
+  if (!locate) return sentences;
+  return Promise.all(
+    sentences.map(async (sentence) => {
+      const { evidence } = sentence;
+      const ref = evidence.source.paper.pdf_id;
+      if (evidence.kind !== 'fulltext' || !evidence.chunk || !ref) return sentence;
+      const anchor = await locate(tenantId, ref, evidence.chunk, sentence.text).catch(() => null);
+      return anchor ? { ...sentence, anchor } : sentence;
+    }),
+  );
 }
 
 /** The references list of an answer: the cited records, numbered in order of first citation. */

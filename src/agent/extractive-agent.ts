@@ -11,7 +11,13 @@ import {
   type ResearchTools,
 } from './agent-types.js';
 import { CitationFilter } from './citation-filter.js';
-import { referencesSection, selectSentences, sentenceLine, withoutBibliography } from './compose.js';
+import {
+  anchorSentences,
+  referencesSection,
+  selectSentences,
+  sentenceLine,
+  withoutBibliography,
+} from './compose.js';
 import {
   figureUrls,
   type OpeningCache,
@@ -186,11 +192,11 @@ export class ExtractiveAgent implements ResearchAgent {
           fullTextEvidence.push(evidence);
         }
       }
-      const fromFullTexts = selectSentences(question, fullTextEvidence, {
-        max: 5,
-        perSource: 3,
-        exclude: used,
-      });
+      const fromFullTexts = await anchorSentences(
+        reader,
+        request.tenantId,
+        selectSentences(question, fullTextEvidence, { max: 5, perSource: 3, exclude: used }),
+      );
       if (fromFullTexts.length > 0) {
         const lead =
           fromAbstracts.length > 0

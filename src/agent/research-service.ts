@@ -41,6 +41,8 @@ function localOnlyTools(tools: ResearchTools): ResearchTools {
         reader.readChunk(tenantId, pdfRef, chunk, { ...options, localOnly: true }),
       ask: (tenantId, pdfRef, question, options = {}) =>
         reader.ask(tenantId, pdfRef, question, { ...options, localOnly: true }),
+      // Locating never fetches.
+      ...(reader.locate ? { locate: reader.locate.bind(reader) } : {}),
     },
   };
 }

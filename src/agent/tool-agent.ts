@@ -12,7 +12,7 @@ import type {
 } from './agent-types.js';
 import { questionOf } from './agent-types.js';
 import { CitationFilter } from './citation-filter.js';
-import { referencesSection, selectSentences, sentenceLine } from './compose.js';
+import { anchorSentences, referencesSection, selectSentences, sentenceLine } from './compose.js';
 import { answerNowPrompt, researchSystemPrompt } from './prompts.js';
 import { ReferencesGuard } from './references-guard.js';
 import { SourceLedger } from './source-ledger.js';
@@ -138,7 +138,11 @@ export class ToolAgent implements ResearchAgent {
 
     if (stoppedBy === 'time' || written.trim().length === 0) {
       // No usable answer from the model: compose one from the retrieved text, extractively.
-      const selected = selectSentences(question, ledger.evidence, { max: 6, perSource: 2 });
+      const selected = await anchorSentences(
+        this.tools.fullText,
+        request.tenantId,
+        selectSentences(question, ledger.evidence, { max: 6, perSource: 2 }),
+      );
       const note =
         stoppedBy === 'time'
           ? 'The time budget ran out; these are the most relevant retrieved passages, quoted verbatim.'

@@ -1,4 +1,16 @@
 import { z } from 'zod';
+import { pageBoxSchema } from './page-anchors.js';
+
+/** The best passage of a chunk for a question, and where it is printed. */
+export const passageSchema = z
+  .object({
+    text: z.string().describe('The passage (a few sentences of the chunk; a section heading may lead it).'),
+    pages: z.array(z.number().int()).describe('Pages the passage is printed on.'),
+    boxes: z
+      .array(pageBoxSchema)
+      .describe('Where the passage is printed: boxes in fractions of the page (empty when unknown).'),
+  })
+  .meta({ id: 'Passage' });
 
 /** One numbered chunk of a document's full text (spec 2.2). */
 export const chunkSchema = z
@@ -9,6 +21,19 @@ export const chunkSchema = z
       .array(z.string())
       .describe('Markdown image references of the figures in this chunk: ![Figure n, page p](url).'),
     pdf_url: z.string().describe('The document reference this chunk came from (PDF_URL:… or PROJ:…).'),
+    pages: z
+      .array(z.number().int())
+      .optional()
+      .describe('Pages the chunk is printed on (PDFs; absent for text from a full-text source).'),
+    boxes: z
+      .array(pageBoxSchema)
+      .optional()
+      .describe(
+        'Where the chunk is printed, one box per paragraph and column, in fractions of the page (origin top left). Render a page with /api/page_image.',
+      ),
+    passage: passageSchema
+      .optional()
+      .describe('`/api/question` only: the passage of this chunk that best answers the question.'),
   })
   .meta({ id: 'Chunk' });
 

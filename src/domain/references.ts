@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageBoxSchema } from './page-anchors.js';
 import { paperSchema } from './paper.js';
 
 /** A sentence of a document that cites a reference. */
@@ -11,8 +12,13 @@ export const citationContextSchema = z
       .number()
       .int()
       .nullable()
-      .describe('Page of the sentence when its chunk lies on one page; null when the chunk spans several.'),
+      .describe(
+        'Page the sentence is printed on (where it starts); when it cannot be located, the page of a one-page chunk, else null.',
+      ),
     pages: z.array(z.number().int()).describe('Pages of the chunk.'),
+    boxes: z
+      .array(pageBoxSchema)
+      .describe('Where the sentence is printed, in fractions of the page (empty when unknown).'),
   })
   .meta({ id: 'CitationContext' });
 

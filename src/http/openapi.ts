@@ -94,6 +94,7 @@ export const operationIds: Record<string, string> = {
   'GET /api/citation_contexts': 'citation_contexts',
   'POST /api/verify_references': 'verify_references',
   'GET /api/project_graph': 'project_graph',
+  'GET /api/page_image': 'page_image',
   'GET /api/save-citation': 'save_citation',
   'PUT /api/zotero/credentials': 'set_zotero_credentials',
   'GET /api/zotero/credentials': 'get_zotero_credentials',

@@ -1,5 +1,6 @@
 import { type BodyStyle, headingLevel, isStrongHeading, numberedHeading } from './headings.js';
 import type { BlockKind, TextBlock, TextLine } from './layout-types.js';
+import { lineSpans } from './line-anchors.js';
 import { collectVocabulary, joinLines, normalizeText } from './text-cleaning.js';
 
 interface DraftBlock {
@@ -241,5 +242,6 @@ function toBlock(draft: DraftBlock, vocabulary: Set<string>): TextBlock {
     bottom: Math.max(...onFirstPage.map((line) => line.bottom)),
     x0: Math.min(...onFirstPage.map((line) => line.x0)),
     x1: Math.max(...onFirstPage.map((line) => line.x1)),
+    lineSpans: lineSpans(text, draft.lines),
   };
 }

@@ -1,5 +1,7 @@
-import type { ParsedChunk } from '../ports/pdf-extractor.js';
+import type { ChunkLine, ParsedChunk } from '../ports/pdf-extractor.js';
+import { letterKey } from '../text/letter-stream.js';
 import type { TextBlock } from './layout-types.js';
+import { pieceLines } from './line-anchors.js';
 
 export interface ChunkSizes {
   /** A chunk is closed at the first block boundary after it reaches this many characters. */
@@ -14,6 +16,9 @@ interface Piece {
   text: string;
   block: number;
   heading: boolean;
+  /** The piece's letters `[from, to)` in its block's letter stream (see `line-anchors.ts`). */
+  from: number;
+  to: number;
 }
 
 /**
@@ -75,10 +80,18 @@ export function buildChunks(
     const blockIndexes = new Set(group.map((piece) => piece.block));
     const pages = new Set<number>();
     for (const index of blockIndexes) for (const page of blocks[index]?.pages ?? []) pages.add(page);
+    const lines: ChunkLine[] = [];
+    let offset = 0;
+    for (const piece of group) {
+      const spans = blocks[piece.block]?.lineSpans;
+      if (spans) lines.push(...pieceLines(piece.text, offset, spans, piece.from, piece.to));
+      offset += piece.text.length + 2;
+    }
     return {
       text: group.map((piece) => piece.text).join('\n\n'),
       pages: [...pages].sort((a, b) => a - b),
       figureIds: figureBlocks.filter((figure) => blockIndexes.has(figure.block)).map((figure) => figure.id),
+      ...(lines.length > 0 ? { lines } : {}),
     };
   });
 }
@@ -90,14 +103,21 @@ function lengthOf(pieces: Piece[]): number {
 function toPieces(block: TextBlock, index: number, sizes: ChunkSizes): Piece[] {
   if (block.kind === 'heading') {
     const text = `${'#'.repeat(block.level ?? 2)} ${block.text}`.slice(0, sizes.maxChars);
-    return [{ text, block: index, heading: true }];
+    return [{ text, block: index, heading: true, from: 0, to: letterKey(text).length }];
   }
   // Body text that starts like markdown syntax ("# These authors contributed equally") is escaped.
   const text = /^[#>]/.test(block.text) ? `\\${block.text}` : block.text;
-  if (text.length <= sizes.targetChars) return [{ text, block: index, heading: false }];
+  if (text.length <= sizes.targetChars)
+    return [{ text, block: index, heading: false, from: 0, to: letterKey(text).length }];
   // Half-target pieces let the chunk loop close near the target instead of near the maximum.
   const pieceSizes = { ...sizes, targetChars: Math.ceil(sizes.targetChars / 2) };
-  return splitLongText(text, pieceSizes).map((piece) => ({ text: piece, block: index, heading: false }));
+  let from = 0;
+  return splitLongText(text, pieceSizes).map((piece) => {
+    const to = from + letterKey(piece).length;
+    const result = { text: piece, block: index, heading: false, from, to };
+    from = to;
+    return result;
+  });
 }
 
 /** Packs sentences into pieces of at most `targetChars` (a sentence over `maxChars` is cut at spaces). */

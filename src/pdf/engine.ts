@@ -1,4 +1,5 @@
 import type { ImagePlacement, TextRun } from './layout-types.js';
+import type { Pixels } from './png.js';
 
 /**
  * The PDF libraries the pipeline can run on. Both feed the same stages (lines, reading order,
@@ -60,6 +61,12 @@ export interface EnginePage {
    * null; engines that cannot tell leave it out.
    */
   imageFile?(objectId: string): Promise<EncodedImage | null>;
+  /**
+   * The page drawn `width` pixels wide in page space (as displayed: rotation and crop box applied),
+   * RGB on white, at most `maxPixels` pixels (a narrower image past that). Engines that cannot draw
+   * leave it out (pdf.js needs a canvas; decision 0033).
+   */
+  render?(width: number, maxPixels: number): Promise<Pixels>;
   close(): void;
 }
 

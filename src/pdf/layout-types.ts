@@ -76,4 +76,21 @@ export interface TextBlock {
   bottom: number;
   x0: number;
   x1: number;
+  /**
+   * Where each of the block's lines is printed, with its span in the block's letter stream (see
+   * `letterKey`): spans count letters and digits only, so they survive re-spacing, de-hyphenation,
+   * markdown prefixes and a replaced title.
+   */
+  lineSpans?: LineSpan[];
+}
+
+/** One printed line of a block: its box on the page and its letters' span `[start, end)` in the block. */
+export interface LineSpan {
+  page: number;
+  x0: number;
+  top: number;
+  x1: number;
+  bottom: number;
+  start: number;
+  end: number;
 }

@@ -181,6 +181,7 @@ function assemble(
     hasTextLayer: hasTextLayer && chunks.length > 0,
     metadata,
     chunks,
+    pageSizes: pages.map((page) => [Math.round(page.width * 10) / 10, Math.round(page.height * 10) / 10]),
     figures: collected.map(({ id, page, number, width, height, image, format }) => {
       const caption = captionById.get(id);
       return { id, page, number, width, height, image, format, ...(caption ? { caption } : {}) };

@@ -2,6 +2,7 @@ import { AppError } from '../domain/errors.js';
 import type { EngineDocument, EngineOpenOptions, EnginePage, PageText, PdfEngine } from './engine.js';
 import { readPdfiumImage, readPdfiumJpeg, readPdfiumPlacements } from './pdfium-images.js';
 import { loadPdfium, type PdfiumRuntime, releasePdfium } from './pdfium-loader.js';
+import { renderPdfiumPage } from './pdfium-render.js';
 import { pageView, readPdfiumText } from './pdfium-text.js';
 
 /** A thread keeps its PDFium instance while its memory stays under this (it never shrinks). */
@@ -101,6 +102,11 @@ function openPage(
       const object = images.get(objectId);
       if (!object || !page) return null;
       return guarded(runtime, limit, () => readPdfiumJpeg(runtime, object, page, maxImagePixels));
+    },
+    async render(width: number, maxPixels: number) {
+      if (!page)
+        throw new AppError('unprocessable', `Page ${index + 1} of the PDF is damaged and cannot be drawn.`);
+      return guarded(runtime, limit, () => renderPdfiumPage(runtime, page, view, width, maxPixels));
     },
     close() {
       if (page && !runtime.broken) api.FPDF_ClosePage(page);

@@ -54,6 +54,25 @@ export interface PdfiumApi {
   FPDFBitmap_GetFormat(bitmap: number): number;
   FPDFBitmap_GetBuffer(bitmap: number): number;
   FPDFBitmap_Destroy(bitmap: number): void;
+  FPDFBitmap_Create(width: number, height: number, alpha: number): number;
+  FPDFBitmap_FillRect(
+    bitmap: number,
+    left: number,
+    top: number,
+    width: number,
+    height: number,
+    color: number,
+  ): number;
+  FPDF_RenderPageBitmap(
+    bitmap: number,
+    page: number,
+    startX: number,
+    startY: number,
+    sizeX: number,
+    sizeY: number,
+    rotate: number,
+    flags: number,
+  ): void;
 }
 
 /** One PDFium instance: its exports, typed views of its memory, and a scratch area for out-parameters. */

@@ -2,13 +2,22 @@ import { Piscina } from 'piscina';
 import { AppError } from '../domain/errors.js';
 import type { Logger } from '../platform/logger.js';
 import { workerModule } from '../platform/worker-file.js';
-import type { ParsedDocument, PdfExtractOptions, PdfExtractor } from '../ports/pdf-extractor.js';
+import type {
+  ParsedDocument,
+  PdfExtractOptions,
+  PdfExtractor,
+  PdfRenderOptions,
+  RenderedPage,
+} from '../ports/pdf-extractor.js';
 import { defaultChunkSizes } from './chunker.js';
 import type { PdfEngineName } from './engine.js';
 import { defaultFigureLimits } from './figures.js';
 import { ocrAvailable } from './ocr.js';
 import { defaultParseOptions, type ParseOptions } from './parse-document.js';
 import type { PdfTask, PdfTaskResult } from './pdf-worker.js';
+
+/** Largest page image drawn (pixels): 2000 px wide up to a 1:3 page; longer pages are drawn narrower. */
+const renderMaxPixels = 12_000_000;
 
 export interface WorkerPdfExtractorOptions {
   /** The PDF library the workers read text and images with (default pdfium; decision 0011). */
@@ -90,29 +99,68 @@ export class WorkerPdfExtractor implements PdfExtractor {
     if (!looksLikePdf(bytes)) {
       throw new AppError('unprocessable', 'The file is not a PDF (no %PDF- header).', { param: 'file' });
     }
-    options.signal?.throwIfAborted();
-    const deadline = AbortSignal.timeout(this.#options.timeoutMs);
-    const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
-    // The engine may detach the buffer it parses, so the worker gets its own copy, moved rather than cloned.
-    const copy = bytes.slice();
+    // The engine may detach the buffer it parses, so the worker gets its own copy, moved rather than
+    // cloned. (A copy by construction: a Buffer's slice() is a view that would move the caller's bytes.)
+    const copy = new Uint8Array(bytes);
     const images = (options.images ?? true) && this.#options.figurePixels > 0;
     const task: PdfTask = { bytes: copy, options: { ...this.#parseOptions, images } };
-    let result: PdfTaskResult;
+    const result = await this.#run(task, options.signal, 'Parsing the PDF', 'parse');
+    if (!result.ok) throw new AppError(result.code, result.message, { param: 'file' });
+    if (!('document' in result))
+      throw new AppError('internal', 'The PDF worker answered a parse with no document');
+    return result.document;
+  }
+
+  async renderPage(bytes: Uint8Array, page: number, options: PdfRenderOptions): Promise<RenderedPage> {
+    if (bytes.byteLength > this.#options.maxBytes) {
+      throw new AppError(
+        'payload_too_large',
+        `The PDF is ${bytes.byteLength} bytes; at most ${this.#options.maxBytes} are read (ALEXANDRIA_PDF_MAX_MB).`,
+      );
+    }
+    if (!looksLikePdf(bytes)) throw new AppError('unprocessable', 'The file is not a PDF (no %PDF- header).');
+    const copy = new Uint8Array(bytes);
+    const task: PdfTask = {
+      kind: 'render',
+      bytes: copy,
+      options: {
+        page,
+        width: options.width,
+        maxPixels: renderMaxPixels,
+        maxImagePixels: this.#parseOptions.maxImagePixels,
+        maxStreamBytes: this.#parseOptions.maxStreamBytes,
+        engineMemoryMb: this.#options.memoryMb,
+      },
+    };
+    const result = await this.#run(task, options.signal, 'Drawing the page', 'draw');
+    if (!result.ok) {
+      throw new AppError(result.code, result.message, result.param === 'page' ? { param: 'page' } : {});
+    }
+    if (!('page' in result)) throw new AppError('internal', 'The PDF worker answered a drawing with no page');
+    return result.page;
+  }
+
+  /**
+   * Runs a task on a worker under the per-document deadline: a worker that passes it, or its memory,
+   * is stopped (the pool replaces it). `task.bytes` is moved to the worker.
+   */
+  async #run(task: PdfTask, callerSignal: AbortSignal | undefined, doing: string, verb: string) {
+    callerSignal?.throwIfAborted();
+    const deadline = AbortSignal.timeout(this.#options.timeoutMs);
+    const signal = callerSignal ? AbortSignal.any([callerSignal, deadline]) : deadline;
     try {
-      result = await this.#pool.run(task, { signal, transferList: [copy.buffer as ArrayBuffer] });
+      return await this.#pool.run(task, { signal, transferList: [task.bytes.buffer as ArrayBuffer] });
     } catch (error) {
-      if (options.signal?.aborted) throw options.signal.reason;
+      if (callerSignal?.aborted) throw callerSignal.reason;
       if (deadline.aborted) {
         throw new AppError(
           'timeout',
-          `Parsing the PDF took longer than ${this.#options.timeoutMs} ms (ALEXANDRIA_PDF_TIMEOUT_MS).`,
-          { param: 'file', cause: error },
+          `${doing} took longer than ${this.#options.timeoutMs} ms (ALEXANDRIA_PDF_TIMEOUT_MS).`,
+          { ...(verb === 'parse' ? { param: 'file' } : {}), cause: error },
         );
       }
-      throw workerFailure(error, this.#options.memoryMb);
+      throw workerFailure(error, this.#options.memoryMb, verb);
     }
-    if (!result.ok) throw new AppError(result.code, result.message, { param: 'file' });
-    return result.document;
   }
 
   async close(): Promise<void> {
@@ -128,18 +176,22 @@ function looksLikePdf(bytes: Uint8Array): boolean {
   return head.includes('%PDF-');
 }
 
-function workerFailure(error: unknown, memoryMb: number): AppError {
+function workerFailure(error: unknown, memoryMb: number, verb: string): AppError {
   const code = (error as { code?: string } | null)?.code;
   if (code === 'ERR_WORKER_OUT_OF_MEMORY') {
     return new AppError(
       'unprocessable',
-      `The PDF needs more than ${memoryMb} MB of memory to parse (ALEXANDRIA_PDF_MEMORY_MB).`,
-      { param: 'file', cause: error },
+      `The PDF needs more than ${memoryMb} MB of memory to ${verb} (ALEXANDRIA_PDF_MEMORY_MB).`,
+      { ...(verb === 'parse' ? { param: 'file' } : {}), cause: error },
     );
   }
   const detail = error instanceof Error ? error.message : String(error);
-  return new AppError('unprocessable', `The PDF could not be parsed (${detail}).`, {
-    param: 'file',
-    cause: error,
-  });
+  return new AppError(
+    'unprocessable',
+    `The PDF could not be ${verb === 'parse' ? 'parsed' : 'drawn'} (${detail}).`,
+    {
+      ...(verb === 'parse' ? { param: 'file' } : {}),
+      cause: error,
+    },
+  );
 }

@@ -1,3 +1,5 @@
+import type { ChunkLine } from '../domain/page-anchors.js';
+
 /**
  * Turns PDF bytes into clean text in reading order, cut into numbered chunks, with the embedded
  * figures. Runs off the event loop (worker threads) with per-document limits. Implementations:
@@ -9,7 +11,30 @@ export interface PdfExtractor {
    * `timeout`/`payload_too_large` when a limit is hit; the process stays healthy either way.
    */
   extract(bytes: Uint8Array, options?: PdfExtractOptions): Promise<ParsedDocument>;
+  /**
+   * Draws page `page` (1-based) as a PNG `options.width` pixels wide, as displayed (rotation and
+   * crop box applied, the frame of the chunks' line boxes), under the same deadline and memory
+   * limits as `extract`. Throws `invalid_request` naming `page` when the PDF has no such page, and
+   * `unprocessable`/`timeout` as `extract` does.
+   */
+  renderPage(bytes: Uint8Array, page: number, options: PdfRenderOptions): Promise<RenderedPage>;
   close(): Promise<void>;
+}
+
+export interface PdfRenderOptions {
+  /** Image width in pixels; the height follows the page's proportions. */
+  width: number;
+  signal?: AbortSignal;
+}
+
+/** A page drawn as an image (white background, annotations shown). */
+export interface RenderedPage {
+  png: Uint8Array;
+  /** Pixels; `height / width` is the displayed page's proportion (to the pixel). */
+  width: number;
+  height: number;
+  /** Pages of the document. */
+  pageCount: number;
 }
 
 export interface PdfExtractOptions {
@@ -32,6 +57,11 @@ export interface ParsedDocument {
   /** Chunks in reading order, numbered from 1 by their position. */
   chunks: ParsedChunk[];
   figures: ParsedFigure[];
+  /**
+   * Width and height in points of each page as displayed (rotation and crop box applied), page 1
+   * first: the frame of the chunks' line boxes. Absent from parses made before boxes existed.
+   */
+  pageSizes?: Array<[number, number]>;
 }
 
 export interface PdfMetadata {
@@ -51,7 +81,14 @@ export interface ParsedChunk {
   pages: number[];
   /** Ids of the figures that belong to this chunk (see `ParsedFigure.id`). */
   figureIds: string[];
+  /**
+   * Where the chunk's text is printed, line by line in reading order (absent when unknown, e.g.
+   * text from a full-text source): each line's box and the span of `text` it holds.
+   */
+  lines?: ChunkLine[];
 }
+
+export type { ChunkLine } from '../domain/page-anchors.js';
 
 /** How a figure image is encoded. */
 export type FigureFormat = 'png' | 'jpeg';

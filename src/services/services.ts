@@ -1,5 +1,6 @@
 import type { FullTextResult } from '../domain/fulltext.js';
 import type { PaperIdentifier } from '../domain/identifiers.js';
+import type { PageAnchor } from '../domain/page-anchors.js';
 import type { Paper } from '../domain/paper.js';
 import type { SearchRequest, SearchResult } from '../domain/search.js';
 import type { HintVocabulary } from './hint-vocabulary.js';
@@ -51,6 +52,12 @@ export interface FullTextReader {
     question: string,
     options?: ReadOptions & { topK?: number },
   ): Promise<FullTextResult>;
+  /**
+   * Where `quote` (text of chunk `chunk`) is printed: its pages and boxes. Null when the document
+   * is not stored here, has no printed lines (text from a full-text source) or lacks the quote.
+   * Never fetches or parses: it answers from documents already read.
+   */
+  locate?(tenantId: string, pdfRef: string, chunk: number, quote: string): Promise<PageAnchor | null>;
 }
 
 /** What `add_to_project` is given. */

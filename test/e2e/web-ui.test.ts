@@ -69,7 +69,9 @@ describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
     expect(script).toBeDefined();
     const asset = await fetch(`${baseUrl}${script}`);
     expect(asset.headers.get('cache-control')).toContain('immutable');
-    expect((await asset.text()).length).toBeLessThan(80_000);
+    // Measured on this test's build (development JSX, with source paths): 80.1 kB with the reader's
+    // page view (decision 0033); the shipped bundle is 55 kB.
+    expect((await asset.text()).length).toBeLessThan(82_000);
   });
 
   it('refuses a wrong key and signs in with the right one (kept in localStorage)', async () => {
@@ -232,6 +234,91 @@ describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
       .toContain('Added “Beyond Summarization');
     const gpt = await t.app.inject({ method: 'GET', url: '/api/projects/gpt', headers: withKey(t.key) });
     expect(gpt.json().papers[0]).toMatchObject({ pdf_id: expect.stringMatching(/^PROJ:gpt\//) });
+  }, 300_000);
+
+  it('shows the page of the chunk beside its text, and the passage of an answer highlighted on it', async () => {
+    const gpt = await t.app.inject({ method: 'GET', url: '/api/projects/gpt', headers: withKey(t.key) });
+    const stored: string = gpt.json().papers[0].pdf_id;
+    const chunkOf = async (chunk: number) =>
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: `/api/fulltext?pdf_id=${encodeURIComponent(stored)}&chunk=${chunk}`,
+          headers: withKey(t.key),
+        })
+      ).json().chunks[0];
+    const second = await chunkOf(2);
+    expect(second.pages.length).toBeGreaterThan(0);
+    await page.goto(`${baseUrl}/#/read?pdf=${encodeURIComponent(stored)}&chunk=2`);
+    const view = page.locator('.page-view');
+    const image = view.locator('.page-sheet img');
+    await image.waitFor({ timeout: 60_000 });
+    await expect.poll(() => image.evaluate((element: HTMLImageElement) => element.naturalWidth)).toBe(1000);
+    expect(await view.locator('figcaption').textContent()).toContain(`Page ${second.pages[0]}`);
+    // One highlight per box of the chunk on the page shown, placed over the image.
+    const shown = (second.boxes ?? []).filter((box: { page: number }) => box.page === second.pages[0]);
+    expect(shown.length).toBeGreaterThan(0);
+    const highlights = view.locator('.page-highlight');
+    await expect.poll(() => highlights.count()).toBe(shown.length);
+    const sheet = await view.locator('.page-sheet').boundingBox();
+    const first = await highlights.first().boundingBox();
+    expect(sheet && first).toBeTruthy();
+    if (sheet && first) {
+      expect(first.x).toBeGreaterThanOrEqual(sheet.x - 1);
+      expect(first.y).toBeGreaterThanOrEqual(sheet.y - 1);
+      expect(first.x + first.width).toBeLessThanOrEqual(sheet.x + sheet.width + 1);
+      expect(first.width).toBeGreaterThan(10);
+      expect(first.height).toBeGreaterThan(5);
+    }
+    await screenshot(page, '04b-reader-page-view');
+
+    // A chunk printed on two pages offers both; the other page is drawn on request.
+    let spanning = 0;
+    for (let chunk = 1, total = 1; chunk <= total && spanning === 0; chunk++) {
+      const read = await t.app.inject({
+        method: 'GET',
+        url: `/api/fulltext?pdf_id=${encodeURIComponent(stored)}&chunk=${chunk}`,
+        headers: withKey(t.key),
+      });
+      total = read.json().total_chunk_num;
+      if ((read.json().chunks[0].pages ?? []).length > 1) spanning = chunk;
+    }
+    expect(spanning).toBeGreaterThan(0);
+    const spanningChunk = await chunkOf(spanning);
+    await page.goto(`${baseUrl}/#/read?pdf=${encodeURIComponent(stored)}&chunk=${spanning}`);
+    const buttons = view.locator('.page-buttons button');
+    await expect.poll(() => buttons.count(), { timeout: 60_000 }).toBe(spanningChunk.pages.length);
+    const otherPage = spanningChunk.pages[1];
+    await image.waitFor({ timeout: 60_000 });
+    const firstSource = await image.getAttribute('src');
+    await view.getByRole('button', { name: `Page ${otherPage}`, exact: true }).click();
+    await expect
+      .poll(() => view.getByRole('button', { name: `Page ${otherPage}` }).getAttribute('aria-pressed'))
+      .toBe('true');
+    await expect.poll(() => view.locator('figcaption').textContent()).toContain(`Page ${otherPage}`);
+    await expect.poll(() => image.getAttribute('src'), { timeout: 60_000 }).not.toBe(firstSource);
+    await expect.poll(() => image.evaluate((element: HTMLImageElement) => element.naturalWidth)).toBe(1000);
+
+    // After a question: the page of the best passage, with the passage (not the whole chunk) marked.
+    const question = 'What are the three components for AI support design?';
+    const answer = await t.app.inject({
+      method: 'GET',
+      url: `/api/question?pdf_id=${encodeURIComponent(stored)}&question=${encodeURIComponent(question)}`,
+      headers: withKey(t.key),
+    });
+    const best = answer.json().chunks[0];
+    expect(best.passage.boxes.length).toBeGreaterThan(0);
+    await page.getByLabel('Ask this paper a question').fill(question);
+    await page.getByRole('button', { name: 'Ask', exact: true }).click();
+    await page.locator('.answer-chunk .answer-banner').waitFor({ timeout: 180_000 });
+    const passagePage = best.passage.boxes[0].page;
+    await expect
+      .poll(() => view.locator('figcaption').textContent())
+      .toMatch(new RegExp(`^Page ${passagePage} — the answer is highlighted`));
+    await expect
+      .poll(() => highlights.count())
+      .toBe(best.passage.boxes.filter((box: { page: number }) => box.page === passagePage).length);
+    await screenshot(page, '04c-answer-on-page');
   }, 300_000);
 
   it('creates a project, imports BibTeX, removes a paper and exports the rest', async () => {

@@ -1,6 +1,12 @@
 import { encode } from 'fast-png';
 import { AppError } from '../../src/domain/errors.js';
-import type { ParsedDocument, PdfExtractOptions, PdfExtractor } from '../../src/ports/pdf-extractor.js';
+import type {
+  ParsedDocument,
+  PdfExtractOptions,
+  PdfExtractor,
+  PdfRenderOptions,
+  RenderedPage,
+} from '../../src/ports/pdf-extractor.js';
 
 /**
  * A PdfExtractor for service tests. It "parses" a tiny text format carried after the `%PDF-`
@@ -73,6 +79,25 @@ export class FakePdfExtractor implements PdfExtractor {
       },
       chunks,
       figures,
+    };
+  }
+
+  /** Pages drawn, as `<page>@<width>`. */
+  readonly renders: string[] = [];
+
+  /** A 1×1 placeholder image reporting a US Letter page `width` wide; one page per chunk. */
+  async renderPage(bytes: Uint8Array, page: number, options: PdfRenderOptions): Promise<RenderedPage> {
+    const { pageCount } = await this.extract(bytes);
+    this.calls.pop();
+    if (page < 1 || page > pageCount) {
+      throw new AppError('invalid_request', `page ${page} is out of range (fake)`, { param: 'page' });
+    }
+    this.renders.push(`${page}@${options.width}`);
+    return {
+      png: tinyPng(page),
+      width: options.width,
+      height: Math.round((options.width * 792) / 612),
+      pageCount,
     };
   }
 

@@ -1,4 +1,10 @@
-import type { ParsedDocument, PdfExtractOptions, PdfExtractor } from '../../src/ports/pdf-extractor.js';
+import type {
+  ParsedDocument,
+  PdfExtractOptions,
+  PdfExtractor,
+  PdfRenderOptions,
+  RenderedPage,
+} from '../../src/ports/pdf-extractor.js';
 import { FakePdfExtractor } from './fake-pdf-extractor.js';
 
 /**
@@ -49,6 +55,11 @@ export class HeldPdfExtractor implements PdfExtractor {
     if (!release) throw new Error(`no parse named ${name} is running (running: ${this.running.join(', ')})`);
     this.held.delete(name);
     release();
+  }
+
+  /** Drawing is not held. */
+  renderPage(bytes: Uint8Array, page: number, options: PdfRenderOptions): Promise<RenderedPage> {
+    return this.inner.renderPage(bytes, page, options);
   }
 
   async close(): Promise<void> {}

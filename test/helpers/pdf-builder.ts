@@ -5,6 +5,10 @@ export interface BuiltPage {
   content: string | Buffer;
   /** Flate the content; `'done'` means `content` is Flate data already. */
   compress?: boolean | 'done';
+  /** The page's /MediaBox (default US Letter, `[0, 0, 612, 792]`). */
+  mediaBox?: [number, number, number, number];
+  /** More entries of the page dictionary, as PDF text (e.g. `/Rotate 90 /CropBox [0 0 300 400]`). */
+  entries?: string;
 }
 
 /**
@@ -40,8 +44,10 @@ export function buildPdf(
   const shared = options.sharedContent && pages[0] ? stream(pages[0]) : undefined;
   const kids = pages.map((page) => {
     const content = shared ?? stream(page);
+    const mediaBox = (page.mediaBox ?? [0, 0, 612, 792]).join(' ');
+    const entries = page.entries ? ` ${page.entries}` : '';
     return add(
-      `<< /Type /Page /Parent ${pageTree} 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 ${font} 0 R >> >> /Contents ${content} 0 R >>`,
+      `<< /Type /Page /Parent ${pageTree} 0 R /MediaBox [${mediaBox}]${entries} /Resources << /Font << /F1 ${font} 0 R >> >> /Contents ${content} 0 R >>`,
     );
   });
   for (const extra of options.extraObjects ?? []) add(extra);

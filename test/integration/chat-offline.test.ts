@@ -130,7 +130,8 @@ describe('an offline app (no upstream sources), extractive agent', () => {
     // The abstracts of all three records answer; the cached full text is quoted with its chunk.
     expect(content).toContain('**From the abstracts**');
     expect(content).toContain('**From the full texts**');
-    expect(content).toMatch(/\(chunk \d+\)/);
+    // … and the page it is printed on.
+    expect(content).toMatch(/\(chunk \d+, pp?\. \d+(–\d+)?\)/);
   });
 });
 

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +17,33 @@ const pdfDir = join(sharedData, 'pdfs');
 const editorial = readFileSync(join(pdfDir, 'immunology_editorial_imm13445.pdf'));
 const knownPaper = readFileSync(join(pdfDir, 'beyond_summarization_2304.02623v1.pdf'));
 const figurePaper = readFileSync(join(pdfDir, 'pasa_2501.10120.pdf'));
+
+/** The words poppler's pdftotext prints with their centre inside one of `boxes` (page fractions). */
+function popplerWordsIn(
+  path: string,
+  boxes: Array<{ page: number; x0: number; y0: number; x1: number; y1: number }>,
+): string[] {
+  const html = execFileSync('pdftotext', ['-bbox', path, '-'], { encoding: 'utf8' });
+  const words: string[] = [];
+  let page = 0;
+  let width = 1;
+  let height = 1;
+  for (const match of html.matchAll(
+    /<page width="([\d.]+)" height="([\d.]+)">|<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)</g,
+  )) {
+    if (match[1]) {
+      page++;
+      width = Number(match[1]);
+      height = Number(match[2]);
+      continue;
+    }
+    const x = (Number(match[3]) + Number(match[5])) / 2 / width;
+    const y = (Number(match[4]) + Number(match[6])) / 2 / height;
+    if (boxes.some((box) => box.page === page && x >= box.x0 && x <= box.x1 && y >= box.y0 && y <= box.y1))
+      words.push((match[7] ?? '').replace(/[^\p{L}\p{N}]/gu, ''));
+  }
+  return words;
+}
 
 let t: TestApp;
 let closedApp: TestApp;
@@ -366,6 +394,21 @@ describe('question', () => {
     expect(answer.statusCode).toBe(200);
     expect(answer.json().chunks[0].chunk).toMatch(/severely attenuated in patients with solid tumours/);
     expect(answer.json().hint).toMatch(/^The most relevant passage is in chunk \d+ of \d+\./);
+    // The best passage comes with the page it is printed on and its boxes; poppler, reading the same
+    // PDF on its own, prints the passage's key words inside them.
+    const { passage, pages, boxes } = answer.json().chunks[0];
+    expect(passage.text).toMatch(/solid tumours/);
+    expect(pages.length).toBeGreaterThan(0);
+    expect(boxes.length).toBeGreaterThan(0);
+    expect(passage.pages.every((page: number) => pages.includes(page))).toBe(true);
+    expect(passage.boxes.length).toBeGreaterThan(0);
+    const inside = popplerWordsIn(join(pdfDir, 'immunology_editorial_imm13445.pdf'), passage.boxes);
+    expect(inside).toContain('attenuated');
+    expect(inside).toContain('tumours');
+    // /api/fulltext gives the same chunk the same pages and boxes (without a passage).
+    const read = (await get(`/api/fulltext?pdf_id=${ref}&chunk=${answer.json().chunks[0].chunk_num}`)).json();
+    expect(read.chunks[0]).toMatchObject({ pages, boxes });
+    expect(read.chunks[0].passage).toBeUndefined();
     for (const question of ['', '%20%20']) {
       const empty = await get(`/api/question?pdf_id=${ref}&question=${question}`);
       expect(empty.statusCode).toBe(400);

@@ -241,6 +241,16 @@ describe.each(cases)('$file', (item) => {
       expect(read.chunks[0].chunk_num).toBe(chunk);
       expect(read.chunks[0].chunk.trim().length).toBeGreaterThan(0);
       expect(read.chunks[0].chunk.length).toBeLessThan(12_000);
+      // Every chunk says where it is printed: boxes on its own pages, inside the page (decision 0034).
+      const { pages, boxes } = read.chunks[0];
+      expect(boxes.length, `chunk ${chunk} has no boxes`).toBeGreaterThan(0);
+      for (const box of boxes) {
+        expect(pages).toContain(box.page);
+        expect(box.x0).toBeGreaterThanOrEqual(0);
+        expect(box.y1).toBeLessThanOrEqual(1);
+        expect(box.x1).toBeGreaterThan(box.x0);
+        expect(box.y1).toBeGreaterThan(box.y0);
+      }
       expect(read.hint).toBe(
         chunk === total
           ? total === 1
@@ -270,6 +280,10 @@ describe.each(cases)('$file', (item) => {
         `chunk ${body.chunks[0].chunk_num}: ${body.chunks[0].chunk.slice(0, 300)}`,
       ).toBe(true);
       expect(body.hint).toContain(`chunk ${body.chunks[0].chunk_num} of ${body.total_chunk_num}`);
+      // The passage that answers is located on its page(s).
+      const { passage } = body.chunks[0];
+      expect(passage.boxes.length, passage.text).toBeGreaterThan(0);
+      for (const page of passage.pages) expect(body.chunks[0].pages).toContain(page);
       // The first question embeds every passage of the document (minutes for the thesis on a busy machine).
     }, 900_000);
   }

@@ -282,7 +282,7 @@ describe('document tools', () => {
       expect(body.hint).toContain(`read_full_text(pdf_id="${pdfId}")`);
 
       const first = textOf(await client.callTool({ name: 'read_full_text', arguments: { pdf_id: pdfId } }));
-      expect(first).toMatch(/^Chunk 1 of \d+ · PROJ:/);
+      expect(first).toMatch(/^Chunk 1 of \d+ · PROJ:\S+ · pages? 1\b/);
       expect(first).toContain('Beyond Summarization');
       expect(first).toContain('Hint:');
 
@@ -292,7 +292,9 @@ describe('document tools', () => {
           arguments: { pdf_id: pdfId, question: 'How did the authors study expository writing support?' },
         }),
       );
-      expect(answer).toMatch(/^Best answer: chunk \d+ of \d+/);
+      expect(answer).toMatch(/^Best answer: chunk \d+ of \d+ · PROJ:\S+ · pages? \d+/);
+      // The passage the ranking chose, with the page it is printed on.
+      expect(answer).toMatch(/\n\nBest passage, pages? \d+(–\d+)?: “[^”]+”\n\n/);
 
       const bad = await client.callTool({
         name: 'read_full_text',

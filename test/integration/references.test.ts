@@ -112,10 +112,17 @@ describe('GET /api/references', () => {
     expect(second?.contexts.some((context) => /such as HU \(2\), IHF \(3\)/.test(context.sentence))).toBe(
       true,
     );
-    // The sentence is on page 1; its chunk runs onto page 2, so the page is left open (decision 0031).
+    // The sentence is on page 1 of a chunk that runs onto page 2: located on its page, with its
+    // boxes there (decision 0034).
     const context = second?.contexts[0];
-    expect(context?.pages).toContain(1);
-    expect(context?.page).toBe(context?.pages.length === 1 ? context.pages[0] : null);
+    expect(context?.pages).toEqual(expect.arrayContaining([1, 2]));
+    expect(context?.page).toBe(1);
+    expect(context?.boxes.length).toBeGreaterThan(0);
+    for (const box of context?.boxes ?? []) {
+      expect(box.page).toBe(1);
+      expect(box.x1).toBeGreaterThan(box.x0);
+      expect(box.y1).toBeGreaterThan(box.y0);
+    }
   });
 
   it('keeps another tenant out, and names the parameter of a bad request', async () => {

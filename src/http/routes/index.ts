@@ -5,6 +5,7 @@ import { figureRoutes } from './figure-routes.js';
 import { fullTextRoutes } from './fulltext-routes.js';
 import { libraryRoutes } from './library-routes.js';
 import { mcpRoutes } from './mcp-routes.js';
+import { pageImageRoutes } from './page-image-routes.js';
 import { paperRoutes } from './paper-routes.js';
 import { projectRoutes } from './project-routes.js';
 import { referenceRoutes } from './reference-routes.js';
@@ -28,6 +29,7 @@ export const routeModules: RouteModule[] = [
   webRoutes,
   chatRoutes,
   fullTextRoutes,
+  pageImageRoutes,
   libraryRoutes,
   figureRoutes,
 ];

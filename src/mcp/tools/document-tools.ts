@@ -22,8 +22,15 @@ function chunkText(result: FullTextResult, heading: string): string {
   return result.chunks
     .map((chunk) => {
       const figures = chunk.img_mds.filter((image) => !chunk.chunk.includes(image));
+      const passagePages = chunk.passage?.pages ?? [];
       return [
-        `${heading.replace('{n}', String(chunk.chunk_num))} of ${result.total_chunk_num} · ${chunk.pdf_url}`,
+        `${heading.replace('{n}', String(chunk.chunk_num))} of ${result.total_chunk_num} · ${chunk.pdf_url}${pagesNote(chunk.pages)}`,
+        ...(chunk.passage
+          ? [
+              '',
+              `Best passage${pagesNote(passagePages, ',')}: “${chunk.passage.text.replace(/\s+/g, ' ').trim()}”`,
+            ]
+          : []),
         '',
         chunk.chunk.trim(),
         ...(figures.length > 0 ? ['', 'Figures:', ...figures] : []),
@@ -31,6 +38,14 @@ function chunkText(result: FullTextResult, heading: string): string {
     })
     .concat(`Hint: ${result.hint}`)
     .join('\n\n---\n\n');
+}
+
+/** ` · page 4` / ` · pages 4–5` (the separator given), or nothing when the pages are unknown. */
+function pagesNote(pages: number[] | undefined, separator = ' ·'): string {
+  if (!pages || pages.length === 0) return '';
+  const first = pages[0] as number;
+  const last = pages[pages.length - 1] as number;
+  return first === last ? `${separator} page ${first}` : `${separator} pages ${first}–${last}`;
 }
 
 /** read_full_text and ask_pdf. */

@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { AppError } from '../../domain/errors.js';
 import { identifierKey, parsePaperIdentifier } from '../../domain/identifiers.js';
+import { anchorOf } from '../../domain/page-anchors.js';
 import { identityKeys, type Paper } from '../../domain/paper.js';
 import type {
   CitationContextsResult,
@@ -15,6 +16,7 @@ import { sha256Hex } from '../../platform/ids.js';
 import type { BlobStore } from '../../ports/blob-store.js';
 import type { PaperIndex } from '../../ports/paper-index.js';
 import type { ProjectStore } from '../../ports/project-store.js';
+import { findQuote } from '../../text/letter-stream.js';
 import type { CitationFormat } from '../citation/citation-formats.js';
 import { looksLikePdf } from '../documents/document-storage.js';
 import type { DocumentText } from '../documents/document-text.js';
@@ -382,14 +384,23 @@ function viewsOf(analysis: Analysis, text: DocumentText): ReferenceView[] {
   });
 }
 
+/**
+ * A citing sentence with where it is printed: its own page and boxes when the chunk's printed lines
+ * hold it (decision 0034), else the chunk's pages (and its page when it has only one).
+ */
 function contextView(context: CitationContext, text: DocumentText) {
-  const pages = text.chunks[context.chunk - 1]?.pages ?? [];
+  const chunk = text.chunks[context.chunk - 1];
+  const pages = chunk?.pages ?? [];
+  const span = chunk ? findQuote(chunk.text, context.sentence) : null;
+  const anchor = chunk && span ? anchorOf(chunk.lines, text.pageSizes, span.start, span.end) : null;
+  const page = anchor ? (anchor.pages[0] ?? null) : pages.length === 1 ? (pages[0] ?? null) : null;
   return {
     sentence: context.sentence,
     marker: context.marker,
     chunk: context.chunk,
-    page: pages.length === 1 ? (pages[0] ?? null) : null,
+    page,
     pages,
+    boxes: anchor?.boxes ?? [],
   };
 }
 

@@ -18,6 +18,7 @@ import { DocumentStorage } from './document-storage.js';
 import { FigureFileService } from './figure-files.js';
 import { FigureLinks } from './figure-links.js';
 import { type ChunkRanker, FullTextService } from './full-text-service.js';
+import { PageImageService } from './page-images.js';
 import { PaperLibraryService } from './paper-library-service.js';
 import { ParseCache } from './parse-cache.js';
 import { inProcessParsing } from './pdf-parsing.js';
@@ -66,7 +67,7 @@ export interface DocumentServicesDependencies {
   logger?: Logger;
 }
 
-/** Builds the documents capability: full text, questions, add_to_project and figure files. */
+/** Builds the documents capability: full text, questions, add_to_project, figure files and page images. */
 export function createDocumentServices(dependencies: DocumentServicesDependencies) {
   const documents = new DocumentStorage(dependencies.store, dependencies.blobs);
   const parses = new ParseCache({
@@ -120,6 +121,13 @@ export function createDocumentServices(dependencies: DocumentServicesDependencie
       : { onPdfFiled: embedOnAdd(dependencies, fullText) }),
   });
   const figures = new FigureFileService(figureLinks, parses, dependencies.store);
+  const pageImages = new PageImageService({
+    store: dependencies.store,
+    documents,
+    blobs: dependencies.blobs,
+    extractor: dependencies.extractor,
+    remote,
+  });
   if (jobs?.run) {
     jobs.queue.process(embedPassagesJob, passageEmbeddingHandler(fullText), {
       concurrency: jobs.concurrency ?? 1,
@@ -132,7 +140,7 @@ export function createDocumentServices(dependencies: DocumentServicesDependencie
       });
     }
   }
-  return { fullText, library, figures, parses };
+  return { fullText, library, figures, parses, pageImages };
 }
 
 /**

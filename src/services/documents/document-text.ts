@@ -27,6 +27,8 @@ export interface DocumentText {
   metadata: PdfMetadata;
   chunks: ParsedChunk[];
   figures: StoredFigure[];
+  /** Page sizes in points (see `ParsedDocument.pageSizes`); absent for text from a source. */
+  pageSizes?: Array<[number, number]>;
 }
 
 /** `documents/ab/abcdef….pdf`: PDFs are content-addressed, so the same bytes are stored once. */

@@ -2,8 +2,10 @@ import { type DocumentRef, formatDocumentRef, parseDocumentRef } from '../../dom
 import { invalid, notFound } from '../../domain/errors.js';
 import type { Chunk, FullTextResult } from '../../domain/fulltext.js';
 import { normalizeArxivId, normalizeDoi, normalizePmcid } from '../../domain/identifiers.js';
+import { anchorOf, type PageAnchor } from '../../domain/page-anchors.js';
 import type { PaperIdentifiers } from '../../domain/paper.js';
 import type { ProjectStore } from '../../ports/project-store.js';
+import { findPassage } from '../../text/letter-stream.js';
 import type { FullTextReader, ReadOptions } from '../services.js';
 import type { DocumentStorage } from './document-storage.js';
 import type { DocumentText } from './document-text.js';
@@ -38,6 +40,8 @@ export interface RankedChunk {
   /** 0-based index into the chunks given. */
   index: number;
   score: number;
+  /** The chunk's best passage (its text), when the ranker works on passages. */
+  passage?: { text: string };
   /** Ranked by words (BM25) alone because the document's vectors were not ready by the deadline. */
   wordsOnly?: boolean;
 }
@@ -137,8 +141,19 @@ export class FullTextService implements FullTextReader {
     // Ranked by words alone, a question that shares no word with the document matched nothing.
     const matched = indexes.length > 0 && !(wordsOnly && ranked.every((item) => item.score <= 0));
     const best = matched ? indexes.slice(0, topK) : [0];
+    const passages = new Map(
+      matched
+        ? ranked.flatMap((item) => (item.passage ? [[item.index, item.passage.text] as const] : []))
+        : [],
+    );
     return {
-      chunks: best.map((index) => this.chunkAt(document, index)),
+      chunks: best.map((index) => {
+        const chunk = this.chunkAt(document, index);
+        const passage = passages.get(index);
+        return passage === undefined
+          ? chunk
+          : { ...chunk, passage: passageOf(document.text, index, passage) };
+      }),
       total_chunk_num: total,
       hint: questionHint(
         best.map((index) => index + 1),
@@ -149,6 +164,19 @@ export class FullTextService implements FullTextReader {
         options.hints,
       ),
     };
+  }
+
+  async locate(tenantId: string, pdfRef: string, chunk: number, quote: string): Promise<PageAnchor | null> {
+    let document: OpenDocument;
+    try {
+      document = await this.open(tenantId, pdfRef, 'pdf_url', undefined, true);
+    } catch {
+      return null;
+    }
+    const stored = document.text.chunks[chunk - 1];
+    if (!stored || document.text.origin !== 'pdf') return null;
+    const span = findPassage(stored.text, quote);
+    return span ? anchorOf(stored.lines, document.text.pageSizes, span.start, span.end) : null;
   }
 
   /**
@@ -197,7 +225,15 @@ export class FullTextService implements FullTextReader {
       const figure = figures.get(id);
       return figure ? [this.imageMarkdown(text.sha256, figure, document.owner)] : [];
     });
-    return { chunk_num: index + 1, chunk: chunk?.text ?? '', img_mds: imageLinks, pdf_url: document.ref };
+    const result: Chunk = {
+      chunk_num: index + 1,
+      chunk: chunk?.text ?? '',
+      img_mds: imageLinks,
+      pdf_url: document.ref,
+    };
+    if (!chunk || text.origin !== 'pdf') return result;
+    const anchor = anchorOf(chunk.lines, text.pageSizes, 0, chunk.text.length);
+    return { ...result, pages: chunk.pages, boxes: anchor?.boxes ?? [] };
   }
 
   private imageMarkdown(sha256: string, figure: DocumentText['figures'][number], owner?: string): string {
@@ -325,6 +361,21 @@ export function identifiersInUrl(url: string): PaperIdentifiers {
     if (pmcid) identifiers.pmcid = pmcid;
   }
   return identifiers;
+}
+
+/**
+ * The best passage of chunk `index` with where it is printed: its pages and boxes when the passage
+ * is found in the chunk's printed lines, else the chunk's pages and no boxes.
+ */
+function passageOf(text: DocumentText, index: number, passage: string): NonNullable<Chunk['passage']> {
+  const chunk = text.chunks[index];
+  const span = chunk ? findPassage(chunk.text, passage) : null;
+  const anchor = chunk && span ? anchorOf(chunk.lines, text.pageSizes, span.start, span.end) : null;
+  return {
+    text: passage,
+    pages: anchor?.pages ?? (text.origin === 'pdf' ? (chunk?.pages ?? []) : []),
+    boxes: anchor?.boxes ?? [],
+  };
 }
 
 /** What the ranker knows a document by: its origin and content hash, and its chunks' text. */

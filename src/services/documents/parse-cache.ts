@@ -153,6 +153,7 @@ export class ParseCache {
       metadata: parsed.metadata,
       chunks: parsed.chunks,
       figures: parsed.figures.map(({ image: _image, ...figure }) => figure),
+      ...(parsed.pageSizes ? { pageSizes: parsed.pageSizes } : {}),
     };
     for (const figure of parsed.figures) {
       await this.options.blobs.put(figureBlobKey(sha256, figure.id, figure.format), figure.image, {

@@ -147,6 +147,13 @@ export function operationSteps(client: GeneratedClient, fixtures: Fixtures) {
       });
       expect(figure.response.headers.get('content-type')).toBe('image/png');
       expect(Buffer.from(ok(figure)).subarray(1, 4).toString('latin1')).toBe('PNG');
+      // The page of the answer, drawn as an image (boxes are fractions of it).
+      const page = await client.GET('/api/page_image', {
+        params: { query: { pdf_id: uploadedPdf, page: 1, width: 300 } },
+        parseAs: 'arrayBuffer',
+      });
+      expect(page.response.headers.get('content-type')).toBe('image/png');
+      expect(Buffer.from(ok(page)).subarray(1, 4).toString('latin1')).toBe('PNG');
     },
 
     async references() {

@@ -20,11 +20,32 @@ export interface Paper {
   identifiers?: Record<string, string | null | undefined>;
 }
 
+/** Where text is printed: fractions (0..1) of the displayed page, origin at its top left. */
+export interface PageBox {
+  page: number;
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+
+/** The best passage of a chunk for a question (`/api/question`), and where it is printed. */
+export interface Passage {
+  text: string;
+  pages: number[];
+  boxes: PageBox[];
+}
+
 export interface Chunk {
   chunk_num: number;
   chunk: string;
   img_mds: string[];
   pdf_url: string;
+  /** Pages the chunk is printed on (absent for text from a full-text source). */
+  pages?: number[];
+  /** One box per paragraph and column (absent or empty when unknown). */
+  boxes?: PageBox[];
+  passage?: Passage;
 }
 
 export interface FullTextResult {

@@ -2,13 +2,14 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { AddToProject } from '../components/add-to-project';
 import { BusyStatus } from '../components/busy-status';
 import { DocumentReference, useDocumentInfo } from '../components/document-reference';
+import { PageView } from '../components/page-view';
 import { getJson, messageOf } from '../lib/api';
 import { isUnreachable, noteUnreachable, plainMessage } from '../lib/connectivity';
 import { peopleHint } from '../lib/hints';
 import { Markdown } from '../lib/markdown';
 import { remoteHostOf, remotePdfUrl } from '../lib/paper-registry';
 import { href, navigate } from '../lib/router';
-import type { FullTextResult } from '../lib/types';
+import type { FullTextResult, Passage } from '../lib/types';
 
 /** Why a document could not be opened, in words for people, with what they can do instead. */
 interface ReadFailure {
@@ -47,6 +48,13 @@ function questionWords(question: string): string[] {
     .split(/[^\p{L}\p{N}-]+/u)
     .filter((word) => word.length > 2 && !stopWords.has(word));
 }
+
+/**
+ * Best passages of answered questions, by document, chunk and question: the answer opens its chunk
+ * by navigating, and the passage must still be known once the chunk is read.
+ */
+const answeredPassages = new Map<string, Passage>();
+const passageKey = (pdf: string, chunk: number, question: string) => `${pdf}\n${chunk}\n${question}`;
 
 /**
  * The full text of a document, chunk by chunk (figures inline, previous/next, arrow keys), with a
@@ -123,6 +131,7 @@ export function ReaderPage({ params }: { params: URLSearchParams }) {
       const best = answer.chunks[0];
       if (!best) setAskError(peopleHint(answer.hint) || 'No part of this document answers that.');
       else {
+        if (best.passage) answeredPassages.set(passageKey(pdf, best.chunk_num, text), best.passage);
         setAnswerNote(peopleHint(answer.hint));
         go(best.chunk_num, { q: text });
       }
@@ -146,6 +155,7 @@ export function ReaderPage({ params }: { params: URLSearchParams }) {
   const current = result?.chunks[0];
   const answered = asked !== '' && current?.chunk_num === chunk;
   const figures = (current?.img_mds ?? []).filter((image) => !current?.chunk.includes(image));
+  const passage = answered ? answeredPassages.get(passageKey(pdf, chunk, asked)) : undefined;
   const hint = peopleHint(result?.hint);
   // A document that cannot be opened offers no questions, paging or filing: they would fail too.
   const readable = !(error && !result);
@@ -236,15 +246,23 @@ export function ReaderPage({ params }: { params: URLSearchParams }) {
         </div>
       ) : null}
       {current ? (
-        <div ref={textRef} class={answered ? 'chunk answer-chunk' : 'chunk'} aria-busy={loading}>
-          {answered ? (
-            <p class="answer-banner" role="status">
-              Best answer to “{asked}” — chunk {chunk}
-              {answerNote ? <span class="answer-note"> {answerNote}</span> : null}
-            </p>
-          ) : null}
-          <Markdown text={current.chunk} options={answered ? { highlight: questionWords(asked) } : {}} />
-          {figures.length > 0 ? <Markdown text={figures.join('\n\n')} /> : null}
+        <div class="reading">
+          <div ref={textRef} class={answered ? 'chunk answer-chunk' : 'chunk'} aria-busy={loading}>
+            {answered ? (
+              <p class="answer-banner" role="status">
+                Best answer to “{asked}” — chunk {chunk}
+                {answerNote ? <span class="answer-note"> {answerNote}</span> : null}
+              </p>
+            ) : null}
+            <Markdown text={current.chunk} options={answered ? { highlight: questionWords(asked) } : {}} />
+            {figures.length > 0 ? <Markdown text={figures.join('\n\n')} /> : null}
+          </div>
+          <PageView
+            key={`${current.chunk_num} ${passage?.text}`}
+            pdf={pdf}
+            chunk={current}
+            passage={passage}
+          />
         </div>
       ) : null}
       {hint ? <p class="hint">{hint}</p> : null}
