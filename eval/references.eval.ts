@@ -21,6 +21,7 @@ import {
 import { ReferenceLinker } from '../src/services/citations/reference-linker.js';
 import type { EvalReport } from './index.js';
 import { loadContextItems, scoreContextItems } from './lib/citation-context-score.js';
+import { popplerWords, scoreDocument } from './lib/page-anchor-score.js';
 import { goldLinks, type TitleRecord, titleRecords } from './lib/references-gold.js';
 
 const sharedData = join(import.meta.dirname, '..', '..', 'shared', 'data');
@@ -105,6 +106,7 @@ export async function referencesEval(options: { quick: boolean }): Promise<EvalR
     };
     const preprintExamples: string[] = [];
     const chunksOf = new Map<string, ParsedChunk[]>();
+    const anchorTotals = { sentences: 0, anchored: 0, recall: 0, precision: 0 };
     const selected = options.quick ? manifest.filter(isAclFamily) : manifest;
     for (const pdf of selected) {
       const bytes = new Uint8Array(readFileSync(join(pdfs, pdf.file)));
@@ -112,6 +114,14 @@ export async function referencesEval(options: { quick: boolean }): Promise<EvalR
       const parsed = await parseDocument(bytes, { ...defaultParseOptions, images: false });
       parseMs += performance.now() - started;
       chunksOf.set(pdf.file, parsed.chunks);
+      // Quotes on the page: sentences located through the chunks' printed lines, judged by poppler.
+      const anchors = scoreDocument(parsed, popplerWords(join(pdfs, pdf.file)));
+      if (anchors.anchored > 0) {
+        anchorTotals.sentences += anchors.sentences;
+        anchorTotals.anchored += anchors.anchored;
+        anchorTotals.recall += anchors.recall * anchors.anchored;
+        anchorTotals.precision += anchors.precision * anchors.anchored;
+      }
       started = performance.now();
       const list = parseReferenceList(parsed.chunks);
       if (list) findCitationContexts(parsed.chunks, list);
@@ -189,6 +199,9 @@ export async function referencesEval(options: { quick: boolean }): Promise<EvalR
       'PDF check not_found': pdfStatuses.not_found,
       'PDF check preprint_now_published': pdfStatuses.preprint_now_published,
       'PDF entries checked/s': checked / (checkMs / 1000),
+      'page anchors: sentences anchored': `${anchorTotals.anchored}/${anchorTotals.sentences}`,
+      'page anchors: word recall': anchorTotals.recall / Math.max(1, anchorTotals.anchored),
+      'page anchors: word precision': anchorTotals.precision / Math.max(1, anchorTotals.anchored),
       'references cost / parse': referencesMs / parseMs,
       'linking cost / parse': linkMs / parseMs,
     };
@@ -198,6 +211,7 @@ export async function referencesEval(options: { quick: boolean }): Promise<EvalR
       `reference checking: ${statusesRight}/${expected.length} statuses right: ${statusesRight === expected.length ? 'met' : 'NOT met'}`,
       `citation contexts: ${contexts.right}/${contexts.total} = ${contexts.accuracy.toFixed(3)} ≥ ${goals.contextAccuracy}: ${contexts.accuracy >= goals.contextAccuracy ? 'met' : 'NOT met'}`,
       `parsing references and contexts costs ${((100 * referencesMs) / parseMs).toFixed(1)}% of the PDF parse (≤ 20% asked of add_to_project); linking them ${((100 * linkMs) / parseMs).toFixed(1)}% (done on first request, not at add)`,
+      `quotes on the page: ${anchorTotals.anchored}/${anchorTotals.sentences} sentences located, poppler's words inside their boxes: recall ${(anchorTotals.recall / Math.max(1, anchorTotals.anchored)).toFixed(3)}, precision ${(anchorTotals.precision / Math.max(1, anchorTotals.anchored)).toFixed(3)}`,
       ...check.results
         .filter((result, at) => verdict(result) !== expected[at])
         .map(
