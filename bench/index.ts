@@ -7,6 +7,7 @@ import { ingestFormatsBench } from './ingest-formats.bench.js';
 import type { BenchReport } from './lib/report.js';
 import { pdfBench } from './pdf.bench.js';
 import { postgresIndexBench } from './postgres-index.bench.js';
+import { referencesBench } from './references.bench.js';
 import { scaleOutBench } from './scale-out.bench.js';
 import { searchBench } from './search.bench.js';
 import { soakBench } from './soak.bench.js';
@@ -25,6 +26,7 @@ export const benchmarks: Benchmark[] = [
   { name: 'embedding', run: (options) => embeddingBench(options) },
   { name: 'documents', run: (options) => documentsBench(options) },
   { name: 'pdf', run: (options) => pdfBench(options) },
+  { name: 'references', run: (options) => referencesBench(options) },
   { name: 'ingest-formats', run: ({ quick }) => ingestFormatsBench({ quick }) },
   { name: 'search', run: (options) => searchBench(options) },
   { name: 'postgres-index', run: (options) => postgresIndexBench(options) },
