@@ -1,6 +1,8 @@
 import { agentEval } from './agent.eval.js';
+import { rankingLevers } from './lib/ranking-levers.js';
 import { pdfMetadataEval } from './pdf-metadata.eval.js';
 import { pdfQaEval } from './pdf-qa.eval.js';
+import { readerQaEval } from './reader-qa.eval.js';
 import { referencesEval } from './references.eval.js';
 import { searchEval } from './search.eval.js';
 
@@ -20,7 +22,8 @@ export interface Evaluation {
 
 /** Every evaluation, in run order. A capability adds its evaluation here. */
 export const evaluations: Evaluation[] = [
-  { name: 'pdf-qa', run: (options) => pdfQaEval(options) },
+  { name: 'pdf-qa', run: (options) => pdfQaEval(options, rankingLevers()) },
+  { name: 'reader-qa', run: (options) => readerQaEval(options, rankingLevers()) },
   { name: 'pdf-metadata', run: (options) => pdfMetadataEval(options) },
   { name: 'search', run: (options) => searchEval(options) },
   { name: 'references', run: (options) => referencesEval(options) },

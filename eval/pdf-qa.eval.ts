@@ -19,23 +19,12 @@ import {
 } from '../src/services/question/question-ranker.js';
 import type { EvalReport } from './index.js';
 import { containsPassage, normalizedWords } from './lib/evidence.js';
+import { loadPdfQuestions, type PdfQuestion, withOptions } from './lib/litqa2-pdf.js';
 import { MemoEmbeddingModel } from './lib/memo-embedding-model.js';
+import { type RankingSetting, serviceRanking } from './lib/ranking-levers.js';
 import { loadSciFactDocuments, type SciFactDocument } from './lib/scifact-documents.js';
 
 const sharedData = join(import.meta.dirname, '..', '..', 'shared', 'data');
-
-interface PdfQuestion {
-  pdf_file: string;
-  question: string;
-  ideal: string;
-  distractors: string[];
-  key_passage: string;
-}
-
-/** The question as LitQA2 poses it to a model: followed by its answer options (sorted, so the right one has no fixed place). */
-function withOptions(question: PdfQuestion): string {
-  return `${question.question} Options: ${[question.ideal, ...question.distractors].sort().join('; ')}.`;
-}
 
 /** A fusion setting under test: a mode, and for hybrid the fusion method and dense weight. */
 interface Setting {
@@ -68,7 +57,10 @@ const settings: Setting[] = [
  * sweeps the passage size, `PDF_QA_SECTION_CONTEXT=on,off` the section headings in passages,
  * `PDF_QA_BM25_B=0.75,0.3` BM25's length normalisation over passages.
  */
-export async function pdfQaEval(options: { quick: boolean }): Promise<EvalReport> {
+export async function pdfQaEval(
+  options: { quick: boolean },
+  levers: RankingSetting[] = [],
+): Promise<EvalReport> {
   const config = loadConfig();
   const onnx = new OnnxEmbeddingModel({ modelDir: config.embedding.modelDir, name: config.embedding.model });
   const model = new MemoEmbeddingModel(
@@ -84,10 +76,7 @@ export async function pdfQaEval(options: { quick: boolean }): Promise<EvalReport
     figurePixels: 0,
   });
   try {
-    const questions = readFileSync(join(sharedData, 'eval', 'pdf_qa', 'litqa2_pdf_questions.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as PdfQuestion);
+    const questions = loadPdfQuestions(sharedData);
     const pdfs = new Map<string, { key: string; chunks: string[] }>();
     for (const file of new Set(questions.map((question) => question.pdf_file))) {
       const bytes = readFileSync(join(sharedData, 'pdfs', file));
@@ -183,6 +172,53 @@ export async function pdfQaEval(options: { quick: boolean }): Promise<EvalReport
           metrics[`scifact-docs chunk@1 ${name}`] = chunkRate;
           metrics[`scifact-docs passage@1 ${name}`] = passageRate;
         }
+      }
+    }
+    // The ranking levers of issue 14 on the default passages (same scores; reader-qa prints them too).
+    if (levers.length > 0) {
+      const ranker = new QuestionRanker({ model });
+      const litqa: Array<{ bare: PassageScores; options: PassageScores; chunks: string[]; key: string }> = [];
+      for (const question of questions) {
+        const pdf = pdfs.get(question.pdf_file) as { key: string; chunks: string[] };
+        const request = { documentKey: pdf.key, chunks: pdf.chunks };
+        litqa.push({
+          bare: await ranker.passageScores({ ...request, question: question.question }),
+          options: await ranker.passageScores({ ...request, question: withOptions(question) }),
+          chunks: pdf.chunks,
+          key: question.key_passage,
+        });
+      }
+      const scifactScores: PassageScores[] = [];
+      for (const document of scifact) {
+        scifactScores.push(
+          await ranker.passageScores({
+            documentKey: `scifact:${document.claimId}`,
+            chunks: document.chunks,
+            question: document.claim,
+          }),
+        );
+      }
+      summary.push(
+        'ranking levers (default passages; LitQA2-PDF bare / with options, SciFact-docs chunk@1):',
+      );
+      for (const lever of [serviceRanking, ...levers]) {
+        const litqaHits = (which: 'bare' | 'options') =>
+          litqa.filter((item, index) => {
+            const question = questions[index] as PdfQuestion;
+            const scores = item[which];
+            const top =
+              lever.rank(scores, which === 'bare' ? question.question : withOptions(question))[0] ?? -1;
+            return containsPassage(item.chunks[top] ?? '', item.key);
+          }).length;
+        const chunkHits = scifact.filter(
+          (document, index) =>
+            lever.rank(scifactScores[index] as PassageScores, document.claim)[0] === document.gold,
+        ).length;
+        const rate = chunkHits / scifact.length;
+        summary.push(
+          `  ${lever.label.padEnd(52)} LitQA2-PDF ${litqaHits('bare')}/${questions.length} (with options ${litqaHits('options')}/${questions.length})  SciFact-docs chunk@1 ${rate.toFixed(3)}`,
+        );
+        metrics[`lever ${lever.label}: scifact-docs chunk@1`] = rate;
       }
     }
     const hybrid = metrics['litqa2-pdf+options top-1 hit hybrid'];

@@ -106,8 +106,12 @@ const cases: PdfCase[] = [
     file: 'novelty_controlled_paraphrase_aaai2022.pdf',
     known: ['The task of paraphrase generation aims at rephrasing a given text while retaining its meaning.'],
     question: 'What is Novelty Conditioned RAPT and how does it control lexical novelty?',
-    answer:
+    // The abstract's summary, or the method section's own account (novelty classes by TER, one
+    // prefix and infix per class), which the section priors of decision 0012 prefer.
+    answer: [
       'specialized prompt tokens for controlled paraphrase generation with varying levels of lexical novelty',
+      'we use different prefix and infix embeddings for different novelty classes',
+    ],
   },
   {
     file: 'okasaki_purely_functional_data_structures_thesis_1996.pdf',

@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import type { BlobStore } from '../../ports/blob-store.js';
 import type { EmbeddingModel } from '../../ports/embedding-model.js';
 import { Bm25Index, type Bm25Parameters, passageBm25 } from './bm25.js';
+import { type ChunkScoring, defaultChunkScoring, scoreChunks } from './chunk-scoring.js';
 import { FairEmbeddingQueue } from './fair-embedding-queue.js';
 import { defaultFusion, type FusionOptions, fuseScores, type RankMode } from './fusion.js';
 import { decodePassageVectors, encodePassageVectors, type PassageVectors } from './passage-vectors.js';
@@ -15,6 +16,8 @@ export interface QuestionRankerOptions {
   /** Passage sizing; `maxTokens` is always capped by the model's. Default: `defaultPassageSizes`. */
   passages?: Partial<PassageSizes> | undefined;
   fusion?: FusionOptions | undefined;
+  /** Passage windows, chunk aggregation and section priors (default `defaultChunkScoring`). */
+  chunkScoring?: ChunkScoring | undefined;
   /** BM25 parameters over the passages (default `passageBm25`). */
   bm25?: Bm25Parameters | undefined;
   /** Bytes of prepared documents kept in memory (default 64 MB ≈ 100 twenty-page papers). */
@@ -108,10 +111,12 @@ export class QuestionRanker {
   private readonly memory: LRUCache<string, PreparedDocument>;
   private readonly pending = new Map<string, PendingDocument>();
   private readonly fusion: FusionOptions;
+  private readonly chunkScoring: ChunkScoring;
   private readonly queue: FairEmbeddingQueue;
 
   constructor(private readonly options: QuestionRankerOptions) {
     this.fusion = options.fusion ?? defaultFusion;
+    this.chunkScoring = options.chunkScoring ?? defaultChunkScoring;
     this.queue = new FairEmbeddingQueue(options.model, { sliceSize: options.sliceSize });
     this.memory = new LRUCache({
       maxSize: options.memoryBytes ?? 64 * 1024 * 1024,
@@ -141,7 +146,12 @@ export class QuestionRanker {
         request.question,
         request.signal,
       );
-      return rankChunks(scores, fuseScores(scores.dense, scores.bm25, mode, this.fusion), request.topK ?? 1);
+      return rankChunks(
+        scores,
+        fuseScores(scores.dense, scores.bm25, mode, this.fusion),
+        request.topK ?? 1,
+        this.chunkScoring,
+      );
     }
     // The question's vector is given up at the deadline (it would only hold up the queue).
     const deadline = new AbortController();
@@ -164,13 +174,17 @@ export class QuestionRanker {
         outcome,
         fuseScores(outcome.dense, outcome.bm25, 'hybrid', this.fusion),
         request.topK ?? 1,
+        this.chunkScoring,
       );
     }
     deadline.abort(new Error('question deadline passed'));
     const lexical = await abortable(document.lexical, request.signal);
     const bm25 = lexical.bm25.score(request.question);
     const words = { passages: lexical.passages, dense: new Float32Array(lexical.passages.length), bm25 };
-    return rankChunks(words, bm25, request.topK ?? 1).map((chunk) => ({ ...chunk, wordsOnly: true }));
+    return rankChunks(words, bm25, request.topK ?? 1, this.chunkScoring).map((chunk) => ({
+      ...chunk,
+      wordsOnly: true,
+    }));
   }
 
   /** Dense and BM25 scores of every passage of the document for the question (waits for the vectors). */
@@ -320,20 +334,21 @@ export class QuestionRanker {
 }
 
 /**
- * Chunks ordered by their best passage's fused score (ties: earlier chunk first), the `topK` first,
- * each with that passage. Exported for evaluations that fuse the same scores many ways.
+ * Chunks ordered by their score (`scoreChunks`: by default their best passage's fused score; ties:
+ * earlier chunk first), the `topK` first, each with its best passage. Exported for evaluations that
+ * fuse the same scores many ways.
  */
-export function rankChunks(scores: PassageScores, fused: Float32Array, topK: number): RankedChunk[] {
-  const best = new Map<number, number>(); // chunk → index of its best passage
-  scores.passages.forEach((passage, index) => {
-    const current = best.get(passage.chunk);
-    if (current === undefined || (fused[index] as number) > (fused[current] as number))
-      best.set(passage.chunk, index);
-  });
-  return [...best.entries()]
-    .sort(([chunkA, a], [chunkB, b]) => (fused[b] as number) - (fused[a] as number) || chunkA - chunkB)
+export function rankChunks(
+  scores: PassageScores,
+  fused: Float32Array,
+  topK: number,
+  scoring: ChunkScoring = defaultChunkScoring,
+): RankedChunk[] {
+  const chunks = scoreChunks(scores.passages, fused, scoring);
+  return [...chunks.entries()]
+    .sort(([chunkA, a], [chunkB, b]) => b.score - a.score || chunkA - chunkB)
     .slice(0, Math.max(1, topK))
-    .map(([chunk, passage]) => ({
+    .map(([chunk, { passage }]) => ({
       index: chunk,
       score: fused[passage] as number,
       passage: {
