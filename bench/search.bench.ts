@@ -3,7 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { OnnxEmbeddingModel } from '../src/adapters/embeddings/onnx-embedding-model.js';
 import { MemoryCache } from '../src/adapters/memory/memory-cache.js';
+import { encodeRecordVector } from '../src/adapters/paper-index/record-vector-codec.js';
 import {
   createSqlitePaperIndex,
   defaultFieldWeights,
@@ -17,7 +19,9 @@ import type { SearchRequest } from '../src/domain/search.js';
 import { findFormat } from '../src/ingest/formats/index.js';
 import { decompressed, resolveInputs } from '../src/ingest/ingest-inputs.js';
 import { ingest } from '../src/ingest/ingest-pipeline.js';
+import type { EmbeddingModel } from '../src/ports/embedding-model.js';
 import type { IndexQuery, PaperIndex } from '../src/ports/paper-index.js';
+import { RecordVectorsJob } from '../src/services/search/record-vectors-job.js';
 import { parseSearchText } from '../src/services/search-query.js';
 import { SearchService } from '../src/services/search-service.js';
 import { baseInputs, largeCorpus, loadBaseRecords, seededRandom, sharedData } from './lib/large-corpus.js';
@@ -211,6 +215,96 @@ async function ingestThroughput(folder: string): Promise<BenchRow[]> {
 }
 
 /**
+ * What computing record vectors costs: real records of the base corpora embedded by the background
+ * job's code with the configured model (as the server runs it, one batch after another), and what
+ * their vectors take in the index file (the `record_vectors` table's pages over its rows).
+ */
+async function recordVectorCost(folder: string, model: EmbeddingModel, records: number): Promise<BenchRow> {
+  const base = await loadBaseRecords();
+  const index = await createSqlitePaperIndex(join(folder, 'vectors.db'), { mmapBytes: 0 });
+  await index.upsert(
+    base.filter((_, position) => position % Math.floor(base.length / records) === 0).slice(0, records),
+  );
+  const config = loadConfig();
+  const run = await new RecordVectorsJob(index, model, {
+    batchSize: config.search.recordVectorsBatch,
+    pauseMs: 0,
+    idleMs: 0,
+  }).runToEnd();
+  await index.close();
+  const db = new Database(join(folder, 'vectors.db'), { readonly: true });
+  const bytes = db
+    .prepare("SELECT sum(pgsize) FROM dbstat WHERE name = 'record_vectors'")
+    .pluck()
+    .get() as number;
+  const rows = db.prepare('SELECT count(*) FROM record_vectors').pluck().get() as number;
+  db.close();
+  return {
+    subject: `record vectors: ${model.id}, ${run.embedded} real records, batches of ${config.search.recordVectorsBatch}`,
+    metrics: {
+      'records/s': run.embedded / run.seconds,
+      'bytes per record (table pages / rows)': bytes / rows,
+    },
+  };
+}
+
+/**
+ * Vectors for the records a hybrid search of these requests reads (BM25's first `candidates`),
+ * written straight into the file's `record_vectors` (a 1M-record corpus cannot be embedded here:
+ * 1–2 days at 5–10 records/s). They are pseudo-random unit vectors: the benchmark times the
+ * reads, the query's embedding and the fusion, which do not depend on the values; quality is the
+ * evaluation's (`npm run eval -- search`). Returns how many records got one.
+ */
+async function candidateVectors(
+  path: string,
+  index: PaperIndex,
+  model: EmbeddingModel,
+  requests: SearchRequest[],
+  candidates: number,
+): Promise<number> {
+  const ids = new Set<number>();
+  const recorder = new Proxy(index, {
+    get(target, property, receiver) {
+      if (property === 'search') {
+        return async (query: IndexQuery) => {
+          const page = await target.search(query);
+          for (const id of page.ids ?? []) ids.add(id);
+          return page;
+        };
+      }
+      const value = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  const service = new SearchService(recorder, new MemoryCache(), { cacheTtlSeconds: 0 });
+  for (const request of requests) await service.searchPapers({ ...request, offset: 0, limit: candidates });
+  const db = new Database(path);
+  db.prepare('INSERT OR IGNORE INTO vector_models (name) VALUES (?)').run(model.id);
+  const code = db.prepare('SELECT code FROM vector_models WHERE name = ?').pluck().get(model.id) as number;
+  const put = db.prepare('INSERT OR REPLACE INTO record_vectors (id, model, vector) VALUES (?, ?, ?)');
+  const random = seededRandom(11);
+  const dimensions = model.dimensions || 384;
+  db.transaction(() => {
+    for (const id of ids) {
+      const vector = Float32Array.from({ length: dimensions }, () => random() - 0.5);
+      const norm = Math.hypot(...vector);
+      put.run(id, code, encodeRecordVector(vector.map((value) => value / norm)));
+    }
+  })();
+  db.close();
+  return ids.size;
+}
+
+/** Takes the benchmark's vectors out of the shared corpus file again. */
+function dropCandidateVectors(path: string, model: EmbeddingModel): void {
+  const db = new Database(path);
+  db.prepare('DELETE FROM record_vectors WHERE model = (SELECT code FROM vector_models WHERE name = ?)').run(
+    model.id,
+  );
+  db.close();
+}
+
+/**
  * Search benchmark: ingest throughput on the real corpora (vs raw FTS5 inserts), then top-10 query
  * latency over a corpus grown to ≥ 1M records from the real ones (built once into .bench/), for
  * three query kinds × relevance, a year filter and both sorts — side by side with the same MATCH
@@ -229,6 +323,17 @@ export async function searchBench(options: { quick: boolean }): Promise<BenchRep
       `ingest: ${oursRate.toFixed(0)} records/s, ${(oursRate / rawRate).toFixed(2)}× raw FTS5 inserts (which do no merging, compression or key lookups)`,
     );
 
+    const config = loadConfig();
+    const model = new OnnxEmbeddingModel({
+      modelDir: config.embedding.modelDir,
+      name: config.embedding.model,
+      threads: config.embedding.threads,
+      queryThread: config.embedding.queryThread,
+      batchSize: config.embedding.batchSize,
+    });
+    const cost = await recordVectorCost(folder, model, options.quick ? 100 : 300);
+    rows.push(cost);
+
     const corpus = await largeCorpus({
       records: options.quick ? 100_000 : 1_000_100,
       log: (line) => process.stderr.write(`${line}\n`),
@@ -236,11 +341,52 @@ export async function searchBench(options: { quick: boolean }): Promise<BenchRep
     const size = statSync(corpus.path).size;
     // As the server runs it: searches on ALEXANDRIA_SEARCH_THREADS worker threads (default 2), so
     // the file's shards are searched at once.
-    const threads = loadConfig().search.threads;
+    const threads = config.search.threads;
     const opened = await createSqlitePaperIndex(corpus.path, { searchThreads: threads });
     const tables = opened.shardTables;
     const { index, last } = recording(opened);
     const service = new SearchService(index, new MemoryCache(), { cacheTtlSeconds: 0 });
+    const base = await loadBaseRecords();
+    const perKind = options.quick ? 20 : 100;
+    const loads = workloads(base, perKind);
+    // Hybrid ranking (decision 0036) on the relevance rows: BM25's first N re-ranked with record
+    // vectors, the query embedded by the configured model, in the same run as the BM25 path.
+    const candidates = config.search.hybridCandidates;
+    const vectorRecords = await candidateVectors(
+      corpus.path,
+      opened,
+      model,
+      loads.flatMap((workload) =>
+        settings
+          .filter((setting) => setting.request.sort === 'relevance')
+          .flatMap((setting) =>
+            workload.requests.map((request) => ({
+              ...request,
+              ...setting.request,
+              peerReviewedOnly: true,
+              offset: 0,
+              limit: 10,
+            })),
+          ),
+      ),
+      candidates,
+    );
+    const hybridService = () =>
+      new SearchService(index, new MemoryCache(), {
+        cacheTtlSeconds: 0,
+        hybrid: {
+          model,
+          candidates,
+          deadlineMs: config.search.hybridDeadlineMs,
+          onFallback: () => {
+            hybridFallbacks += 1;
+          },
+        },
+      });
+    let hybridFallbacks = 0;
+    const bm25Relevance: number[] = [];
+    const hybridRelevance: number[] = [];
+    let worstHybridRatio = 0;
     const raw = new Database(corpus.path, { readonly: true });
     raw.pragma(`mmap_size = ${2 ** 31}`);
     raw.pragma('cache_size = -65536');
@@ -250,15 +396,17 @@ export async function searchBench(options: { quick: boolean }): Promise<BenchRep
         tables.map((table) => raw.prepare(rawSql(table, sort))),
       ]),
     );
-    const base = await loadBaseRecords();
-    const perKind = options.quick ? 20 : 100;
     const naiveCount = options.quick ? 5 : 15;
     let worstP95 = 0;
     let worstRatio = 0;
     const allOurs: number[] = [];
-    for (const workload of workloads(base, perKind)) {
+    for (const workload of loads) {
       for (const setting of settings) {
         const ours: number[] = [];
+        const hybridTimes: number[] = [];
+        const relevance = setting.request.sort === 'relevance';
+        // A new service per row: its remembered query vectors must not serve the warm-up's queries.
+        const hybrid = relevance ? hybridService() : undefined;
         let titleHits = 0;
         const rawTimes: number[] = [];
         const naive: number[] = [];
@@ -284,6 +432,11 @@ export async function searchBench(options: { quick: boolean }): Promise<BenchRep
           const started = performance.now();
           const result = await service.searchPapers(full);
           ours.push(performance.now() - started);
+          if (hybrid) {
+            const hybridStarted = performance.now();
+            await hybrid.searchPapers(full);
+            hybridTimes.push(performance.now() - hybridStarted);
+          }
           // Known-item check: the top hit carries the queried title (the original or one of its
           // perturbed replicas, which only append an ending).
           const top = result.papers[0]?.title;
@@ -307,6 +460,12 @@ export async function searchBench(options: { quick: boolean }): Promise<BenchRep
         const r = quantiles(rawTimes);
         const n = quantiles(naive);
         allOurs.push(...ours);
+        const h = hybridTimes.length > 0 ? quantiles(hybridTimes) : undefined;
+        if (h) {
+          bm25Relevance.push(...ours);
+          hybridRelevance.push(...hybridTimes);
+          worstHybridRatio = Math.max(worstHybridRatio, h.p95 / o.p95);
+        }
         worstP95 = Math.max(worstP95, o.p95);
         worstRatio = Math.max(worstRatio, o.p95 / r.p95);
         rows.push({
@@ -319,6 +478,9 @@ export async function searchBench(options: { quick: boolean }): Promise<BenchRep
             'p95 ratio ours/raw': o.p95 / r.p95,
             [`naive FTS5 p50 ms (${naive.length} q)`]: n.p50,
             [`naive FTS5 p95 ms (${naive.length} q)`]: n.p95,
+            ...(h
+              ? { 'hybrid p50 ms': h.p50, 'hybrid p95 ms': h.p95, 'p95 ratio hybrid/ours': h.p95 / o.p95 }
+              : {}),
             ...(workload.kind === 'titles' && setting.request.sort === 'relevance'
               ? { 'top-1 has the title': `${titleHits}/${ours.length}` }
               : {}),
@@ -328,7 +490,17 @@ export async function searchBench(options: { quick: boolean }): Promise<BenchRep
     }
     raw.close();
     await opened.close();
+    dropCandidateVectors(corpus.path, model);
+    await model.close();
     const overall = quantiles(allOurs);
+    const b = quantiles(bm25Relevance);
+    const hy = quantiles(hybridRelevance);
+    summary.push(
+      `hybrid search (BM25 top ${candidates} re-ranked with record vectors, query embedded by ${model.id}) on the relevance rows: p50 ${hy.p50.toFixed(1)} ms, p95 ${hy.p95.toFixed(1)} ms beside BM25 p50 ${b.p50.toFixed(1)} ms, p95 ${b.p95.toFixed(1)} ms in the same run: ${(hy.p95 / b.p95).toFixed(2)}× (goal ≤ 1.3×: ${hy.p95 / b.p95 <= 1.3 ? 'met' : 'NOT met'}); worst row ${worstHybridRatio.toFixed(2)}×; ${hybridFallbacks} fell back to BM25 (deadline ${config.search.hybridDeadlineMs} ms); vectors on the ${vectorRecords.toLocaleString('en-US')} candidate records (pseudo-random: latency only)`,
+    );
+    summary.push(
+      `record vectors: ${Number(cost.metrics['records/s']).toFixed(1)} records/s embedded (${model.id}, this machine), ${Number(cost.metrics['bytes per record (table pages / rows)']).toFixed(0)} bytes per record in the index file`,
+    );
     summary.push(
       `${corpus.records.toLocaleString('en-US')} records (${corpus.records0.toLocaleString('en-US')} real ones replicated and perturbed) in ${tables.length} full-text shard(s), searched on ${threads} thread(s); ${perKind} queries per kind and setting`,
     );

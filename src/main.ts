@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
+import { LlamaCppChatModel } from './adapters/chat/llama-cpp-chat-model.js';
 import { OpenAiChatModel } from './adapters/chat/openai-chat-model.js';
 import { OnnxEmbeddingModel } from './adapters/embeddings/onnx-embedding-model.js';
 import { OpenAiEmbeddingModel } from './adapters/embeddings/openai-embedding-model.js';
@@ -28,6 +30,7 @@ import type { ResearchTools } from './agent/agent-types.js';
 import { GenerativeAnswers } from './agent/generative-answers.js';
 import { ResearchService } from './agent/research-service.js';
 import type { AppServices } from './app-services.js';
+import { splitThreadBudget } from './config/cpu-budget.js';
 import { type Config, ConfigError } from './config/load-config.js';
 import { publicUrlOf } from './config/public-url.js';
 import { sourceNames } from './config/sections/sources.js';
@@ -64,6 +67,7 @@ import {
 import { SourceMonitor } from './services/federation/source-monitor.js';
 import { ProjectService } from './services/project-service.js';
 import { QuestionRanker } from './services/question/question-ranker.js';
+import { RecordVectorsJob } from './services/search/record-vectors-job.js';
 import { SearchService } from './services/search-service.js';
 import type { PaperLookup, PaperSearch, ReadinessProbe } from './services/services.js';
 import { ZoteroService } from './services/zotero-service.js';
@@ -168,9 +172,17 @@ export async function createContainer(
         breakers: new RedisCircuitBreakers(redis, clock, { onError: onRedisError }),
       }
     : { rateGates: new MemoryRateGates(clock), breakers: new MemoryCircuitBreakers(clock) };
+  // One CPU budget for llama.cpp, ONNX Runtime and the PDF workers (docs/decisions/0035-local-chat-model.md).
+  const threads = splitThreadBudget({
+    total: config.cpu.threads,
+    localChat: chatProviderOf(config) === 'local',
+    chatThreads: config.chat.threads,
+    embeddingThreads: config.embedding.threads,
+    pdfWorkers: config.pdf.workerThreads,
+  });
   const pdf = new WorkerPdfExtractor({
     engine: config.pdf.engine,
-    threads: config.pdf.workerThreads,
+    threads: threads.pdfWorkers,
     timeoutMs: config.pdf.timeoutMs,
     memoryMb: config.pdf.memoryMb,
     maxPages: config.pdf.maxPages,
@@ -193,7 +205,34 @@ export async function createContainer(
   // search (pass the index's search service as `local`); `fullTextSources` feed the documents capability.
   const index = await openPaperIndex(config);
   closers.push(() => index.close());
-  const localSearch = new SearchService(index, cache, { cacheTtlSeconds: config.search.cacheTtlSeconds });
+  const embeddings = createEmbeddingModel(config, threads.embedding);
+  closers.push(() => embeddings.close());
+  // Hybrid paper search: record vectors computed in the background, used where present (decision 0036).
+  const localSearch = new SearchService(index, cache, {
+    cacheTtlSeconds: config.search.cacheTtlSeconds,
+    ...(config.search.recordVectors && RecordVectorsJob.supported(index)
+      ? {
+          hybrid: {
+            model: embeddings,
+            candidates: config.search.hybridCandidates,
+            deadlineMs: config.search.hybridDeadlineMs,
+            onFallback: (error: unknown) =>
+              logger.debug({ err: error }, 'dense ranking of a search failed: BM25 order kept'),
+          },
+        }
+      : {}),
+  });
+  if (options.background && config.search.recordVectors && RecordVectorsJob.supported(index)) {
+    const recordVectors = new RecordVectorsJob(index, embeddings, {
+      batchSize: config.search.recordVectorsBatch,
+      pauseMs: config.search.recordVectorsPauseMs,
+      idleMs: config.search.recordVectorsIdleMs,
+      onError: (error) => logger.warn({ err: error }, 'embedding index records failed; retrying later'),
+    });
+    recordVectors.start();
+    // Stopped before the model and the index close (closers run last opened first).
+    closers.push(() => recordVectors.stop());
+  }
   const federation = createFederationServices(config, logger, {
     cache,
     ...upstreamGuards,
@@ -212,8 +251,6 @@ export async function createContainer(
     userAgent: `Alexandria/${packageVersion()} (+${publicUrlOf(config)})`,
   });
   closers.push(() => fetcher.close());
-  const embeddings = createEmbeddingModel(config);
-  closers.push(() => embeddings.close());
   const jobs = createJobQueue(config, logger);
   const documents = createDocumentServices({
     store: projects,
@@ -239,7 +276,7 @@ export async function createContainer(
     // output changes, so cached parses of an older reading are not served.
     parserVersion: `${config.pdf.engine}-${packageVersion()}-r3-fig${config.pdf.figureMegapixels}`,
     // Tenants take turns at the parse threads (docs/decisions/0018-fair-questions.md).
-    parseConcurrency: config.pdf.workerThreads,
+    parseConcurrency: threads.pdfWorkers,
     signingSecret,
     // Asked at each link: the origin the request being served reached us at (decisions/0025).
     publicUrl: () => publicUrlOf(config),
@@ -258,7 +295,17 @@ export async function createContainer(
   // Closed before what its jobs use (closers run last opened first).
   closers.push(() => jobs.close());
   // One client for every caller of the configured chat model (agent, generative answers, analyses).
-  const chatModel = chatModelOf(config);
+  const chatModel = chatModelOf(config, logger, threads.chat);
+  if (chatModel instanceof LlamaCppChatModel) {
+    closers.push(() => chatModel.close());
+    // Loaded (memory-mapped) while the server starts, so the first question does not wait for it.
+    if (options.background) {
+      chatModel.load().then(
+        () => logger.info({ model: chatModel.id, threads: threads.chat }, 'local chat model loaded'),
+        (error) => logger.error({ err: error }, 'the local chat model could not be loaded'),
+      );
+    }
+  }
   const references = new ReferenceService({
     documents: documents.fullText,
     index,
@@ -299,7 +346,7 @@ export async function createContainer(
       chunkUrl: (pdfRef, chunk) =>
         `${publicUrlOf(config)}/api/fulltext?pdf_id=${encodeURIComponent(pdfRef)}&chunk=${chunk}`,
       model: chatModel,
-      modelTimeoutMs: config.chat.timeoutMs,
+      modelTimeoutMs: chatDeadlines(config).callMs,
     }),
     ...createAnswering(config, logger, chatModel, {
       projects: projectService,
@@ -479,7 +526,7 @@ function createJobQueue(config: Config, logger: Logger): JobQueue {
  * The sentence encoder for questions to PDFs: local ONNX Runtime by default, or an
  * OpenAI-compatible `/embeddings` API (ALEXANDRIA_EMBEDDING_PROVIDER=openai).
  */
-function createEmbeddingModel(config: Config): EmbeddingModel {
+function createEmbeddingModel(config: Config, threads: number): EmbeddingModel {
   const settings = config.embedding;
   if (settings.provider === 'openai') {
     if (!settings.url) {
@@ -504,7 +551,7 @@ function createEmbeddingModel(config: Config): EmbeddingModel {
     name: settings.model,
     pooling: settings.pooling,
     maxSequence: settings.maxTokens,
-    threads: settings.threads,
+    threads,
     queryThread: settings.queryThread,
     batchSize: settings.batchSize,
     queryPrefix: settings.queryPrefix,
@@ -548,10 +595,10 @@ function createAnswering(config: Config, logger: Logger, model: ChatModel | unde
       budgets: {
         maxSteps: chat.maxSteps,
         maxTokens: chat.maxTokens,
-        timeLimitMs: chat.timeLimitMs,
+        timeLimitMs: chatDeadlines(config).runMs,
         toolTimeoutMs: chat.toolTimeoutMs,
         maxToolCallsPerStep: 4,
-        maxTokensPerCall: 1500,
+        maxTokensPerCall: chat.maxTokensPerCall,
       },
     }),
     answers: new GenerativeAnswers({
@@ -564,9 +611,49 @@ function createAnswering(config: Config, logger: Logger, model: ChatModel | unde
   };
 }
 
-/** The configured OpenAI-compatible chat model (the agent, generative answers, comprehensive analyses), if any. */
-function chatModelOf(config: Config): ChatModel | undefined {
+/**
+ * Deadlines of one model call and of one agent run: as configured, else longer for the local model,
+ * which computes on the service's own CPU (docs/decisions/0035-local-chat-model.md).
+ */
+function chatDeadlines(config: Config): { callMs: number; runMs: number } {
+  const local = chatProviderOf(config) === 'local';
+  return {
+    callMs: config.chat.timeoutMs ?? (local ? 300_000 : 60_000),
+    runMs: config.chat.timeLimitMs ?? (local ? 600_000 : 120_000),
+  };
+}
+
+/** Which chat model runs: ALEXANDRIA_CHAT_PROVIDER, else an OpenAI-compatible API when one is configured. */
+function chatProviderOf(config: Config): 'none' | 'openai' | 'local' {
+  return config.chat.provider ?? (config.chat.url ? 'openai' : 'none');
+}
+
+/**
+ * The configured chat model (the agent, generative answers, comprehensive analyses), if any: an
+ * OpenAI-compatible API, or a GGUF model run in-process by llama.cpp (ALEXANDRIA_CHAT_PROVIDER=local).
+ */
+function chatModelOf(config: Config, logger: Logger, threads: number): ChatModel | undefined {
   const { chat } = config;
+  const provider = chatProviderOf(config);
+  if (provider === 'none') return undefined;
+  if (provider === 'local') {
+    if (!existsSync(chat.modelPath)) {
+      throw new ConfigError([
+        `ALEXANDRIA_CHAT_MODEL_PATH: no GGUF file at ${chat.modelPath} (run node scripts/setup-model.mjs, or set the path of a GGUF model)`,
+      ]);
+    }
+    return new LlamaCppChatModel({
+      modelPath: chat.modelPath,
+      threads,
+      contextTokens: chat.contextTokens,
+      timeoutMs: chatDeadlines(config).callMs,
+      temperature: chat.temperature,
+      onLog: (level, message) => logger[level]({ model: basename(chat.modelPath) }, `llama.cpp: ${message}`),
+    });
+  }
+  if (!chat.url) {
+    throw new ConfigError(['ALEXANDRIA_CHAT_URL: required when ALEXANDRIA_CHAT_PROVIDER=openai']);
+  }
   if (chat.url && !chat.model) {
     throw new ConfigError([
       'ALEXANDRIA_CHAT_MODEL: required when ALEXANDRIA_CHAT_URL is set (the model name at that API)',
@@ -577,7 +664,8 @@ function chatModelOf(config: Config): ChatModel | undefined {
     baseUrl: chat.url,
     apiKey: chat.apiKey,
     model: chat.model,
-    timeoutMs: chat.timeoutMs,
+    timeoutMs: chatDeadlines(config).callMs,
     maxRetries: chat.maxRetries,
+    temperature: chat.temperature,
   });
 }

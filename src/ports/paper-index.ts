@@ -36,6 +36,11 @@ export interface IndexQuery {
   /** Results to skip (≥ 0) and to return (1–100). */
   offset: number;
   limit: number;
+  /**
+   * Only ids, scores and totals: `papers` may come back empty (the records are not read). For
+   * callers that re-rank candidates and then read a page of them with `recordsByIds`.
+   */
+  withoutRecords?: boolean;
 }
 
 /** One page of results. */
@@ -46,6 +51,30 @@ export interface IndexPage {
   /** How many records match; a lower bound when `totalIsExact` is false (counting is capped). */
   total: number;
   totalIsExact: boolean;
+  /**
+   * The index's internal id of each paper, parallel to `papers` (for `recordVectors`). Adapters
+   * that store record vectors fill it; ids are never reused for another record.
+   */
+  ids?: number[];
+}
+
+/** A stored record that has no vector for a model yet (see `recordsWithoutVectors`). */
+export interface RecordToEmbed {
+  /** The index's internal id. */
+  id: number;
+  /**
+   * The record's version as the index stored it: `putRecordVectors` stores a vector only while the
+   * record is still at this version (a record changed meanwhile is embedded again).
+   */
+  stamp: string;
+  paper: Paper;
+}
+
+/** A vector computed for `RecordToEmbed` (L2-normalised; adapters may store it quantised). */
+export interface RecordVectorEntry {
+  id: number;
+  stamp: string;
+  vector: Float32Array;
 }
 
 /** What one `upsert` call did. */
@@ -98,6 +127,25 @@ export interface PaperIndex {
    * about a minute per million records and speeds up queries). Adapters with nothing to do resolve.
    */
   optimize(): Promise<void>;
+  /**
+   * Record vectors (dense search, docs/decisions/0036-hybrid-paper-search.md): optional, together.
+   * Vectors are keyed by record id and model id; a re-upsert that changes a record's title or
+   * abstract drops its vectors (they are computed again), a record folded into another loses its.
+   *
+   * Up to `limit` records with an id above `afterId` that have no vector for `model`, by id.
+   */
+  recordsWithoutVectors?(model: string, afterId: number, limit: number): Promise<RecordToEmbed[]>;
+  /**
+   * Stores vectors for `model`; an entry whose record is gone or no longer at `stamp` is skipped.
+   * Returns how many were stored.
+   */
+  putRecordVectors?(model: string, entries: readonly RecordVectorEntry[]): Promise<number>;
+  /** The stored vectors of these records for `model` (records without one are absent). */
+  recordVectors?(model: string, ids: readonly number[]): Promise<Map<number, Float32Array>>;
+  /** Stored records by internal id (ids no longer stored are absent). */
+  recordsByIds?(ids: readonly number[]): Promise<Map<number, Paper>>;
+  /** How many records have a vector for `model`, and how many records there are. */
+  vectorCoverage?(model: string): Promise<{ withVectors: number; records: number }>;
   /** Throws when the index cannot answer (readiness probe). */
   ping(): Promise<void>;
   close(): Promise<void>;

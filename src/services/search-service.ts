@@ -4,15 +4,36 @@ import { identifierKey, type PaperIdentifier } from '../domain/identifiers.js';
 import type { Paper } from '../domain/paper.js';
 import type { SearchRequest, SearchResult } from '../domain/search.js';
 import type { Cache } from '../ports/cache.js';
+import type { EmbeddingModel } from '../ports/embedding-model.js';
 import type { IndexKind, IndexPage, IndexQuery, PaperIndex } from '../ports/paper-index.js';
 import { type HintVocabulary, restHints } from './hint-vocabulary.js';
+import { fuseByRank, keepExactTitlesFirst, rrfK } from './search/hybrid-rerank.js';
 import { maxSearchWords, type ParsedText, parseSearchText, toClauses } from './search-query.js';
 import type { HintedCallOptions, PaperLookup, PaperSearch } from './services.js';
 
 export interface SearchServiceOptions {
   /** How long an identical search is answered from the cache, in seconds (0 = no caching). */
   cacheTtlSeconds: number;
+  /** Dense re-ranking of BM25's first candidates (decision 0036); absent: BM25 alone. */
+  hybrid?: HybridOptions;
 }
+
+/** Hybrid ranking: BM25's top `candidates` re-ranked by RRF with the query's similarity to record vectors. */
+export interface HybridOptions {
+  /** The model the record vectors were computed with (its id keys them); queries are embedded with it. */
+  model: EmbeddingModel;
+  /** How many of BM25's first results are re-ranked (1–100); pages past them keep BM25 order. */
+  candidates: number;
+  /** Longest wait for the query's vector, in ms; past it (or on any error) the page is BM25's. */
+  deadlineMs: number;
+  /** RRF constant (default 60). */
+  k?: number;
+  /** Told when the dense step failed or timed out and BM25 answered alone. */
+  onFallback?: (error: unknown) => void;
+}
+
+/** How long searches stay BM25-only after a search whose candidates had no vectors at all. */
+const noVectorsPauseMs = 60_000;
 
 /** Limits every caller (HTTP, MCP, agent) gets; the HTTP layer reports them per parameter. */
 export const searchLimits = {
@@ -34,6 +55,11 @@ export const searchLimits = {
  * words too, and the hint says so. Identical searches are served from the cache for a short time.
  */
 export class SearchService implements PaperSearch, PaperLookup {
+  /** Until when relevance searches skip the hybrid step (the last candidates had no vectors). */
+  private noVectorsUntil = 0;
+  /** Vectors of recent query texts (hybrid ranking), oldest first. */
+  private readonly queryVectors = new Map<string, Float32Array>();
+
   constructor(
     private readonly index: PaperIndex,
     private readonly cache: Cache,
@@ -89,18 +115,130 @@ export class SearchService implements PaperSearch, PaperLookup {
       ...(request.endYear === undefined ? {} : { endYear: request.endYear }),
     };
     const strict = { ...base, must: [...phrases, ...keywords.words], should: question.words };
-    let page = await this.index.search(strict);
+    const text = [request.keywords?.trim(), request.query?.trim()].filter(Boolean).join(' ');
+    let page = await this.page(strict, text);
     let relaxed = false;
     if (page.total === 0 && keywords.words.length > 1) {
-      page = await this.index.search({
-        ...base,
-        must: phrases,
-        should: [...keywords.words, ...question.words],
-      });
+      page = await this.page(
+        {
+          ...base,
+          must: phrases,
+          should: [...keywords.words, ...question.words],
+        },
+        text,
+      );
       relaxed = page.total > 0;
     }
     const shortened = shortenedNote(keywordText, questionText);
     return toResult(kind, request, page, { relaxed, keywords: keywordText.words, shortened, hints });
+  }
+
+  /**
+   * One page of results: BM25's, or for a relevance search with hybrid ranking on and a page that
+   * starts within the candidates, BM25's first `candidates` re-ranked by RRF with the dense ranks
+   * of those that have vectors, then cut to the page (its tail past the candidates is BM25's).
+   * Totals are BM25's. Any failure of the dense step answers with BM25's page.
+   */
+  private async page(query: IndexQuery, text: string): Promise<IndexPage> {
+    const hybrid = this.options.hybrid;
+    const n = Math.min(100, hybrid?.candidates ?? 0);
+    if (
+      !hybrid ||
+      n < 2 ||
+      query.sort !== 'relevance' ||
+      query.offset >= n ||
+      !this.index.recordVectors ||
+      !this.index.recordsByIds ||
+      Date.now() < this.noVectorsUntil
+    ) {
+      return this.index.search(query);
+    }
+    // The query is embedded while BM25 runs (the ONNX model's own query thread).
+    const queryVector = this.queryVector(hybrid, text);
+    queryVector.catch(() => undefined);
+    const head = await this.index.search({ ...query, offset: 0, limit: n, withoutRecords: true });
+    const ids = head.ids;
+    if (!ids) return this.index.search(query);
+    const end = query.offset + query.limit;
+    const tail =
+      end > n && ids.length === n
+        ? await this.index.search({ ...query, offset: n, limit: end - n })
+        : undefined;
+    let order = await this.denseOrder(hybrid, ids, queryVector).catch((error: unknown) => {
+      hybrid.onFallback?.(error);
+      return null;
+    });
+    const readRecords = (wanted: number[]) =>
+      head.papers.length === ids.length
+        ? new Map(wanted.map((id) => [id, head.papers[ids.indexOf(id)] as Paper]))
+        : (this.index.recordsByIds?.(wanted) ?? Promise.resolve(new Map<number, Paper>()));
+    if (order && order[0] !== 0) {
+      // Known-item search: BM25's first stays first when its title is the query (decision 0036).
+      const first = (await readRecords([ids[0] as number])).get(ids[0] as number);
+      if (first) order = keepExactTitlesFirst(order, [first.title], text);
+    }
+    const window = (order ?? ids.map((_, position) => position)).slice(query.offset, Math.min(end, n));
+    const records = await readRecords(window.map((position) => ids[position] as number));
+    const page: IndexPage = {
+      papers: [],
+      scores: [],
+      total: head.total,
+      totalIsExact: head.totalIsExact,
+      ids: [],
+    };
+    for (const position of window) {
+      const id = ids[position] as number;
+      const paper = records.get(id);
+      if (!paper) continue;
+      page.papers.push(paper);
+      page.scores.push(head.scores[position] ?? 0);
+      page.ids?.push(id);
+    }
+    if (tail) {
+      page.papers.push(...tail.papers);
+      page.scores.push(...tail.scores);
+      if (tail.ids) page.ids?.push(...tail.ids);
+      else delete page.ids;
+    }
+    return page;
+  }
+
+  /** The fused order of the candidates' positions, or null when none of them has a vector. */
+  private async denseOrder(
+    hybrid: HybridOptions,
+    ids: number[],
+    queryVector: Promise<Float32Array>,
+  ): Promise<number[] | null> {
+    if (ids.length < 2 || !this.index.recordVectors) return null;
+    const vectors = await this.index.recordVectors(hybrid.model.id, ids);
+    if (vectors.size === 0) {
+      // Likely an index without vectors yet: BM25 pages of `limit` rows for a minute.
+      this.noVectorsUntil = Date.now() + noVectorsPauseMs;
+      return null;
+    }
+    return fuseByRank(
+      await queryVector,
+      ids.map((id) => vectors.get(id)),
+      hybrid.k ?? rrfK,
+    );
+  }
+
+  /** The query's vector within the deadline (recent ones remembered: a next page asks again). */
+  private async queryVector(hybrid: HybridOptions, text: string): Promise<Float32Array> {
+    const known = this.queryVectors.get(text);
+    if (known) return known;
+    const signal = AbortSignal.timeout(hybrid.deadlineMs);
+    const embedding = hybrid.model.embed([text], { inputType: 'query', signal });
+    const deadline = new Promise<never>((_, reject) => {
+      signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+    });
+    embedding.catch(() => undefined);
+    const [vector] = await Promise.race([embedding, deadline]);
+    if (!vector) throw new Error('the embedding model returned no vector');
+    if (this.queryVectors.size >= 256)
+      this.queryVectors.delete(this.queryVectors.keys().next().value as string);
+    this.queryVectors.set(text, vector);
+    return vector;
   }
 }
 

@@ -236,6 +236,184 @@ export function runPaperIndexContract(name: string, create: () => Promise<PaperI
       await index.close();
     });
 
+    describe('record vectors', () => {
+      /** A unit vector of 384 dimensions, spread like a sentence embedding's, one per seed. */
+      const unit = (seed: number): Float32Array => {
+        const vector = new Float32Array(384).map((_, i) => Math.sin((i + 1) * (seed + 1) * 12.9898) * 0.5);
+        let norm = 0;
+        for (const value of vector) norm += value * value;
+        return vector.map((value) => value / Math.sqrt(norm));
+      };
+      const cosine = (a: Float32Array, b: Float32Array) =>
+        a.reduce((sum, value, i) => sum + value * (b[i] ?? 0), 0);
+      const model = 'test:model-a';
+
+      async function vectorIndex() {
+        const index = await create();
+        const { recordsWithoutVectors, putRecordVectors, recordVectors, vectorCoverage, recordsByIds } =
+          index;
+        if (
+          !recordsWithoutVectors ||
+          !putRecordVectors ||
+          !recordVectors ||
+          !vectorCoverage ||
+          !recordsByIds
+        ) {
+          throw new Error('this adapter stores no record vectors');
+        }
+        return index as Required<PaperIndex>;
+      }
+
+      it('lists records without vectors by id, stores vectors and returns them close to what was put', async () => {
+        const index = await vectorIndex();
+        await index.upsert([
+          paper('Graph neural networks for molecules', { doi: '10.1/a', abstract: 'Message passing.' }),
+          paper('Dense retrieval of scientific claims', { doi: '10.1/b' }),
+          paper('Quantised sentence embeddings', { doi: '10.1/c' }),
+        ]);
+        const missing = await index.recordsWithoutVectors(model, 0, 10);
+        expect(missing.map((record) => record.paper.title)).toEqual([
+          'Graph neural networks for molecules',
+          'Dense retrieval of scientific claims',
+          'Quantised sentence embeddings',
+        ]);
+        expect(missing[0]?.paper.abstract).toBe('Message passing.');
+        const ids = missing.map((record) => record.id);
+        expect([...ids].sort((a, b) => a - b)).toEqual(ids);
+        // Paging by id: after the first, two are left; a limit is respected.
+        expect((await index.recordsWithoutVectors(model, ids[0] as number, 1)).map((r) => r.id)).toEqual([
+          ids[1],
+        ]);
+        const stored = await index.putRecordVectors(
+          model,
+          missing.slice(0, 2).map((record, i) => ({ id: record.id, stamp: record.stamp, vector: unit(i) })),
+        );
+        expect(stored).toBe(2);
+        expect((await index.recordsWithoutVectors(model, 0, 10)).map((r) => r.id)).toEqual([ids[2]]);
+        // Another model has none yet.
+        expect(await index.recordsWithoutVectors('test:model-b', 0, 10)).toHaveLength(3);
+        const vectors = await index.recordVectors(model, ids);
+        expect([...vectors.keys()].sort()).toEqual([ids[0], ids[1]].sort());
+        expect(cosine(vectors.get(ids[0] as number) as Float32Array, unit(0))).toBeGreaterThan(0.999);
+        expect(cosine(vectors.get(ids[1] as number) as Float32Array, unit(0))).toBeLessThan(0.5);
+        expect(await index.recordVectors('test:model-b', ids)).toEqual(new Map());
+        expect(await index.vectorCoverage(model)).toEqual({ withVectors: 2, records: 3 });
+        await index.close();
+      });
+
+      it('gives search results their ids, the ones vectors are keyed by', async () => {
+        const index = await vectorIndex();
+        await index.upsert([
+          paper('Contrastive learning of sentence embeddings'),
+          paper('Sentence boundary detection'),
+        ]);
+        const page = await index.search(query({ should: [term('sentence')] }));
+        expect(page.ids).toHaveLength(2);
+        const missing = await index.recordsWithoutVectors(model, 0, 10);
+        const idOf = new Map(missing.map((record) => [record.paper.title, record.id]));
+        expect(page.ids).toEqual(page.papers.map((record) => idOf.get(record.title)));
+        // Ids only, then the records of some of them.
+        const bare = await index.search(query({ should: [term('sentence')], withoutRecords: true }));
+        expect(bare.ids).toEqual(page.ids);
+        expect(bare.total).toBe(2);
+        const byId = await index.recordsByIds?.([...(page.ids ?? [])].reverse().concat([9_999_999]));
+        expect([...(byId?.entries() ?? [])].map(([id, record]) => [id, record.title]).sort()).toEqual(
+          page.papers.map((record, i) => [page.ids?.[i], record.title]).sort(),
+        );
+        await index.close();
+      });
+
+      it('drops a vector when a re-upsert changes the title or abstract, keeps it for other changes', async () => {
+        const index = await vectorIndex();
+        await index.upsert([
+          paper('Protein folding with attention', { doi: '10.2/a', abstract: 'First abstract.' }),
+          paper('Citation intent classification', { doi: '10.2/b', abstract: 'Kept abstract.' }),
+        ]);
+        const missing = await index.recordsWithoutVectors(model, 0, 10);
+        await index.putRecordVectors(
+          model,
+          missing.map((record, i) => ({ id: record.id, stamp: record.stamp, vector: unit(i) })),
+        );
+        expect(await index.recordsWithoutVectors(model, 0, 10)).toEqual([]);
+        // A new abstract for the first, only more citations for the second.
+        await index.upsert([
+          paper('Protein folding with attention', { doi: '10.2/a', abstract: 'A longer, revised abstract.' }),
+          paper('Citation intent classification', {
+            doi: '10.2/b',
+            abstract: 'Kept abstract.',
+            cited_by_count: 40,
+          }),
+        ]);
+        const again = await index.recordsWithoutVectors(model, 0, 10);
+        expect(again.map((record) => record.paper.abstract)).toEqual(['A longer, revised abstract.']);
+        expect((await index.recordVectors(model, [missing[1]?.id as number])).size).toBe(1);
+        await index.close();
+      });
+
+      it('refuses a vector computed from a version the record no longer has', async () => {
+        const index = await vectorIndex();
+        await index.upsert([paper('Sparse attention patterns', { doi: '10.3/a', abstract: 'Old text.' })]);
+        const [record] = await index.recordsWithoutVectors(model, 0, 10);
+        if (!record) throw new Error('expected the record');
+        // Changed while its vector was being computed.
+        await index.upsert([
+          paper('Sparse attention patterns', {
+            doi: '10.3/a',
+            abstract: 'New and longer text of the abstract.',
+          }),
+        ]);
+        expect(await index.putRecordVectors(model, [{ ...record, vector: unit(3) }])).toBe(0);
+        const [fresh] = await index.recordsWithoutVectors(model, 0, 10);
+        expect(fresh?.paper.abstract).toBe('New and longer text of the abstract.');
+        expect(
+          await index.putRecordVectors(model, [
+            { id: fresh?.id as number, stamp: fresh?.stamp as string, vector: unit(3) },
+          ]),
+        ).toBe(1);
+        // A record that no longer exists is skipped too.
+        expect(await index.putRecordVectors(model, [{ id: 9_999_999, stamp: 'x', vector: unit(1) }])).toBe(0);
+        await index.close();
+      });
+
+      it('loses the vector of a record folded into another', async () => {
+        const index = await vectorIndex();
+        await index.upsert([
+          paper('Preprint version title of a paper', {
+            identifiers: { arxiv: '2101.00001' },
+            type: 'preprint',
+          }),
+          paper('Published version title of the paper', {
+            doi: '10.1000/xyz',
+            identifiers: { doi: '10.1000/xyz' },
+          }),
+        ]);
+        const before = await index.recordsWithoutVectors(model, 0, 10);
+        expect(before).toHaveLength(2);
+        await index.putRecordVectors(
+          model,
+          before.map((record, i) => ({ id: record.id, stamp: record.stamp, vector: unit(i) })),
+        );
+        // A record proves they are one paper: one record is left, with its id.
+        await index.upsert([
+          paper('Published version title of the paper', {
+            doi: '10.1000/xyz',
+            identifiers: { doi: '10.1000/xyz', arxiv: '2101.00001' },
+          }),
+        ]);
+        const page = await index.search(query({ should: [term('version')] }));
+        expect(page.ids).toHaveLength(1);
+        const survivor = page.ids?.[0] as number;
+        const left = await index.recordVectors(
+          model,
+          before.map((record) => record.id),
+        );
+        expect([...left.keys()].every((id) => id === survivor)).toBe(true);
+        expect((await index.vectorCoverage(model)).records).toBe(1);
+        expect((await index.vectorCoverage(model)).withVectors).toBe(left.size);
+        await index.close();
+      });
+    });
+
     describe('search', () => {
       const corpus: Paper[] = [
         paper('Low-resource machine translation with back-translation', {

@@ -2,6 +2,7 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type pg from 'pg';
 import { identityKeys, type Paper } from '../../domain/paper.js';
 import { indexedText, keyHash, paperColumns } from '../paper-index/index-fields.js';
+import { vectorTextChanged } from '../paper-index/record-vector-codec.js';
 import { recordJson } from '../sqlite/paper-record-codec.js';
 import { documentVector, type VectorDocument } from './postgres-paper-vector.js';
 
@@ -22,6 +23,8 @@ export class Batch {
   private readonly staged = new Map<number, { paper: Paper; json: string; keys: string[] }>();
   /** Stored records whose row is deleted (folded into another). */
   private readonly deleted = new Set<number>();
+  /** Stored records whose title or abstract changes: their vectors are dropped (decision 0036). */
+  private readonly staleVectors = new Set<number>();
   /** Key rows to delete and to insert. */
   private readonly dropKeys: Array<[number, number]> = [];
   /** Document-frequency changes per lexeme, and record/token totals. */
@@ -67,6 +70,8 @@ export class Batch {
 
   /** Stages the new version of record `id` (its keys now owned by it). */
   put(id: number, paper: Paper, keys: string[], json: string): void {
+    const before = this.records.get(id);
+    if (before && vectorTextChanged(before, paper)) this.staleVectors.add(id);
     this.records.set(id, paper);
     this.staged.set(id, { paper, json, keys });
     this.deleted.delete(id);
@@ -114,6 +119,11 @@ export class Batch {
         'DELETE FROM paper_keys WHERE (hash, paper_id) IN (SELECT * FROM unnest($1::bigint[], $2::bigint[]))',
         [this.dropKeys.map(([hash]) => hash), this.dropKeys.map(([, id]) => id)],
       );
+    }
+    if (this.staleVectors.size > 0) {
+      await client.query('DELETE FROM paper_record_vectors WHERE id = ANY($1::bigint[])', [
+        [...this.staleVectors],
+      ]);
     }
     const rows = [...this.staged.entries()].sort(([a], [b]) => a - b);
     if (rows.length > 0) {

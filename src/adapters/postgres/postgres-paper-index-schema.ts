@@ -35,6 +35,14 @@ const steps: string[] = [
    CREATE INDEX paper_records_terms ON paper_records USING gin (terms);
    CREATE TABLE paper_keys (hash int8 NOT NULL, paper_id int8 NOT NULL, PRIMARY KEY (hash, paper_id));
    CREATE TABLE paper_terms (lexeme text PRIMARY KEY, records int4 NOT NULL);`,
+  // Record vectors per embedding model (decision 0036): int8 with a scale (record-vector-codec.ts);
+  // a record's row deleted (folded into another) takes its vectors with it.
+  `CREATE TABLE paper_record_vectors (
+     id bigint NOT NULL REFERENCES paper_records (id) ON DELETE CASCADE,
+     model text NOT NULL,
+     vector bytea NOT NULL,
+     PRIMARY KEY (id, model));
+   ALTER TABLE paper_record_vectors ALTER COLUMN vector SET STORAGE PLAIN;`,
 ];
 
 export async function migratePostgresPaperIndex(pool: pg.Pool, schema: string | undefined): Promise<void> {

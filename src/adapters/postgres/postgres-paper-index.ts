@@ -5,6 +5,8 @@ import type {
   IndexPage,
   IndexQuery,
   PaperIndex,
+  RecordToEmbed,
+  RecordVectorEntry,
   UpsertSummary,
 } from '../../ports/paper-index.js';
 import {
@@ -20,6 +22,7 @@ import {
   planClauses,
   scoredPhrases,
 } from '../paper-index/query-plan.js';
+import { decodeRecordVector, encodeRecordVector } from '../paper-index/record-vector-codec.js';
 import { planUpsert } from '../paper-index/upsert-plan.js';
 import { Batch, decodeRecord, vectorOf } from './postgres-index-writes.js';
 import { migratePostgresPaperIndex } from './postgres-paper-index-schema.js';
@@ -223,8 +226,15 @@ export class PostgresPaperIndex implements PaperIndex {
          ORDER BY ${order} LIMIT ${at(5)} OFFSET ${at(6)}`,
         parameters,
       );
-      const ids = result.rows.map((row) => Number(row.id));
-      const papers = await recordsOf(client, ids);
+      const found = query.withoutRecords
+        ? result.rows.map((row): [number, Paper | undefined] => [Number(row.id), undefined])
+        : await recordsOf(
+            client,
+            result.rows.map((row) => Number(row.id)),
+          );
+      const papers = found.flatMap(([, paper]) => (paper ? [paper] : []));
+      const ids = found.map(([id]) => id);
+      const scoreOf = new Map(result.rows.map((row) => [Number(row.id), Number(row.score)]));
       let total = Number(result.rows[0]?.total ?? 0);
       if (result.rows.length === 0 && query.offset > 0) {
         // A page past the end: the window function saw no row; count the matches themselves.
@@ -234,7 +244,8 @@ export class PostgresPaperIndex implements PaperIndex {
         );
         total = Number(counted.rows[0]?.n ?? 0);
       }
-      return { papers, scores: result.rows.map((row) => Number(row.score)), total, totalIsExact: true };
+      const scores = ids.map((id) => scoreOf.get(id) ?? 0);
+      return { papers, scores, total, totalIsExact: true, ids };
     } finally {
       client.release();
     }
@@ -331,6 +342,71 @@ export class PostgresPaperIndex implements PaperIndex {
     await this.primary.query('ANALYZE paper_records');
   }
 
+  /** Records above `afterId` without a vector for `model`; the stamp is the row version (`xmin`). */
+  async recordsWithoutVectors(model: string, afterId: number, limit: number): Promise<RecordToEmbed[]> {
+    const found = await this.primary.query<{ id: string; stamp: string; record: Buffer }>(
+      `SELECT r.id, r.xmin::text AS stamp, r.record FROM paper_records r
+       WHERE r.id > $1 AND NOT EXISTS (SELECT 1 FROM paper_record_vectors v WHERE v.id = r.id AND v.model = $2)
+       ORDER BY r.id LIMIT $3`,
+      [afterId, model, limit],
+    );
+    return found.rows.map((row) => ({
+      id: Number(row.id),
+      stamp: row.stamp,
+      paper: decodeRecord(row.record),
+    }));
+  }
+
+  async recordsByIds(ids: readonly number[]): Promise<Map<number, Paper>> {
+    const pool = await this.readPool();
+    const client = await pool.connect();
+    try {
+      return new Map(await recordsOf(client, [...ids]));
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Stores the entries whose record row is still the version embedded (same `xmin`). */
+  async putRecordVectors(model: string, entries: readonly RecordVectorEntry[]): Promise<number> {
+    if (entries.length === 0) return 0;
+    const stored = await this.primary.query(
+      `INSERT INTO paper_record_vectors (id, model, vector)
+       SELECT e.id, $1, e.vector FROM unnest($2::bigint[], $3::text[], $4::bytea[]) AS e (id, stamp, vector)
+       JOIN paper_records r ON r.id = e.id AND r.xmin::text = e.stamp
+       ON CONFLICT (id, model) DO UPDATE SET vector = excluded.vector`,
+      [
+        model,
+        entries.map((entry) => entry.id),
+        entries.map((entry) => entry.stamp),
+        entries.map((entry) => encodeRecordVector(entry.vector)),
+      ],
+    );
+    return stored.rowCount ?? 0;
+  }
+
+  async recordVectors(model: string, ids: readonly number[]): Promise<Map<number, Float32Array>> {
+    const vectors = new Map<number, Float32Array>();
+    if (ids.length === 0) return vectors;
+    const pool = await this.readPool();
+    const found = await pool.query<{ id: string; vector: Buffer }>(
+      'SELECT id, vector FROM paper_record_vectors WHERE model = $1 AND id = ANY($2::bigint[])',
+      [model, [...ids]],
+    );
+    for (const row of found.rows) vectors.set(Number(row.id), decodeRecordVector(row.vector));
+    return vectors;
+  }
+
+  async vectorCoverage(model: string): Promise<{ withVectors: number; records: number }> {
+    const found = await this.primary.query<{ covered: string; records: string }>(
+      `SELECT (SELECT count(*) FROM paper_record_vectors WHERE model = $1) AS covered,
+              (SELECT records FROM paper_index_stats) AS records`,
+      [model],
+    );
+    const row = found.rows[0];
+    return { withVectors: Number(row?.covered ?? 0), records: Number(row?.records ?? 0) };
+  }
+
   async ping(): Promise<void> {
     await this.primary.query('SELECT 1 FROM paper_index_stats');
   }
@@ -345,14 +421,18 @@ async function readStats(client: pg.PoolClient): Promise<StatsRow> {
   return found.rows[0] ?? { data_version: '0', records: '0', tokens: '0' };
 }
 
-async function recordsOf(client: pg.PoolClient, ids: number[]): Promise<Paper[]> {
+/** The records of these ids that exist, in that order, with their ids. */
+async function recordsOf(client: pg.PoolClient, ids: number[]): Promise<Array<[number, Paper]>> {
   if (ids.length === 0) return [];
   const found = await client.query<{ id: string; record: Buffer }>(
     'SELECT id, record FROM paper_records WHERE id = ANY($1::bigint[])',
     [ids],
   );
   const byId = new Map(found.rows.map((row) => [Number(row.id), decodeRecord(row.record)]));
-  return ids.map((id) => byId.get(id)).filter((paper): paper is Paper => paper !== undefined);
+  return ids.flatMap((id): Array<[number, Paper]> => {
+    const paper = byId.get(id);
+    return paper ? [[id, paper]] : [];
+  });
 }
 
 /** A clause as tsquery text: a lexeme, or its lexemes in a row. */
@@ -366,5 +446,5 @@ function unique(values: (string | null)[]): string[] {
 }
 
 function emptyPage(): IndexPage {
-  return { papers: [], scores: [], total: 0, totalIsExact: true };
+  return { papers: [], scores: [], total: 0, totalIsExact: true, ids: [] };
 }

@@ -17,7 +17,9 @@ export const defaultTokenizer = 'porter unicode61 remove_diacritics 2';
  *   a `facets` column of filter tokens (kind, year, reviewed) so filters run inside MATCH;
  * - `facet_counts`: how many records carry each facet token (kind, year, reviewed): filters expand
  *   to the years that exist and are written on their cheaper side (see fts-expression.ts);
- * - `papers_fts_1` …: further full-text shards of a new file, searched in parallel (step 2).
+ * - `papers_fts_1` …: further full-text shards of a new file, searched in parallel (step 2);
+ * - `record_vectors`: each record's vector per embedding model (`vector_models` numbers the models),
+ *   int8 with a scale (see record-vector-codec.ts), for hybrid search (step 3, decision 0036).
  */
 const steps: Array<(db: Database.Database, options: PaperIndexCreation) => void> = [
   (db, { tokenizer }) => {
@@ -54,6 +56,17 @@ const steps: Array<(db: Database.Database, options: PaperIndexCreation) => void>
     const put = db.prepare('INSERT OR REPLACE INTO index_settings (name, value) VALUES (?, ?)');
     put.run('fts_shards', String(count));
     put.run('fts_shard_block', String(Math.max(1, Math.floor(shardBlock))));
+  },
+  (db) => {
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS vector_models (code INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+      CREATE TABLE IF NOT EXISTS record_vectors (
+        id INTEGER NOT NULL,
+        model INTEGER NOT NULL,
+        vector BLOB NOT NULL,
+        PRIMARY KEY (id, model)
+      ) WITHOUT ROWID;
+    `);
   },
 ];
 

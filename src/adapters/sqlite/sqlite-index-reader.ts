@@ -58,7 +58,7 @@ export interface SqliteIndexReaderOptions {
 }
 
 /** The page of a query nothing can match. */
-export const emptyPage: IndexPage = { papers: [], scores: [], total: 0, totalIsExact: true };
+export const emptyPage: IndexPage = { papers: [], scores: [], total: 0, totalIsExact: true, ids: [] };
 
 /** Read settings of an index connection: `mmapBytes` of the file memory-mapped (0: off), a 64 MiB page cache. */
 export function tuneIndexConnection(db: Database.Database, mmapBytes = 2 ** 31): void {
@@ -130,10 +130,11 @@ export class SqliteIndexReader {
     const parts = this.shards.map((_, shard) => this.searchShard(query, expression, shard, frequencies));
     const { rows, total, totalIsExact } = mergeShardPages(parts, query);
     return {
-      papers: this.recordsOf(rows.map((row) => row.id)),
+      papers: query.withoutRecords ? [] : this.recordsOf(rows.map((row) => row.id)),
       scores: rows.map((row) => -row.score),
       total,
       totalIsExact,
+      ids: rows.map((row) => row.id),
     };
   }
 

@@ -8,6 +8,7 @@ import type Database from 'better-sqlite3';
 import { identityKeys, type Paper } from '../../domain/paper.js';
 import type { UpsertSummary } from '../../ports/paper-index.js';
 import { facetsFor, indexedText, keyHash, paperColumns } from '../paper-index/index-fields.js';
+import { vectorTextChanged } from '../paper-index/record-vector-codec.js';
 import { planUpsert } from '../paper-index/upsert-plan.js';
 import { ftsTable, readShardLayout } from './paper-index-migrations.js';
 import type { PaperRecordBlocks, RecordLocation } from './paper-record-blocks.js';
@@ -36,6 +37,7 @@ export class SqliteIndexWriter {
         'INSERT OR REPLACE INTO papers (id, kind, year, published, cited_by_count, reviewed, block, slot) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       ),
       deletePaper: db.prepare('DELETE FROM papers WHERE id = ?'),
+      deleteVectors: db.prepare('DELETE FROM record_vectors WHERE id = ?'),
       location: db.prepare('SELECT block, slot FROM papers WHERE id = ?'),
       lastId: db.prepare('SELECT coalesce(max(id), 0) FROM papers').pluck(),
       insertKey: db.prepare('INSERT OR IGNORE INTO paper_keys (hash, paper_id) VALUES (?, ?)'),
@@ -95,6 +97,8 @@ export class SqliteIndexWriter {
     } else {
       for (const [id, other] of step.folded) this.remove(id, other, { deleteRow: true });
       this.remove(step.primaryId, step.primary, { deleteRow: false });
+      // Its vectors were computed from the old title and abstract: computed again (decision 0036).
+      if (vectorTextChanged(step.primary, step.merged)) this.statements.deleteVectors.run(step.primaryId);
       this.stage(step.primaryId, step.merged, identityKeys(step.merged), step.json);
       summary.merged += 1;
     }
@@ -126,7 +130,10 @@ export class SqliteIndexWriter {
     this.countFacets(current, -1);
     const location = this.statements.location.get(id) as RecordLocation | undefined;
     if (location) this.records.release(location);
-    if (options.deleteRow) this.statements.deletePaper.run(id);
+    if (options.deleteRow) {
+      this.statements.deletePaper.run(id);
+      this.statements.deleteVectors.run(id);
+    }
   }
 
   /** Writes the staged versions: blocks, paper rows, full-text entries, year counts. */

@@ -8,7 +8,14 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { Paper } from '../../domain/paper.js';
-import type { IndexPage, IndexQuery, PaperIndex, UpsertSummary } from '../../ports/paper-index.js';
+import type {
+  IndexPage,
+  IndexQuery,
+  PaperIndex,
+  RecordToEmbed,
+  RecordVectorEntry,
+  UpsertSummary,
+} from '../../ports/paper-index.js';
 import { defaultFieldWeights, type FieldWeights, kindCodes } from '../paper-index/index-fields.js';
 import { openSqlite } from './open-sqlite.js';
 import { defaultTokenizer, migratePaperIndex } from './paper-index-migrations.js';
@@ -18,6 +25,7 @@ import {
   tuneIndexConnection,
 } from './sqlite-index-reader.js';
 import { SqliteIndexWriter } from './sqlite-index-writer.js';
+import { SqliteRecordVectors } from './sqlite-record-vectors.js';
 import { SqliteSearchPool } from './sqlite-search-pool.js';
 
 export { mergeShardPages, type ShardPage, type ShardRow } from './sqlite-shard-statements.js';
@@ -73,6 +81,7 @@ export class SqlitePaperIndex implements PaperIndex {
   private readonly reader: SqliteIndexReader;
   private readonly writer: SqliteIndexWriter;
   private readonly pool: SqliteSearchPool | undefined;
+  private readonly vectors: SqliteRecordVectors;
   private readonly statements;
   /** The file's random identity (`index_settings.index_id`), read once. */
   private indexId: string | undefined;
@@ -93,6 +102,7 @@ export class SqlitePaperIndex implements PaperIndex {
     } = options;
     this.reader = new SqliteIndexReader(db, readerOptions);
     this.writer = new SqliteIndexWriter(db, this.reader.records);
+    this.vectors = new SqliteRecordVectors(db, (ids) => this.reader.recordsOf(ids));
     this.pool =
       searchThreads > 0 && path !== undefined
         ? new SqliteSearchPool(this.reader, { path, mmapBytes, options: readerOptions }, searchThreads)
@@ -174,6 +184,30 @@ export class SqlitePaperIndex implements PaperIndex {
   async optimize(): Promise<void> {
     for (const table of this.reader.shardTables)
       this.db.prepare(`INSERT INTO ${table} (${table}) VALUES ('optimize')`).run();
+  }
+
+  async recordsWithoutVectors(model: string, afterId: number, limit: number): Promise<RecordToEmbed[]> {
+    // Another process (an ingest) may have committed since: cached blocks would be stale.
+    this.reader.checkDataVersion();
+    return this.vectors.missing(model, afterId, limit);
+  }
+
+  async recordsByIds(ids: readonly number[]): Promise<Map<number, Paper>> {
+    const present = this.vectors.present(ids);
+    const papers = this.reader.recordsOf(present);
+    return new Map(present.map((id, position) => [id, papers[position] as Paper]));
+  }
+
+  async putRecordVectors(model: string, entries: readonly RecordVectorEntry[]): Promise<number> {
+    return this.vectors.put(model, entries);
+  }
+
+  async recordVectors(model: string, ids: readonly number[]): Promise<Map<number, Float32Array>> {
+    return this.vectors.get(model, ids);
+  }
+
+  async vectorCoverage(model: string): Promise<{ withVectors: number; records: number }> {
+    return this.vectors.coverage(model);
   }
 
   async ping(): Promise<void> {

@@ -73,8 +73,16 @@ export class SqliteSearchPool {
       this.shards().map((shard) => this.pool.run({ kind: 'shard', query, expression, shard, frequencies })),
     )) as ShardPage[];
     const { rows, total, totalIsExact } = mergeShardPages(parts, query);
-    const papers = (await this.pool.run({ kind: 'records', ids: rows.map((row) => row.id) })) as Paper[];
-    return { papers, scores: rows.map((row) => -row.score), total, totalIsExact };
+    const papers = query.withoutRecords
+      ? []
+      : ((await this.pool.run({ kind: 'records', ids: rows.map((row) => row.id) })) as Paper[]);
+    return {
+      papers,
+      scores: rows.map((row) => -row.score),
+      total,
+      totalIsExact,
+      ids: rows.map((row) => row.id),
+    };
   }
 
   async destroy(): Promise<void> {

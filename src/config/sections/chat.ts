@@ -1,11 +1,68 @@
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { booleanText, envVar, nonNegativeInt, optionalText, positiveInt, urlText } from '../env-var.js';
+
+/** GGUF files `node scripts/setup-model.mjs` installs into the chat model folder (the larger is asked for). */
+export const localChatModelFiles = {
+  'qwen2.5-1.5b': 'qwen2.5-coder-1.5b-instruct-q4_k_m.gguf',
+  'smollm2-135m': 'SmolLM2-135M-Instruct-Q4_1.gguf',
+} as const;
+
+/** The folder `node scripts/setup-model.mjs` installs chat models into. */
+export function chatModelDir(environment: Record<string, string | undefined> = process.env): string {
+  const cacheHome = environment.XDG_CACHE_HOME?.trim() || join(homedir(), '.cache');
+  return join(cacheHome, 'alexandria', 'models', 'chat');
+}
+
+/**
+ * The local chat model used when `ALEXANDRIA_CHAT_MODEL_PATH` is unset: in
+ * `${XDG_CACHE_HOME:-~/.cache}/alexandria/models/chat/`, Qwen2.5-Coder-1.5B when setup installed it,
+ * else SmolLM2-135M (always installed, too weak to answer well). Read here because src/config is the
+ * only reader of the environment.
+ */
+export function defaultChatModelPath(environment: Record<string, string | undefined> = process.env): string {
+  const dir = chatModelDir(environment);
+  const larger = join(dir, localChatModelFiles['qwen2.5-1.5b']);
+  return existsSync(larger) ? larger : join(dir, localChatModelFiles['smollm2-135m']);
+}
 
 /**
  * The research agent behind `POST /api/chat/completions` and the answers of `generative_mode=true`.
  * Without `ALEXANDRIA_CHAT_URL` no model is used: answers are extractive (quoted from the papers).
  */
 export const chatSection = {
+  provider: envVar('ALEXANDRIA_CHAT_PROVIDER', z.enum(['none', 'openai', 'local']).optional(), {
+    description:
+      'Chat model of the research agent: openai (an OpenAI-compatible API at ALEXANDRIA_CHAT_URL), local (a GGUF model run in-process by llama.cpp, ALEXANDRIA_CHAT_MODEL_PATH) or none (extractive answers). Unset: openai when ALEXANDRIA_CHAT_URL is set, else none.',
+  }),
+  modelPath: envVar(
+    'ALEXANDRIA_CHAT_MODEL_PATH',
+    z
+      .string()
+      .trim()
+      .optional()
+      .transform((value) => (value ? value : defaultChatModelPath())),
+    {
+      description:
+        'GGUF file of the local chat model (ALEXANDRIA_CHAT_PROVIDER=local); any instruction-tuned GGUF works. Default: in $XDG_CACHE_HOME/alexandria/models/chat/, Qwen2.5-Coder-1.5B-Instruct Q4_K_M when installed (node scripts/setup-model.mjs --chat-model qwen2.5-1.5b), else SmolLM2-135M-Instruct (always installed; too weak for real answers).',
+    },
+  ),
+  threads: envVar('ALEXANDRIA_CHAT_THREADS', nonNegativeInt, {
+    default: '0',
+    description:
+      'CPU threads llama.cpp computes with (local provider); 0 = its share of ALEXANDRIA_CPU_THREADS (docs/decisions/0035-local-chat-model.md).',
+  }),
+  contextTokens: envVar('ALEXANDRIA_CHAT_CONTEXT_TOKENS', z.coerce.number().int().min(512).max(131072), {
+    default: '8192',
+    description:
+      "Context window of the local chat model in tokens (at most the model's own); an agent run longer than this drops its oldest tool results.",
+  }),
+  temperature: envVar('ALEXANDRIA_CHAT_TEMPERATURE', z.coerce.number().min(0).max(2), {
+    default: '0.2',
+    description: 'Sampling temperature of the chat model (both providers); 0 = always the likeliest token.',
+  }),
   url: envVar('ALEXANDRIA_CHAT_URL', urlText.optional(), {
     description:
       'Base URL of an OpenAI-compatible chat API (…/v1): OpenAI, vLLM, Ollama (http://localhost:11434/v1), llama.cpp server. Unset: answers are extractive, no model.',
@@ -23,9 +80,9 @@ export const chatSection = {
     description:
       "Model name the chat endpoint reports and GET /api/models lists (the request's model field is ignored).",
   }),
-  timeoutMs: envVar('ALEXANDRIA_CHAT_TIMEOUT_MS', positiveInt, {
-    default: '60000',
-    description: 'Deadline of one call to the chat model, in milliseconds.',
+  timeoutMs: envVar('ALEXANDRIA_CHAT_TIMEOUT_MS', positiveInt.optional(), {
+    description:
+      'Deadline of one call to the chat model, in milliseconds (waiting for the local model included). Unset: 60000, or 300000 with the local provider (a step of the 1.5B model on 2 busy cores takes 30-60 s).',
   }),
   maxRetries: envVar('ALEXANDRIA_CHAT_MAX_RETRIES', nonNegativeInt, {
     default: '2',
@@ -40,10 +97,14 @@ export const chatSection = {
     description:
       'Token budget of one agent run (prompt + completion, all calls); once spent, the next call must answer.',
   }),
-  timeLimitMs: envVar('ALEXANDRIA_AGENT_TIME_LIMIT_MS', positiveInt, {
-    default: '120000',
+  maxTokensPerCall: envVar('ALEXANDRIA_AGENT_MAX_TOKENS_PER_CALL', positiveInt, {
+    default: '1500',
     description:
-      'Wall-clock limit of one agent run, in milliseconds; past it the answer is composed from what was retrieved.',
+      'Most tokens the model writes in one agent call (a step or the answer); a local model writes about 10-40 a second on CPU.',
+  }),
+  timeLimitMs: envVar('ALEXANDRIA_AGENT_TIME_LIMIT_MS', positiveInt.optional(), {
+    description:
+      'Wall-clock limit of one agent run, in milliseconds; past it the answer is composed from what was retrieved. Unset: 120000, or 600000 with the local provider.',
   }),
   toolTimeoutMs: envVar('ALEXANDRIA_AGENT_TOOL_TIMEOUT_MS', positiveInt, {
     default: '30000',

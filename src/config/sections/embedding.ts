@@ -62,7 +62,7 @@ export const embeddingSection = {
   threads: envVar('ALEXANDRIA_EMBEDDING_THREADS', nonNegativeInt, {
     default: '0',
     description:
-      'ONNX Runtime intra-op threads of the embedding worker thread; 0 = half the CPU cores, at least 1.',
+      'ONNX Runtime intra-op threads of the embedding worker thread; 0 = its share of ALEXANDRIA_CPU_THREADS (half of them, at least 1; a quarter beside a local chat model).',
   }),
   queryThread: envVar('ALEXANDRIA_EMBEDDING_QUERY_THREAD', booleanText, {
     default: 'true',

@@ -1,5 +1,6 @@
 import { authSection } from './auth.js';
 import { chatSection } from './chat.js';
+import { cpuSection } from './cpu.js';
 import { documentsSection } from './documents.js';
 import { embeddingSection } from './embedding.js';
 import { jobsSection } from './jobs.js';
@@ -18,6 +19,7 @@ import { zoteroSection } from './zotero.js';
  */
 export const sections = {
   server: serverSection,
+  cpu: cpuSection,
   auth: authSection,
   storage: storageSection,
   jobs: jobsSection,

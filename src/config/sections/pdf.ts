@@ -9,10 +9,9 @@ export const pdfSection = {
     description:
       'PDF library the parser reads text and images with: pdfium (PDFium as WebAssembly, several times faster here) or pdfjs (Mozilla pdf.js). Both feed the same layout, chunking and figure stages.',
   }),
-  workerThreads: envVar('ALEXANDRIA_PDF_WORKER_THREADS', positiveInt, {
-    default: '2',
+  workerThreads: envVar('ALEXANDRIA_PDF_WORKER_THREADS', positiveInt.optional(), {
     description:
-      'Worker threads that parse PDFs (each parses one document at a time, off the event loop). More threads than CPU cores does not help.',
+      'Worker threads that parse PDFs (each parses one document at a time, off the event loop). More threads than CPU cores does not help. Unset: 2 (1 on one core); beside a local chat model, its share of ALEXANDRIA_CPU_THREADS (a quarter, at least 1).',
   }),
   timeoutMs: envVar('ALEXANDRIA_PDF_TIMEOUT_MS', positiveInt, {
     default: '60000',

@@ -1,4 +1,4 @@
-import { envVar, nonNegativeInt, optionalText, positiveInt } from '../env-var.js';
+import { booleanText, envVar, nonNegativeInt, optionalText, positiveInt } from '../env-var.js';
 
 /** The local paper/patent index and the search endpoints. */
 export const searchSection = {
@@ -25,5 +25,34 @@ export const searchSection = {
     default: '2048',
     description:
       'MB of the SQLite index file memory-mapped for reads (faster searches on large indexes; 0 turns it off).',
+  }),
+  recordVectors: envVar('ALEXANDRIA_RECORD_VECTORS', booleanText, {
+    default: 'true',
+    description:
+      "Compute index records' vectors in the background (the embedding model, low priority) and rank relevance searches by BM25 fused with dense similarity where they exist (docs/decisions/0036-hybrid-paper-search.md). false: BM25 alone, no vectors computed.",
+  }),
+  hybridCandidates: envVar('ALEXANDRIA_HYBRID_CANDIDATES', positiveInt, {
+    default: '100',
+    description:
+      "How many of BM25's first results a relevance search re-ranks with record vectors (at most 100); pages past them keep BM25 order.",
+  }),
+  hybridDeadlineMs: envVar('ALEXANDRIA_HYBRID_DEADLINE_MS', positiveInt, {
+    default: '200',
+    description: "Longest a search waits for its query's vector, in ms; past it the page is BM25's.",
+  }),
+  recordVectorsBatch: envVar('ALEXANDRIA_RECORD_VECTORS_BATCH', positiveInt, {
+    default: '16',
+    description:
+      'Records embedded per model call by the background job (small, so that a question never waits long behind one).',
+  }),
+  recordVectorsPauseMs: envVar('ALEXANDRIA_RECORD_VECTORS_PAUSE_MS', nonNegativeInt, {
+    default: '250',
+    description:
+      'Pause of the background record-vector job after each batch, in ms (leaves the cores to requests).',
+  }),
+  recordVectorsIdleMs: envVar('ALEXANDRIA_RECORD_VECTORS_IDLE_MS', positiveInt, {
+    default: '15000',
+    description:
+      'How often the background record-vector job looks for new records once every record has a vector, in ms (it walks the whole index again every 10 minutes for records whose text changed).',
   }),
 };

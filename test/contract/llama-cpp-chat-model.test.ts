@@ -1,0 +1,269 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  actionSchema,
+  LlamaCppChatModel,
+  parseAction,
+  toHistory,
+} from '../../src/adapters/chat/llama-cpp-chat-model.js';
+import { chatModelDir, localChatModelFiles } from '../../src/config/sections/chat.js';
+import type {
+  ChatModel,
+  ChatStreamEvent,
+  ChatToolDefinition,
+  ChatTurnRequest,
+} from '../../src/ports/chat-model.js';
+
+/**
+ * The local chat model adapter on a real GGUF model: SmolLM2-135M-Instruct, which
+ * `node scripts/setup-model.mjs` (run by `npm test`) always installs. The model is too small to
+ * answer well; these tests hold the adapter's contract: streaming, constrained actions that parse
+ * and fit the tool's schema, aborts and deadlines, the queue of turns.
+ */
+const modelPath = join(chatModelDir(), localChatModelFiles['smollm2-135m']);
+
+const searchArguments = z
+  .object({
+    keywords: z.string().min(1).max(300).describe('2-6 specific English keywords.').optional(),
+    start_year: z.number().int().optional().describe('First publication year, inclusive.'),
+    sort: z.enum(['relevance', 'cited_by_count', 'publication_date']).optional(),
+  })
+  .strict();
+const askArguments = z
+  .object({
+    pdf_id: z.string().min(1).max(2000).describe('The pdf_id of a record.'),
+    question: z.string().min(1).max(1000).describe('The question, in English.'),
+  })
+  .strict();
+const schemas: Record<string, z.ZodObject> = { search_papers: searchArguments, ask_pdf: askArguments };
+const tools: ChatToolDefinition[] = Object.entries(schemas).map(([name, schema]) => {
+  const { $schema: _ignored, ...parameters } = z.toJSONSchema(schema) as Record<string, unknown>;
+  return { name, description: `The ${name.replace('_', ' ')} tool.`, parameters };
+});
+
+async function collect(model: ChatModel, request: ChatTurnRequest): Promise<ChatStreamEvent[]> {
+  const events: ChatStreamEvent[] = [];
+  for await (const event of model.stream(request)) events.push(event);
+  return events;
+}
+
+describe('the local chat model (llama.cpp, SmolLM2-135M)', () => {
+  let model: LlamaCppChatModel;
+  beforeAll(async () => {
+    expect(existsSync(modelPath), `${modelPath} (run node scripts/setup-model.mjs)`).toBe(true);
+    model = new LlamaCppChatModel({
+      modelPath,
+      threads: 1,
+      contextTokens: 2048,
+      timeoutMs: 30_000,
+      temperature: 0,
+    });
+    await model.load();
+  });
+  afterAll(async () => {
+    await model.close();
+  });
+
+  it('streams text in several pieces, then one finish with counted (not estimated) tokens', async () => {
+    const events = await collect(model, {
+      messages: [
+        { role: 'system', content: 'You are a helpful assistant.' },
+        { role: 'user', content: 'Name three planets of the solar system.' },
+      ],
+      maxTokens: 24,
+    });
+    const texts = events.filter((event) => event.type === 'text');
+    expect(texts.length).toBeGreaterThan(2);
+    expect(
+      texts
+        .map((event) => event.text)
+        .join('')
+        .trim().length,
+    ).toBeGreaterThan(5);
+    const finishes = events.filter((event) => event.type === 'finish');
+    expect(finishes).toHaveLength(1);
+    expect(events.at(-1)).toMatchObject({ type: 'finish', usageEstimated: false });
+    const finish = events.at(-1) as Extract<ChatStreamEvent, { type: 'finish' }>;
+    expect(['stop', 'length']).toContain(finish.reason);
+    expect(finish.usage.promptTokens).toBeGreaterThan(10);
+    expect(finish.usage.completionTokens).toBeGreaterThan(2);
+    expect(finish.usage.completionTokens).toBeLessThanOrEqual(24);
+  });
+
+  it('honours maxTokens with finish reason "length"', async () => {
+    const events = await collect(model, {
+      messages: [{ role: 'user', content: 'Write a long story about a lighthouse keeper and the sea.' }],
+      maxTokens: 8,
+    });
+    expect(events.at(-1)).toMatchObject({ type: 'finish', reason: 'length', usage: { completionTokens: 8 } });
+  });
+
+  it('answers a step with tools by one constrained action: a tool call whose arguments fit its schema', async () => {
+    const questions = [
+      'Find papers about transformer models for protein structure prediction.',
+      'Search for recent studies on CRISPR off-target effects.',
+      'Look up publications on glucokinase activators in type 2 diabetes.',
+    ];
+    let calls = 0;
+    for (const question of questions) {
+      const events = await collect(model, {
+        messages: [
+          {
+            role: 'system',
+            content: 'You are a research assistant. Always search the literature before answering.',
+          },
+          { role: 'user', content: question },
+        ],
+        tools,
+        maxTokens: 300,
+      });
+      const call = events.find((event) => event.type === 'tool_call');
+      const finish = events.at(-1);
+      if (call?.type === 'tool_call') {
+        calls += 1;
+        // Exactly one call, nothing written, and arguments the agent's tool accepts as they are.
+        expect(events.filter((event) => event.type === 'tool_call')).toHaveLength(1);
+        expect(events.some((event) => event.type === 'text')).toBe(false);
+        expect(finish).toMatchObject({ type: 'finish', reason: 'tool_calls' });
+        const schema = schemas[call.call.name];
+        expect(schema, call.call.name).toBeDefined();
+        expect(() => schema?.parse(JSON.parse(call.call.arguments))).not.toThrow();
+        expect(call.call.id).toMatch(/^call_/);
+      } else {
+        // The model chose "answer": its answer follows as text in the same turn.
+        expect(finish).toMatchObject({ type: 'finish' });
+        expect(events.some((event) => event.type === 'text')).toBe(true);
+      }
+    }
+    expect(calls).toBeGreaterThan(0);
+  });
+
+  it('stops generating when the caller aborts, throws the reason, and serves the next turn', async () => {
+    const controller = new AbortController();
+    const reason = new Error('client went away');
+    const seen: string[] = [];
+    const started = Date.now();
+    const failure = await (async () => {
+      for await (const event of model.stream({
+        messages: [{ role: 'user', content: 'Write a very long story about a lighthouse keeper.' }],
+        maxTokens: 1500,
+        signal: controller.signal,
+      })) {
+        if (event.type === 'text') {
+          seen.push(event.text);
+          if (seen.length === 3) controller.abort(reason);
+        }
+      }
+    })().catch((error) => error);
+    expect(failure).toBe(reason);
+    expect(seen.length).toBeGreaterThanOrEqual(3);
+    expect(seen.length).toBeLessThan(40);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    const next = await collect(model, { messages: [{ role: 'user', content: 'Say hello.' }], maxTokens: 4 });
+    expect(next.at(-1)).toMatchObject({ type: 'finish' });
+  });
+
+  it('fails with a timeout when the deadline falls mid-generation', async () => {
+    const seen: string[] = [];
+    const failure = await (async () => {
+      for await (const event of model.stream({
+        messages: [{ role: 'user', content: 'Write a very long story about a lighthouse keeper.' }],
+        maxTokens: 1500,
+        timeoutMs: 400,
+      })) {
+        if (event.type === 'text') seen.push(event.text);
+      }
+    })().catch((error) => error);
+    expect(failure).toMatchObject({ code: 'timeout' });
+  });
+
+  it('runs turns one at a time and releases the model when a reader stops early', async () => {
+    const long = {
+      messages: [{ role: 'user' as const, content: 'Count from one to fifty in words.' }],
+      maxTokens: 200,
+    };
+    for await (const event of model.stream(long)) {
+      if (event.type === 'text') break; // the reader leaves after the first piece
+    }
+    const [a, b] = await Promise.all([
+      collect(model, { messages: [{ role: 'user', content: 'Say yes.' }], maxTokens: 3 }),
+      collect(model, { messages: [{ role: 'user', content: 'Say no.' }], maxTokens: 3 }),
+    ]);
+    expect(a.at(-1)).toMatchObject({ type: 'finish' });
+    expect(b.at(-1)).toMatchObject({ type: 'finish' });
+  });
+
+  it('fails a missing model file as upstream_unavailable, not a crash', async () => {
+    const missing = new LlamaCppChatModel({
+      modelPath: join(modelPath, '..', 'no-such-model.gguf'),
+      threads: 1,
+      contextTokens: 512,
+      timeoutMs: 5000,
+    });
+    const failure = await collect(missing, { messages: [{ role: 'user', content: 'Q' }] }).catch(
+      (error) => error,
+    );
+    expect(failure).toMatchObject({ code: 'upstream_unavailable' });
+    await missing.close();
+  });
+});
+
+describe('constrained actions', () => {
+  it('offers each tool with its arguments (optional ones nullable) and "answer"', () => {
+    const schema = actionSchema(tools) as { oneOf: Array<{ properties: Record<string, unknown> }> };
+    expect(schema.oneOf.map((variant) => variant.properties.action)).toEqual([
+      { const: 'search_papers' },
+      { const: 'ask_pdf' },
+      { const: 'answer' },
+    ]);
+    expect(schema.oneOf[0]?.properties.keywords).toEqual({
+      oneOf: [{ type: 'string', maxLength: 300, minLength: 1 }, { type: 'null' }],
+    });
+    expect(schema.oneOf[0]?.properties.sort).toEqual({
+      oneOf: [{ enum: ['relevance', 'cited_by_count', 'publication_date'] }, { type: 'null' }],
+    });
+    expect(schema.oneOf[1]?.properties.pdf_id).toEqual({ type: 'string', maxLength: 300, minLength: 1 });
+  });
+
+  it('maps an action to a tool call without its null arguments, and rejects what it cannot map', () => {
+    const parsed = parseAction(
+      '{"action":"search_papers","keywords":"crispr","start_year":null,"sort":null}',
+      tools,
+    );
+    expect(parsed).toMatchObject({
+      kind: 'call',
+      call: { name: 'search_papers', arguments: '{"keywords":"crispr"}' },
+    });
+    expect(parseAction('{"action":"answer"}', tools)).toEqual({ kind: 'answer' });
+    expect(parseAction('{"action":"delete_everything"}', tools)).toBeUndefined();
+    expect(parseAction('{"action":"search_papers","keywords":"cut', tools)).toBeUndefined();
+  });
+
+  it('renders a run as chat history: tool results as user turns naming the tool, calls as JSON actions', () => {
+    const history = toHistory(
+      [
+        { role: 'system', content: 'Be careful.' },
+        { role: 'user', content: 'Q?' },
+        {
+          role: 'assistant',
+          content: null,
+          toolCalls: [{ id: 'c1', name: 'search_papers', arguments: '{"keywords":"x"}' }],
+        },
+        { role: 'tool', toolCallId: 'c1', content: 'three records' },
+        { role: 'system', content: 'Answer now.' },
+      ],
+      tools,
+    );
+    expect(history.map((item) => item.type)).toEqual(['system', 'user', 'model', 'user', 'model']);
+    expect(history[0]).toMatchObject({ type: 'system' });
+    expect((history[0] as { text: string }).text).toMatch(/^Be careful\.\n\n## Actions\n/);
+    expect(history[2]).toEqual({ type: 'model', response: ['{"action":"search_papers","keywords":"x"}'] });
+    expect(history[3]).toEqual({
+      type: 'user',
+      text: 'Result of search_papers:\nthree records\n\nAnswer now.',
+    });
+    expect(history[4]).toEqual({ type: 'model', response: [] });
+  });
+});
