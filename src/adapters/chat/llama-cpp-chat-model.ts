@@ -7,7 +7,7 @@ import type {
   LlamaGrammar,
   LlamaModel,
 } from 'node-llama-cpp';
-import { AppError, UpstreamError } from '../../domain/errors.js';
+import { UpstreamError } from '../../domain/errors.js';
 import type {
   ChatFinishReason,
   ChatModel,
@@ -17,6 +17,7 @@ import type {
   ChatToolDefinition,
   ChatTurnRequest,
 } from '../../ports/chat-model.js';
+import { type CallSignals, stoppedCallError } from './call-errors.js';
 
 export interface LlamaCppChatModelOptions {
   /** A GGUF file (any instruction-tuned model with a chat template). */
@@ -463,17 +464,9 @@ export function parseAction(
 }
 
 /** Model failures → AppError; an abort by the caller stays an abort (its reason is rethrown). */
-function mapError(
-  error: unknown,
-  context: { request: AbortSignal | undefined; deadline: AbortSignal; timeoutMs: number },
-): unknown {
-  if (context.request?.aborted) return context.request.reason ?? error;
-  if (context.deadline.aborted) {
-    return new AppError('timeout', `The chat model did not finish within ${context.timeoutMs} ms`, {
-      cause: error,
-    });
-  }
-  if (error instanceof AppError) return error;
+function mapError(error: unknown, context: CallSignals): unknown {
+  const stopped = stoppedCallError(error, context);
+  if (stopped !== undefined) return stopped;
   return new UpstreamError(
     source,
     `The local chat model failed: ${(error as Error)?.message ?? String(error)}`,

@@ -4,7 +4,7 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
-import { AppError, UpstreamError } from '../../domain/errors.js';
+import { UpstreamError } from '../../domain/errors.js';
 import {
   type ChatFinishReason,
   type ChatModel,
@@ -14,6 +14,7 @@ import {
   type ChatTurnRequest,
   estimateTokens,
 } from '../../ports/chat-model.js';
+import { type CallSignals, stoppedCallError } from './call-errors.js';
 
 export interface OpenAiChatModelOptions {
   /** Base URL of the OpenAI-compatible API, e.g. `http://localhost:11434/v1` (Ollama). */
@@ -174,17 +175,9 @@ function toWireTool(tool: { name: string; description: string; parameters: Recor
 }
 
 /** Client errors → AppError; an abort by the caller stays an abort (its reason is rethrown). */
-function mapError(
-  error: unknown,
-  context: { request: AbortSignal | undefined; deadline: AbortSignal; timeoutMs: number },
-): unknown {
-  if (context.request?.aborted) return context.request.reason ?? error;
-  if (context.deadline.aborted) {
-    return new AppError('timeout', `The chat model did not finish within ${context.timeoutMs} ms`, {
-      cause: error,
-    });
-  }
-  if (error instanceof AppError) return error;
+function mapError(error: unknown, context: CallSignals): unknown {
+  const stopped = stoppedCallError(error, context);
+  if (stopped !== undefined) return stopped;
   if (error instanceof APIUserAbortError) return error;
   if (error instanceof APIConnectionError) {
     return new UpstreamError(source, `The chat model is unreachable: ${error.message}`, { cause: error });
