@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { OnnxEmbeddingModel } from '../src/adapters/embeddings/onnx-embedding-model.js';
 import { loadConfig } from '../src/config/load-config.js';
-import { WorkerPdfExtractor } from '../src/pdf/worker-pdf-extractor.js';
 import { passageBm25 } from '../src/services/question/bm25.js';
 import {
   defaultFusion,
@@ -20,7 +18,7 @@ import {
 import type { EvalReport } from './index.js';
 import { containsPassage, normalizedWords } from './lib/evidence.js';
 import { loadPdfQuestions, type PdfQuestion, withOptions } from './lib/litqa2-pdf.js';
-import { MemoEmbeddingModel } from './lib/memo-embedding-model.js';
+import { memoizedEmbeddingModel, textOnlyExtractor } from './lib/memo-embedding-model.js';
 import { type RankingSetting, serviceRanking } from './lib/ranking-levers.js';
 import { loadSciFactDocuments, type SciFactDocument } from './lib/scifact-documents.js';
 
@@ -62,19 +60,8 @@ export async function pdfQaEval(
   levers: RankingSetting[] = [],
 ): Promise<EvalReport> {
   const config = loadConfig();
-  const onnx = new OnnxEmbeddingModel({ modelDir: config.embedding.modelDir, name: config.embedding.model });
-  const model = new MemoEmbeddingModel(
-    onnx,
-    join('.eval', 'embeddings', `${onnx.id.replace(/\W+/g, '_')}.bin`),
-  );
-  const extractor = new WorkerPdfExtractor({
-    threads: 1,
-    timeoutMs: config.pdf.timeoutMs,
-    memoryMb: config.pdf.memoryMb,
-    maxPages: config.pdf.maxPages,
-    maxBytes: config.pdf.maxMb * 1024 * 1024,
-    figurePixels: 0,
-  });
+  const model = memoizedEmbeddingModel(config);
+  const extractor = textOnlyExtractor(config);
   try {
     const questions = loadPdfQuestions(sharedData);
     const pdfs = new Map<string, { key: string; chunks: string[] }>();

@@ -2,15 +2,13 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { OnnxEmbeddingModel } from '../src/adapters/embeddings/onnx-embedding-model.js';
 import { loadConfig } from '../src/config/load-config.js';
-import { WorkerPdfExtractor } from '../src/pdf/worker-pdf-extractor.js';
 import { type PassageScores, QuestionRanker } from '../src/services/question/question-ranker.js';
 import type { EvalReport } from './index.js';
 import { answerEvidence, minimumCoverage } from './lib/answer-evidence.js';
 import { containsPassage, trigramCoverage } from './lib/evidence.js';
 import { loadPdfQuestions, withOptions } from './lib/litqa2-pdf.js';
-import { MemoEmbeddingModel } from './lib/memo-embedding-model.js';
+import { memoizedEmbeddingModel, textOnlyExtractor } from './lib/memo-embedding-model.js';
 import { type PaperLayout, paperFontKind, writePaperPdf } from './lib/paper-pdf.js';
 import { type RankingSetting, serviceRanking } from './lib/ranking-levers.js';
 import { loadPubMedGroups, loadReaderPapers } from './lib/reader-papers.js';
@@ -58,19 +56,8 @@ export async function readerQaEval(
   settings: RankingSetting[] = [],
 ): Promise<EvalReport> {
   const config = loadConfig();
-  const onnx = new OnnxEmbeddingModel({ modelDir: config.embedding.modelDir, name: config.embedding.model });
-  const model = new MemoEmbeddingModel(
-    onnx,
-    join('.eval', 'embeddings', `reader-qa-${onnx.id.replace(/\W+/g, '_')}.bin`),
-  );
-  const extractor = new WorkerPdfExtractor({
-    threads: 1,
-    timeoutMs: config.pdf.timeoutMs,
-    memoryMb: config.pdf.memoryMb,
-    maxPages: config.pdf.maxPages,
-    maxBytes: config.pdf.maxMb * 1024 * 1024,
-    figurePixels: 0,
-  });
+  const model = memoizedEmbeddingModel(config, 'reader-qa-');
+  const extractor = textOnlyExtractor(config);
   // `READER_QA_PASSAGE_TOKENS=64` measures another passage size (its passages are embedded anew).
   const targetTokens = Number(process.env.READER_QA_PASSAGE_TOKENS ?? Number.NaN);
   const ranker = new QuestionRanker({

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import pg from 'pg';
-import { OnnxEmbeddingModel } from '../src/adapters/embeddings/onnx-embedding-model.js';
 import { MemoryCache } from '../src/adapters/memory/memory-cache.js';
 import { createPostgresPaperIndex } from '../src/adapters/postgres/postgres-paper-index.js';
 import { defaultTokenizer } from '../src/adapters/sqlite/paper-index-migrations.js';
@@ -21,7 +20,7 @@ import { ingest } from '../src/ingest/ingest-pipeline.js';
 import type { EmbeddingModel } from '../src/ports/embedding-model.js';
 import { SearchService } from '../src/services/search-service.js';
 import type { EvalReport } from './index.js';
-import { MemoEmbeddingModel } from './lib/memo-embedding-model.js';
+import { memoizedEmbeddingModel } from './lib/memo-embedding-model.js';
 import { vectorsOnRead } from './lib/vectors-on-read.js';
 
 const sharedData = join(import.meta.dirname, '..', '..', 'shared', 'data');
@@ -165,11 +164,7 @@ async function hybridScores(
   metrics: Record<string, number | string>,
 ) {
   const config = loadConfig();
-  const onnx = new OnnxEmbeddingModel({ modelDir: config.embedding.modelDir, name: config.embedding.model });
-  const model = new MemoEmbeddingModel(
-    onnx,
-    join('.eval', 'embeddings', `search-${onnx.id.replace(/\W+/g, '_')}.bin`),
-  );
+  const model = memoizedEmbeddingModel(config, 'search-');
   try {
     const results = new Map<number, number>();
     for (const candidates of candidateCounts) {

@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
+import { OnnxEmbeddingModel } from '../../src/adapters/embeddings/onnx-embedding-model.js';
+import type { Config } from '../../src/config/load-config.js';
+import { WorkerPdfExtractor } from '../../src/pdf/worker-pdf-extractor.js';
 import type { EmbeddingModel, EmbedOptions } from '../../src/ports/embedding-model.js';
 
 /**
@@ -90,4 +93,28 @@ export class MemoEmbeddingModel implements EmbeddingModel {
       this.vectors.set(key, floats);
     }
   }
+}
+
+/**
+ * The configured ONNX model (ALEXANDRIA_EMBEDDING_*), memoised in `.eval/embeddings/<prefix><model
+ * id>.bin`: what every evaluation that embeds starts from.
+ */
+export function memoizedEmbeddingModel(config: Config, prefix = ''): MemoEmbeddingModel {
+  const onnx = new OnnxEmbeddingModel({ modelDir: config.embedding.modelDir, name: config.embedding.model });
+  return new MemoEmbeddingModel(
+    onnx,
+    join('.eval', 'embeddings', `${prefix}${onnx.id.replace(/\W+/g, '_')}.bin`),
+  );
+}
+
+/** The PDF extractor as the service configures it, one thread, text only (no figures). */
+export function textOnlyExtractor(config: Config): WorkerPdfExtractor {
+  return new WorkerPdfExtractor({
+    threads: 1,
+    timeoutMs: config.pdf.timeoutMs,
+    memoryMb: config.pdf.memoryMb,
+    maxPages: config.pdf.maxPages,
+    maxBytes: config.pdf.maxMb * 1024 * 1024,
+    figurePixels: 0,
+  });
 }
