@@ -1,15 +1,14 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContextItems, scoreContextItems } from '../../eval/lib/citation-context-score.js';
 import type { ReferencesResult } from '../../src/domain/references.js';
 import { defaultParseOptions, parseDocument } from '../../src/pdf/parse-document.js';
 import type { ParsedChunk } from '../../src/ports/pdf-extractor.js';
 import { aclRecords } from '../helpers/acl-records.js';
+import { connectMcp, toolText } from '../helpers/mcp-client.js';
 import { multipartBody } from '../helpers/multipart.js';
 import { createTestApp, sharedData, type TestApp, uploadPdf, withKey } from '../helpers/test-app.js';
 
@@ -254,21 +253,12 @@ describe('POST /api/verify_references', () => {
 describe('MCP tools (real SDK client over /mcp)', () => {
   let client: Client;
   beforeAll(async () => {
-    client = new Client({ name: 'references-test', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL('/mcp', baseUrl), {
-        requestInit: { headers: withKey(t.key) },
-      }),
-    );
+    client = await connectMcp(baseUrl, t.key, 'references-test');
   });
   afterAll(async () => {
     await client?.close();
   });
-  const textOf = (result: unknown) => {
-    const content = (result as CallToolResult).content[0];
-    if (content?.type !== 'text') throw new Error('expected text');
-    return content.text;
-  };
+  const textOf = toolText;
 
   it('get_references lists the linked references, with a hint naming the next tool calls', async () => {
     const result = await client.callTool({ name: 'get_references', arguments: { pdf_id: papermagePdf } });

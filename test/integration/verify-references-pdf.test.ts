@@ -1,12 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emptyPaper, type Paper } from '../../src/domain/paper.js';
 import { upstreamData } from '../fakes/recorded-fetch.js';
 import { aclRecords } from '../helpers/acl-records.js';
+import { connectMcp, toolText } from '../helpers/mcp-client.js';
 import { multipartBody } from '../helpers/multipart.js';
 import { createTestApp, sharedData, type TestApp, uploadPdf, withKey } from '../helpers/test-app.js';
 
@@ -323,21 +322,12 @@ describe('preprint_now_published in a bibliography', () => {
 describe('MCP verify_references with pdf_id', () => {
   let client: Client;
   beforeAll(async () => {
-    client = new Client({ name: 'verify-pdf-test', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL('/mcp', baseUrl), {
-        requestInit: { headers: withKey(t.key) },
-      }),
-    );
+    client = await connectMcp(baseUrl, t.key, 'verify-pdf-test');
   });
   afterAll(async () => {
     await client?.close();
   });
-  const textOf = (result: unknown) => {
-    const content = (result as CallToolResult).content[0];
-    if (content?.type !== 'text') throw new Error('expected text');
-    return content.text;
-  };
+  const textOf = toolText;
 
   it('checks a stored PDF’s list as the REST route does, and names a missing input', async () => {
     const rest = await post(
