@@ -67,7 +67,7 @@ import {
 import { SourceMonitor } from './services/federation/source-monitor.js';
 import { ProjectService } from './services/project-service.js';
 import { QuestionRanker } from './services/question/question-ranker.js';
-import { RecordVectorsJob } from './services/search/record-vectors-job.js';
+import { RecordVectorsJob, scheduleRecordVectors } from './services/search/record-vectors-job.js';
 import { SearchService } from './services/search-service.js';
 import type { PaperLookup, PaperSearch, ReadinessProbe } from './services/services.js';
 import { ZoteroService } from './services/zotero-service.js';
@@ -222,17 +222,6 @@ export async function createContainer(
         }
       : {}),
   });
-  if (options.background && config.search.recordVectors && RecordVectorsJob.supported(index)) {
-    const recordVectors = new RecordVectorsJob(index, embeddings, {
-      batchSize: config.search.recordVectorsBatch,
-      pauseMs: config.search.recordVectorsPauseMs,
-      idleMs: config.search.recordVectorsIdleMs,
-      onError: (error) => logger.warn({ err: error }, 'embedding index records failed; retrying later'),
-    });
-    recordVectors.start();
-    // Stopped before the model and the index close (closers run last opened first).
-    closers.push(() => recordVectors.stop());
-  }
   const federation = createFederationServices(config, logger, {
     cache,
     ...upstreamGuards,
@@ -294,6 +283,30 @@ export async function createContainer(
   });
   // Closed before what its jobs use (closers run last opened first).
   closers.push(() => jobs.close());
+  // Record vectors: a queued walk, one at a time across replicas, run where jobs run (decision 0036).
+  const runsJobs = !storage.redisUrl || options.runJobs === true;
+  if (
+    (options.background || options.runJobs) &&
+    config.search.recordVectors &&
+    RecordVectorsJob.supported(index)
+  ) {
+    const walker = new RecordVectorsJob(index, embeddings, {
+      batchSize: config.search.recordVectorsBatch,
+      pauseMs: config.search.recordVectorsPauseMs,
+      idleMs: config.search.recordVectorsIdleMs,
+    });
+    const stopScheduling = scheduleRecordVectors(jobs, walker, {
+      run: runsJobs,
+      enqueue: true,
+      idleMs: config.search.recordVectorsIdleMs,
+      onError: (error) => logger.warn({ err: error }, 'queueing the record-vector walk failed'),
+    });
+    // Closers run last opened first: the timer and the walk stop before the queue, model and index.
+    closers.push(async () => {
+      stopScheduling();
+      await walker.stop();
+    });
+  }
   // One client for every caller of the configured chat model (agent, generative answers, analyses).
   const chatModel = chatModelOf(config, logger, threads.chat);
   if (chatModel instanceof LlamaCppChatModel) {

@@ -1,4 +1,5 @@
 import type { EmbeddingModel } from '../../ports/embedding-model.js';
+import type { JobQueue } from '../../ports/job-queue.js';
 import type { PaperIndex } from '../../ports/paper-index.js';
 import { recordVectorText } from './hybrid-rerank.js';
 
@@ -72,7 +73,7 @@ export class RecordVectorsJob {
    * One batch after the cursor: embeds and stores it. Returns how many records it embedded and
    * stored (0 embedded: the walk reached the end and starts over next time).
    */
-  async runBatch(): Promise<{ embedded: number; stored: number }> {
+  async runBatch(signal?: AbortSignal): Promise<{ embedded: number; stored: number }> {
     const { recordsWithoutVectors, putRecordVectors } = this.index;
     if (!recordsWithoutVectors || !putRecordVectors) return { embedded: 0, stored: 0 };
     const records = await recordsWithoutVectors.call(
@@ -95,7 +96,10 @@ export class RecordVectorsJob {
     }
     const vectors = await this.model.embed(
       records.map((record) => recordVectorText(record.paper)),
-      { signal: this.stopping.signal, inputType: 'document' },
+      {
+        signal: signal ? AbortSignal.any([signal, this.stopping.signal]) : this.stopping.signal,
+        inputType: 'document',
+      },
     );
     const stored = await putRecordVectors.call(
       this.index,
@@ -128,6 +132,28 @@ export class RecordVectorsJob {
     return { embedded, stored, seconds: (performance.now() - started) / 1000 };
   }
 
+  /**
+   * Embeds batches, `pauseMs` apart, until the walk reaches the end or `signal` aborts: one run of
+   * the queued `embed-records` job (`scheduleRecordVectors`). Returns how many it embedded.
+   */
+  async runUntilDone(signal: AbortSignal): Promise<number> {
+    const stop = AbortSignal.any([signal, this.stopping.signal]);
+    let embedded = 0;
+    while (!stop.aborted) {
+      try {
+        const batch = await this.runBatch(signal);
+        if (batch.embedded === 0) break;
+        embedded += batch.embedded;
+      } catch (error) {
+        // Stopped mid-batch: the batch is dropped whole, and the walk ends as done, not failed.
+        if (stop.aborted) break;
+        throw error;
+      }
+      await sleep(this.options.pauseMs, stop);
+    }
+    return embedded;
+  }
+
   private async loop(): Promise<void> {
     const signal = this.stopping.signal;
     while (!signal.aborted) {
@@ -157,4 +183,54 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
       resolve();
     }
   });
+}
+
+/** The queued job that computes record vectors (one waiting or running across every replica). */
+export const embedRecordsJob = 'embed-records';
+/** Its de-duplication id and lane: one index, one walk at a time, not any tenant's turn. */
+const embedRecordsId = 'paper-index';
+const embedRecordsLane = 'system:paper-index';
+
+/**
+ * Runs the record-vector walk as a queued job, so that replicas sharing one index (PostgreSQL +
+ * Redis) do not each embed the same records: every process that keeps the index up to date
+ * (`enqueue`) asks for a walk every `idleMs`; the queue keeps one such job waiting or running at a
+ * time across replicas, and a process that runs jobs (`run`: `alexandria worker`, a replica with
+ * ALEXANDRIA_RUN_JOBS, or the one process of the embedded default) walks until every record has a
+ * vector. A replica killed mid-walk leaves the job to another worker (durable queue); the vectors
+ * already stored stay. Returns a stop function (the timer; the queue stops the job itself).
+ */
+export function scheduleRecordVectors(
+  queue: JobQueue,
+  walker: RecordVectorsJob,
+  options: { run: boolean; enqueue: boolean; idleMs: number; onError?: (error: unknown) => void },
+): () => void {
+  if (options.run) {
+    queue.process(embedRecordsJob, async (_payload, context) => {
+      await walker.runUntilDone(context.signal);
+    });
+  }
+  if (!options.enqueue) return () => {};
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const tick = () => {
+    if (stopped) return;
+    queue.enqueue(embedRecordsJob, {}, { id: embedRecordsId, lane: embedRecordsLane }).then(
+      () => schedule(options.idleMs),
+      (error: unknown) => {
+        options.onError?.(error);
+        schedule(options.idleMs);
+      },
+    );
+  };
+  const schedule = (ms: number) => {
+    if (stopped) return;
+    timer = setTimeout(tick, ms);
+    timer.unref?.();
+  };
+  schedule(0);
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
 }
