@@ -9,18 +9,22 @@ import { loadConfig } from '../src/config/load-config.js';
 import { createHttpApp } from '../src/http/server.js';
 import { createContainer } from '../src/main.js';
 import { createLogger } from '../src/platform/logger.js';
+import type { FullTextService } from '../src/services/documents/full-text-service.js';
 import { type BenchReport, type BenchRow, percentile, ratioLine } from './lib/report.js';
 
 const pdfs = join(import.meta.dirname, '..', '..', 'shared', 'data', 'pdfs');
-/** A 15-page two-column CHI paper with figures: a typical upload. */
-const paperFile = 'citesee_2302.07302v1.pdf';
+/**
+ * A 23-page Genome Biology paper with figures (the "20-page PDF" of issue 14's first-question goal;
+ * until then a 15-page CHI paper).
+ */
+const paperFile = 'litqa_genome_biol_s13059-023-02935-8.pdf';
 const questions = [
-  'What was the main goal of Study 1?',
-  'How does CiteSee decide which citations to highlight?',
-  'What did participants say about the field deployment?',
-  'Which baselines were compared in the lab study?',
-  'How are citations a user has already read shown?',
-  'What is the reencountering highlighting strategy?',
+  'How was glucokinase activity measured in yeast?',
+  'Which variants were hyperactive?',
+  'How many missense variants were assayed?',
+  'What was the correlation between replicates?',
+  'Which regions of the protein are intolerant to substitution?',
+  'How do the results compare with clinical classifications?',
 ];
 
 async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T }> {
@@ -90,6 +94,14 @@ export async function documentsBench(options: { quick: boolean }): Promise<Bench
     const ask = (question: string) =>
       call(`/api/question?pdf_id=${encodeURIComponent(ref)}&question=${encodeURIComponent(question)}`);
     const firstQuestion = await timed(() => ask(questions[0] as string));
+    const firstAnswer = firstQuestion.value as { hint?: string };
+    const wordsOnly = /words only/i.test(firstAnswer.hint ?? '');
+    // The rest of the document's vectors are built in the background; the warm rounds wait for them.
+    // The container's reader is the FullTextService (its interface does not name these two).
+    const fullText = container.services.fullText as FullTextService;
+    const background = await timed(() => fullText.prepareQuestions('bench', ref));
+    const opened = await fullText.openText('bench', ref, { param: 'pdf_id' });
+    const pages = opened.text.pageSizes?.length ?? 0;
     const total = ((await call(`/api/fulltext?pdf_id=${ref}`)) as { total_chunk_num: number })
       .total_chunk_num;
 
@@ -119,10 +131,17 @@ export async function documentsBench(options: { quick: boolean }): Promise<Bench
         0.95,
       );
     return {
-      name: `Documents over HTTP: ${paperFile} (${bytes.length >> 10} KiB, ${total} chunks), ${rounds} warm rounds`,
+      name: `Documents over HTTP: ${paperFile} (${pages} pages, ${bytes.length >> 10} KiB, ${total} chunks), ${rounds} warm rounds`,
       rows: [
         { subject: 'add_to_project (upload, parse, store)', metrics: { ms: added.ms } },
-        { subject: 'first question (embed passages + rank)', metrics: { ms: firstQuestion.ms } },
+        {
+          subject: `first question, vectors not built (${pages} pages; BM25's candidates + question embedded, rank)`,
+          metrics: { ms: firstQuestion.ms, 'ranked by words only': wordsOnly ? 'yes' : 'no' },
+        },
+        {
+          subject: 'rest of the vectors, built in the background after the first answer',
+          metrics: { ms: background.ms },
+        },
         latencyRow('baseline: GET /healthz', health),
         latencyRow('GET /api/fulltext (warm)', reads),
         latencyRow('baseline: FullTextReader.ask (no HTTP)', direct),
@@ -131,6 +150,7 @@ export async function documentsBench(options: { quick: boolean }): Promise<Bench
         { subject: 'remote url, next read (url cache)', metrics: { ms: remoteWarm.ms } },
       ],
       summary: [
+        `first question on a ${pages}-page PDF whose vectors are not built yet (filed by add_to_project: parse ${(added.ms / 1000).toFixed(2)} s before it) ${(firstQuestion.ms / 1000).toFixed(2)} s over HTTP (goal ≤ 5 s: ${firstQuestion.ms <= 5000 && !wordsOnly ? 'met' : 'NOT met'}${wordsOnly ? ', ranked by words only: the deadline passed' : ''}); with the parse ${((added.ms + firstQuestion.ms) / 1000).toFixed(2)} s; split into cut/embed/rank by \`npm run bench -- embedding\``,
         `warm question p95 over HTTP ${p95(overHttp).toFixed(1)} ms (goal ≤ 50 ms: ${p95(overHttp) <= 50 ? 'met' : 'NOT met'})`,
         ratioLine('warm question p95, HTTP / direct service call', p95(overHttp) / p95(direct), 1.5, false),
         ratioLine('warm chunk read p95, fulltext / healthz', p95(reads) / p95(health), 5, false),

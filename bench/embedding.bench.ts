@@ -7,7 +7,13 @@ import { readOnnxModelFolder } from '../src/adapters/embeddings/onnx-model-folde
 import { loadConfig } from '../src/config/load-config.js';
 import { WorkerPdfExtractor } from '../src/pdf/worker-pdf-extractor.js';
 import { splitPassages } from '../src/services/question/passages.js';
-import { defaultPassageSizes, QuestionRanker } from '../src/services/question/question-ranker.js';
+import {
+  defaultFirstQuestionCandidates,
+  defaultFirstQuestionSpread,
+  defaultPassageSizes,
+  QuestionRanker,
+  type RankTimings,
+} from '../src/services/question/question-ranker.js';
 import { type BenchReport, type BenchRow, percentile, ratioLine } from './lib/report.js';
 
 const pdfs = join(import.meta.dirname, '..', '..', 'shared', 'data', 'pdfs');
@@ -111,7 +117,7 @@ export async function embeddingBench(options: { quick: boolean }): Promise<Bench
     // 2. A 20-page paper's passages, embedded from scratch (what the first question costs after parsing).
     const coldRanker = new QuestionRanker({ model });
     const embedStarted = performance.now();
-    await coldRanker.rank({ documentKey: 'bench:paper', chunks, question: questions[0] as string });
+    await coldRanker.prepare('bench:paper', chunks);
     const embedSeconds = (performance.now() - embedStarted) / 1000;
     rows.push({
       subject: `embed ${twentyPagePaper.slice(0, 24)}… (${paper.pageCount} pages)`,
@@ -128,11 +134,7 @@ export async function embeddingBench(options: { quick: boolean }): Promise<Bench
     const longChunks = longest.chunks.map((chunk) => chunk.text);
     if (!options.quick) {
       const started = performance.now();
-      await new QuestionRanker({ model }).rank({
-        documentKey: 'bench:longest',
-        chunks: longChunks,
-        question: 'What is a queue?',
-      });
+      await new QuestionRanker({ model }).prepare('bench:longest', longChunks);
       const seconds = (performance.now() - started) / 1000;
       rows.push({
         subject: `embed ${longestPaper.slice(0, 24)}… (${longest.pageCount} pages)`,
@@ -171,22 +173,45 @@ export async function embeddingBench(options: { quick: boolean }): Promise<Bench
       `warm question p95 ${warmP95.toFixed(1)} ms (goal ≤ 50 ms: ${warmP95 <= 50 ? 'met' : 'NOT met'})`,
     );
 
-    // 4. Cold question: parse (pdf.js, with figures) + cut + embed + rank, nothing cached but the model.
+    // 4. First question on a PDF whose vectors are not built yet (issue 14): parse (with figures),
+    //    then cut + BM25, BM25's candidate passages and the question embedded, rank; the rest of the
+    //    document's vectors are built behind it. Nothing cached but the model (its workers are warm).
     const coldStarted = performance.now();
     // A fresh copy: the extractor may hand the first buffer to its worker.
     const reparsed = await extractor.extract(readFileSync(join(pdfs, twentyPagePaper)));
-    await new QuestionRanker({ model }).rank({
+    const parseMs = performance.now() - coldStarted;
+    const firstRanker = new QuestionRanker({ model });
+    const reparsedChunks = reparsed.chunks.map((chunk) => chunk.text);
+    let timings: RankTimings | undefined;
+    const askedAt = performance.now();
+    await firstRanker.rank({
       documentKey: 'bench:cold',
-      chunks: reparsed.chunks.map((chunk) => chunk.text),
+      chunks: reparsedChunks,
       question: questions[1] as string,
+      onTimings: (value) => {
+        timings = value;
+      },
     });
-    const coldSeconds = (performance.now() - coldStarted) / 1000;
+    const questionMs = performance.now() - askedAt;
+    await firstRanker.prepare('bench:cold', reparsedChunks);
+    const backgroundMs = performance.now() - askedAt;
+    const split = timings ?? { path: '?', prepareMs: 0, embedMs: 0, rankMs: 0, passagesEmbedded: 0 };
     rows.push({
-      subject: `cold question (${paper.pageCount} pages)`,
-      metrics: { seconds: coldSeconds, 'parse s (1st run)': parseSeconds, 'embed s': embedSeconds },
+      subject: `first question, vectors not built (${reparsed.pageCount} pages, ${passages.length} passages)`,
+      metrics: {
+        'question s': questionMs / 1000,
+        'parse s': parseMs / 1000,
+        'parse s (1st run)': parseSeconds,
+        'cut+BM25 s': split.prepareMs / 1000,
+        'embed s': split.embedMs / 1000,
+        'rank ms': split.rankMs,
+        'passages embedded': split.passagesEmbedded,
+        'all vectors s': backgroundMs / 1000,
+        setting: `path ${split.path}, ${defaultFirstQuestionCandidates} BM25 candidates + ${defaultFirstQuestionSpread} spread + the question`,
+      },
     });
     summary.push(
-      `cold ${paper.pageCount}-page question (parse + embed + rank) ${coldSeconds.toFixed(1)} s (goal ≤ 10 s for 20 pages: ${(coldSeconds * 20) / paper.pageCount <= 10 ? 'met' : 'NOT met'})`,
+      `first question on a ${reparsed.pageCount}-page PDF whose vectors are not built yet: ${(questionMs / 1000).toFixed(2)} s = cut+BM25 ${(split.prepareMs / 1000).toFixed(2)} s + embed ${(split.embedMs / 1000).toFixed(2)} s (${split.passagesEmbedded} of ${passages.length} passages + the question) + rank ${split.rankMs.toFixed(1)} ms (goal ≤ 5 s: ${questionMs <= 5000 && split.path === 'first' ? 'met' : 'NOT met'}); with the parse before it (${(parseMs / 1000).toFixed(2)} s) ${((parseMs + questionMs) / 1000).toFixed(2)} s; every vector built ${(backgroundMs / 1000).toFixed(1)} s after the question (was the first question's wait: embed ${embedSeconds.toFixed(1)} s above)`,
     );
     // 5. Issue 13: tenant B's warm question while tenant A's 162-page thesis embeds, on one worker
     //    thread (before: B's vector waits for A's batch in flight) and with the query worker thread.

@@ -3,7 +3,12 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config/load-config.js';
-import { type PassageScores, QuestionRanker } from '../src/services/question/question-ranker.js';
+import {
+  defaultFirstQuestionCandidates,
+  defaultFirstQuestionSpread,
+  type PassageScores,
+  QuestionRanker,
+} from '../src/services/question/question-ranker.js';
 import type { EvalReport } from './index.js';
 import { answerEvidence, minimumCoverage } from './lib/answer-evidence.js';
 import { containsPassage, trigramCoverage } from './lib/evidence.js';
@@ -60,10 +65,27 @@ export async function readerQaEval(
   const extractor = textOnlyExtractor(config);
   // `READER_QA_PASSAGE_TOKENS=64` measures another passage size (its passages are embedded anew).
   const targetTokens = Number(process.env.READER_QA_PASSAGE_TOKENS ?? Number.NaN);
-  const ranker = new QuestionRanker({
-    model,
-    passages: Number.isFinite(targetTokens) ? { targetTokens } : undefined,
-  });
+  const passages = Number.isFinite(targetTokens) ? { targetTokens } : undefined;
+  const ranker = new QuestionRanker({ model, passages });
+  // Every question asked of it is a first question (a key of its own: the document's vectors are
+  // not built yet), answered from BM25's candidate passages as /api/question answers one.
+  const firstRanker = new QuestionRanker({ model, passages, memoryBytes: 1 });
+  let firstAsked = 0;
+  const first = async (request: { documentKey: string; chunks: string[]; question: string }) => {
+    firstAsked += 1;
+    let path = '';
+    const ranked = await firstRanker.rank({
+      ...request,
+      documentKey: `${request.documentKey}:first-question:${firstAsked}`,
+      topK: 3,
+      onTimings: (timings) => {
+        path = timings.path;
+      },
+    });
+    if (path !== 'first') throw new Error(`a first question took the ${path} path`);
+    return ranked.map((chunk) => chunk.index);
+  };
+  const firstHits = { qasper1: 0, qasper3: 0, pubmed: 0, bare: 0, options: 0 };
   const parse = async (bytes: Buffer) =>
     (await extractor.extract(bytes, { images: false })).chunks.map((chunk) => chunk.text);
   const metrics: EvalReport['metrics'] = {};
@@ -84,6 +106,8 @@ export async function readerQaEval(
       const chunks = await parse(bytes);
       chunkCount += chunks.length;
       const documentKey = sha256(bytes);
+      // The service's figures are warm questions (vectors built); first questions are measured apart.
+      await ranker.prepare(documentKey, chunks);
       for (const item of paper.questions) {
         const evidence = answerEvidence(item.answer, chunks);
         if (!evidence.scored) {
@@ -96,6 +120,9 @@ export async function readerQaEval(
         const ranked = await ranker.rank({ ...request, topK: 3 });
         if (gold.has(ranked[0]?.index ?? -1)) qasperTop1 += 1;
         if (ranked.some((chunk) => gold.has(chunk.index))) qasperTop3 += 1;
+        const firstRanked = await first(request);
+        if (gold.has(firstRanked[0] ?? -1)) firstHits.qasper1 += 1;
+        if (firstRanked.some((index) => gold.has(index))) firstHits.qasper3 += 1;
         qasper.push({ question: item.question, scores: await ranker.passageScores(request), gold });
       }
     }
@@ -126,6 +153,7 @@ export async function readerQaEval(
       const bytes = await paperPdf(group.layout);
       const chunks = await parse(bytes);
       const documentKey = sha256(bytes);
+      await ranker.prepare(documentKey, chunks);
       for (const item of group.items) {
         const gold = new Set(
           chunks.flatMap((chunk, chunkIndex) =>
@@ -136,6 +164,7 @@ export async function readerQaEval(
         const request = { documentKey, chunks, question: item.question };
         const ranked = await ranker.rank(request);
         if (gold.has(ranked[0]?.index ?? -1)) pubmedTop1 += 1;
+        if (gold.has((await first(request))[0] ?? -1)) firstHits.pubmed += 1;
         pubmed.push({ question: item.question, scores: await ranker.passageScores(request), gold });
       }
     }
@@ -158,18 +187,20 @@ export async function readerQaEval(
         const bytes = readFileSync(join(sharedData, 'pdfs', item.pdf_file));
         pdf = { key: sha256(bytes), chunks: await parse(bytes) };
         parsed.set(item.pdf_file, pdf);
+        await ranker.prepare(pdf.key, pdf.chunks);
       }
       const chunks = pdf.chunks;
       const gold = new Set(
         chunks.flatMap((chunk, chunkIndex) => (containsPassage(chunk, item.key_passage) ? [chunkIndex] : [])),
       );
-      for (const [question, into, hit] of [
-        [item.question, litqaBare, () => (bareHits += 1)],
-        [withOptions(item), litqaOptions, () => (optionHits += 1)],
+      for (const [question, into, hit, firstHit] of [
+        [item.question, litqaBare, () => (bareHits += 1), () => (firstHits.bare += 1)],
+        [withOptions(item), litqaOptions, () => (optionHits += 1), () => (firstHits.options += 1)],
       ] as const) {
         const request = { documentKey: pdf.key, chunks, question };
         const ranked = await ranker.rank(request);
         if (gold.has(ranked[0]?.index ?? -1)) hit();
+        if (gold.has((await first(request))[0] ?? -1)) firstHit();
         into.push({ question, scores: await ranker.passageScores(request), gold });
       }
     }
@@ -177,6 +208,14 @@ export async function readerQaEval(
     metrics['litqa2-pdf with options top-1'] = optionHits / litqa.length;
     summary.push(
       `LitQA2 PDF items: the bare question's top-1 chunk holds the key passage ${bareHits}/${litqa.length} (goal ≥ 3/4: ${verdict(bareHits * 4 >= litqa.length * 3)}); with its answer options ${optionHits}/${litqa.length}`,
+    );
+    // First questions: the same questions, each on a document whose vectors are not built yet.
+    const firstTop1 = firstHits.qasper1 / qasper.length;
+    metrics['first question: qasper top-1'] = firstTop1;
+    metrics['first question: qasper top-3'] = firstHits.qasper3 / qasper.length;
+    metrics['first question: pubmedqa top-1'] = firstHits.pubmed / pubmed.length;
+    summary.push(
+      `first question (vectors not built: BM25's ${defaultFirstQuestionCandidates} best passages, ${defaultFirstQuestionSpread} spread over the document and the question embedded, the rest in the background): QASPER top-1 ${percent(firstTop1)} / top-3 ${percent(firstHits.qasper3 / qasper.length)} (warm ${percent(top1)} / ${percent(top3)}: ${firstTop1 >= top1 && firstHits.qasper3 >= qasperTop3 ? 'no drop' : 'DROPS'}); PubMedQA ${percent(firstHits.pubmed / pubmed.length)} (warm ${percent(pubmedRate)}); LitQA2 bare ${firstHits.bare}/${litqa.length} (warm ${bareHits}/${litqa.length}), with options ${firstHits.options}/${litqa.length} (warm ${optionHits}/${litqa.length})`,
     );
 
     // Rankings under test, on the same passage scores (the service's ranking first, as a check).

@@ -216,6 +216,9 @@ export async function createContainer(
             model: embeddings,
             candidates: config.search.hybridCandidates,
             deadlineMs: config.search.hybridDeadlineMs,
+            ...(config.search.hybridDenseWeight === undefined
+              ? {}
+              : { denseWeight: config.search.hybridDenseWeight }),
             onFallback: (error: unknown) =>
               logger.debug({ err: error }, 'dense ranking of a search failed: BM25 order kept'),
           },
@@ -256,6 +259,8 @@ export async function createContainer(
       onEmbedError: (error) => logger.warn({ err: error }, 'embedding a document for questions failed'),
       // Tenants take turns embedding, one model batch at a time (docs/decisions/0018-fair-questions.md).
       sliceSize: config.embedding.batchSize,
+      // A first question embeds BM25's candidates only (docs/decisions/0012-question-ranking.md).
+      firstQuestionCandidates: config.documents.questionFirstCandidates,
     }),
     sources: federation.fullTextSources,
     // Stored parses are keyed by this: another engine, a new release or other figure limits parse

@@ -4,7 +4,13 @@ import {
   defaultChunkScoring,
   type SectionKind,
 } from '../../src/services/question/chunk-scoring.js';
-import { defaultFusion, type FusionOptions, fuseScores } from '../../src/services/question/fusion.js';
+import {
+  candidatePassages,
+  defaultFusion,
+  type FusionOptions,
+  fuseCandidates,
+  fuseScores,
+} from '../../src/services/question/fusion.js';
 import { type PassageScores, rankChunks } from '../../src/services/question/question-ranker.js';
 
 /** A ranking under test: passage scores in, chunk indexes out (best first). */
@@ -81,7 +87,43 @@ export function rankingLevers(): RankingSetting[] {
       ] as const
     ).map(([passages, terms, weight]) => expansion(passages, terms, weight)),
     keyTerms(),
+    ...[8, 16, 24, 32, 48, 64].map((count) => firstQuestion(count)),
+    ...(
+      [
+        [16, 8],
+        [16, 16],
+        [24, 8],
+        [24, 16],
+        [24, 24],
+        [32, 4],
+        [32, 8],
+        [32, 16],
+        [32, 24],
+        [32, 32],
+        [48, 8],
+        [48, 16],
+      ] as const
+    ).map(([count, spread]) => firstQuestion(count, spread)),
   ];
+}
+
+/**
+ * A document's first question (its vectors not built yet): only BM25's `count` best passages are
+ * embedded and fused (`fuseCandidates`), as `QuestionRanker` does; the rest rank by BM25 below them.
+ */
+function firstQuestion(count: number, spread = 0): RankingSetting {
+  return {
+    label: `first question: BM25's top ${count}${spread > 0 ? ` + ${spread} spread` : ''} embedded`,
+    rank: (scores) => {
+      const candidates = candidatePassages(scores.bm25, count, spread);
+      return rankChunks(
+        scores,
+        fuseCandidates(scores.dense, scores.bm25, candidates, defaultFusion),
+        Number.MAX_SAFE_INTEGER,
+        defaultChunkScoring,
+      ).map((chunk) => chunk.index);
+    },
+  };
 }
 
 const indexes = new WeakMap<PassageScores, { bm25: Bm25Index; terms: string[][] }>();

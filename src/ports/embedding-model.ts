@@ -44,4 +44,10 @@ export interface EmbedOptions {
   signal?: AbortSignal;
   /** `query` for a question, `document` (default) for the passages it is matched against. */
   inputType?: 'query' | 'document';
+  /**
+   * A question waits for these texts (a few passages embedded for a document's first question):
+   * run them on the question path when the model has one (`separateQueryPath`), whatever their
+   * `inputType`. Ignored by models with one path.
+   */
+  urgent?: boolean;
 }

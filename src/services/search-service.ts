@@ -7,7 +7,7 @@ import type { Cache } from '../ports/cache.js';
 import type { EmbeddingModel } from '../ports/embedding-model.js';
 import type { IndexKind, IndexPage, IndexQuery, PaperIndex } from '../ports/paper-index.js';
 import { type HintVocabulary, restHints } from './hint-vocabulary.js';
-import { fuseByRank, keepExactTitlesFirst, rrfK } from './search/hybrid-rerank.js';
+import { fuseByRank, fuseByScore, keepExactTitlesFirst, rrfK } from './search/hybrid-rerank.js';
 import { maxSearchWords, type ParsedText, parseSearchText, toClauses } from './search-query.js';
 import type { HintedCallOptions, PaperLookup, PaperSearch } from './services.js';
 
@@ -26,8 +26,13 @@ export interface HybridOptions {
   candidates: number;
   /** Longest wait for the query's vector, in ms; past it (or on any error) the page is BM25's. */
   deadlineMs: number;
-  /** RRF constant (default 60). */
+  /** RRF constant (default 60), when `denseWeight` is absent. */
   k?: number;
+  /**
+   * Fuse by scores instead of ranks: this weight × the min-max normalised cosine + the rest × the
+   * min-max normalised BM25 score, over the candidates (`fuseByScore`). Absent: RRF.
+   */
+  denseWeight?: number;
   /** Told when the dense step failed or timed out and BM25 answered alone. */
   onFallback?: (error: unknown) => void;
 }
@@ -164,7 +169,7 @@ export class SearchService implements PaperSearch, PaperLookup {
       end > n && ids.length === n
         ? await this.index.search({ ...query, offset: n, limit: end - n })
         : undefined;
-    let order = await this.denseOrder(hybrid, ids, queryVector).catch((error: unknown) => {
+    let order = await this.denseOrder(hybrid, ids, head.scores, queryVector).catch((error: unknown) => {
       hybrid.onFallback?.(error);
       return null;
     });
@@ -207,6 +212,7 @@ export class SearchService implements PaperSearch, PaperLookup {
   private async denseOrder(
     hybrid: HybridOptions,
     ids: number[],
+    scores: readonly number[],
     queryVector: Promise<Float32Array>,
   ): Promise<number[] | null> {
     if (ids.length < 2 || !this.index.recordVectors) return null;
@@ -216,11 +222,11 @@ export class SearchService implements PaperSearch, PaperLookup {
       this.noVectorsUntil = Date.now() + noVectorsPauseMs;
       return null;
     }
-    return fuseByRank(
-      await queryVector,
-      ids.map((id) => vectors.get(id)),
-      hybrid.k ?? rrfK,
-    );
+    const query = await queryVector;
+    const candidates = ids.map((id) => vectors.get(id));
+    return hybrid.denseWeight === undefined
+      ? fuseByRank(query, candidates, hybrid.k ?? rrfK)
+      : fuseByScore(query, candidates, scores, hybrid.denseWeight);
   }
 
   /** The query's vector within the deadline (recent ones remembered: a next page asks again). */

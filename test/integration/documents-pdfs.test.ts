@@ -185,6 +185,9 @@ beforeAll(async () => {
     // These answers are checked against hybrid ranking: let a question wait for its vectors
     // (test/integration/question-deadline.test.ts covers the words-only answer at the deadline).
     ALEXANDRIA_QUESTION_DEADLINE_MS: '900000',
+    // …over every passage's vector, first questions included (a first question ranks BM25's
+    // candidates only: measured by `npm run eval -- reader-qa`, decision 0012).
+    ALEXANDRIA_QUESTION_FIRST_CANDIDATES: '0',
   });
 }, 600_000);
 

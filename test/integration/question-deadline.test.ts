@@ -139,7 +139,11 @@ describe('a question on the 162-page thesis while its embedding is slow (real PD
 describe('the real app and embedding model: one tenant’s thesis does not stall another tenant', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp({ ALEXANDRIA_QUESTION_DEADLINE_MS: '2000' });
+    t = await createTestApp({
+      ALEXANDRIA_QUESTION_DEADLINE_MS: '2000',
+      // The deadline path: a first question waits for every vector (no BM25 candidates first).
+      ALEXANDRIA_QUESTION_FIRST_CANDIDATES: '0',
+    });
   }, 120_000);
   afterAll(async () => {
     await t.close();

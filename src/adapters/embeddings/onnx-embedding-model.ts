@@ -93,7 +93,10 @@ export class OnnxEmbeddingModel implements EmbeddingModel {
       .sort((a, b) => (texts[b]?.length ?? 0) - (texts[a]?.length ?? 0));
     const batchSize = this.options.batchSize ?? 16;
     const vectors = new Array<Float32Array>(texts.length);
-    const lane: WorkerLane = options.inputType === 'query' && this.separateQueryPath ? 'query' : 'document';
+    const lane: WorkerLane =
+      (options.inputType === 'query' || options.urgent === true) && this.separateQueryPath
+        ? 'query'
+        : 'document';
     const pool = this.workerPool(lane);
     for (let start = 0; start < order.length; start += batchSize) {
       // Checked between batches: an abort stops the work without killing the worker's session.

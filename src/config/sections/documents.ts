@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseIpRange } from '../../platform/ip-address.js';
-import { booleanText, envVar, listText, positiveInt } from '../env-var.js';
+import { booleanText, envVar, listText, nonNegativeInt, positiveInt } from '../env-var.js';
 
 /** Read by the same parser as the fetch policy, so what passes here is what the policy opens. */
 const cidrList = listText.pipe(
@@ -23,6 +23,11 @@ export const documentsSection = {
     default: '5000',
     description:
       "Longest a question waits for the document's passage vectors (and its own), once the text is read, in ms. Past it the answer is ranked by words (BM25) and the hint says so, while the vectors go on being built for later questions.",
+  }),
+  questionFirstCandidates: envVar('ALEXANDRIA_QUESTION_FIRST_CANDIDATES', nonNegativeInt, {
+    default: '32',
+    description:
+      "A question on a PDF whose passage vectors are not built yet embeds only BM25's best this many passages (and the question) and answers; the rest of the document is embedded in the background and stored, so the next question is warm. 0: wait for every passage's vector (up to the deadline).",
   }),
   fetchMaxMb: envVar('ALEXANDRIA_FETCH_MAX_MB', positiveInt, {
     default: '50',

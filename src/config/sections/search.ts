@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { booleanText, envVar, nonNegativeInt, optionalText, positiveInt } from '../env-var.js';
 
 /** The local paper/patent index and the search endpoints. */
@@ -36,6 +37,15 @@ export const searchSection = {
     description:
       "How many of BM25's first results a relevance search re-ranks with record vectors (at most 100); pages past them keep BM25 order.",
   }),
+  hybridDenseWeight: envVar(
+    'ALEXANDRIA_HYBRID_DENSE_WEIGHT',
+    z.union([z.literal('rrf').transform(() => undefined), z.coerce.number().min(0).max(1)]),
+    {
+      default: '0.6',
+      description:
+        "How a relevance search fuses BM25 with record vectors: this weight × the query's cosine + the rest × the BM25 score, both min-max normalised over the candidates (decision 0036). `rrf`: reciprocal-rank fusion (k 60) instead.",
+    },
+  ),
   hybridDeadlineMs: envVar('ALEXANDRIA_HYBRID_DEADLINE_MS', positiveInt, {
     default: '200',
     description: "Longest a search waits for its query's vector, in ms; past it the page is BM25's.",

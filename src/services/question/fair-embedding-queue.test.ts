@@ -57,4 +57,59 @@ describe('FairEmbeddingQueue', () => {
     await expect(queue.embedQuery('x', AbortSignal.abort(new Error('already')))).rejects.toThrow('already');
     expect(await queue.embedDocument('a', [])).toEqual([]);
   });
+
+  it('leaves out the texts a caller skips, reports each slice, and ends when only skipped texts are left', async () => {
+    const model = new SerialEmbeddingModel();
+    const queue = new FairEmbeddingQueue(model, { sliceSize: 4 });
+    const skipped = new Set([0, 1, 5, 9, 10, 11]);
+    const reported: number[] = [];
+    const vectors = await queue.embedDocumentExcept('a', texts('a', 12), {
+      skip: (index) => skipped.has(index),
+      onVectors: (indexes, batch) => {
+        expect(batch).toHaveLength(indexes.length);
+        reported.push(...indexes);
+      },
+    });
+    // Slices of four texts not skipped; the skipped tail (9–11) costs no model call.
+    expect(model.runs.map((run) => run.texts)).toEqual([
+      ['a 2', 'a 3', 'a 4', 'a 6'],
+      ['a 7', 'a 8'],
+    ]);
+    expect(reported).toEqual([2, 3, 4, 6, 7, 8]);
+    expect(vectors).toHaveLength(12);
+    expect([...vectors.keys()].filter((index) => vectors[index] === undefined)).toEqual([...skipped]);
+    const none = await queue.embedDocumentExcept('a', texts('b', 3), { skip: () => true });
+    expect(none).toEqual([undefined, undefined, undefined]);
+    expect(model.runs).toHaveLength(2);
+    expect(queue.waiting).toEqual({ queries: 0, documents: 0 });
+  });
+
+  it('runs urgent passages ahead of waiting document slices, split over a separate question path', async () => {
+    const model = new SerialEmbeddingModel();
+    const queue = new FairEmbeddingQueue(model, { sliceSize: 4 });
+    model.hold();
+    const document = queue.embedDocument('a', texts('doc', 12));
+    const urgent = queue.embedUrgent(texts('urgent', 6));
+    model.release();
+    const [, urgentVectors] = await Promise.all([document, urgent]);
+    expect(urgentVectors).toHaveLength(6);
+    // One model path: after the slice already handed over, before every other slice.
+    expect(model.runs.map(owner)).toEqual(['doc', 'urgent', 'doc', 'doc']);
+
+    const calls: Array<{ texts: string[]; urgent: boolean | undefined }> = [];
+    const twoPaths = Object.assign(Object.create(model) as SerialEmbeddingModel, {
+      separateQueryPath: true,
+      embed: async (batch: string[], options: { urgent?: boolean } = {}) => {
+        calls.push({ texts: batch, urgent: options.urgent });
+        return batch.map((text) => Float32Array.from([text.length]));
+      },
+    });
+    const split = await new FairEmbeddingQueue(twoPaths).embedUrgent(texts('u', 5));
+    // Half on the question path, half as the document worker's next job; vectors in the texts' order.
+    expect(calls).toEqual([
+      { texts: ['u 0', 'u 1', 'u 2'], urgent: true },
+      { texts: ['u 3', 'u 4'], urgent: undefined },
+    ]);
+    expect(split.map((vector) => vector[0])).toEqual([3, 3, 3, 3, 3]);
+  });
 });

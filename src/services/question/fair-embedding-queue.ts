@@ -9,18 +9,31 @@ export interface FairEmbeddingQueueOptions {
   sliceSize?: number | undefined;
 }
 
+/** What a document's embedding may leave out, and whom it tells as slices finish. */
+export interface DocumentEmbeddingOptions {
+  /**
+   * Texts whose vectors the caller has or is getting elsewhere (a first question's candidate
+   * passages): asked when a slice is cut, and left as holes in the result.
+   */
+  skip?: ((index: number) => boolean) | undefined;
+  /** Told the vectors of each slice as it finishes (e.g. so a question can use them before the end). */
+  onVectors?: ((indexes: readonly number[], vectors: readonly Float32Array[]) => void) | undefined;
+}
+
 /** One `embed` request waiting for (some of) its texts to be embedded. */
 interface Job {
   texts: readonly string[];
   inputType: 'query' | 'document';
-  vectors: Float32Array[];
+  vectors: Array<Float32Array | undefined>;
+  skip: ((index: number) => boolean) | undefined;
+  onVectors: DocumentEmbeddingOptions['onVectors'];
   /** Index of the first text not yet handed to the model. */
   next: number;
   /** Slices handed to the model and not yet answered. */
   running: number;
   done: boolean;
   signal: AbortSignal | undefined;
-  resolve: (vectors: Float32Array[]) => void;
+  resolve: (vectors: Array<Float32Array | undefined>) => void;
   reject: (error: unknown) => void;
   onAbort: (() => void) | undefined;
 }
@@ -62,8 +75,42 @@ export class FairEmbeddingQueue {
   }
 
   /** The vectors of a document's passages, embedded slice by slice in `lane`'s turns. */
-  embedDocument(lane: string, texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]> {
-    return this.enqueue(texts, 'document', lane, signal);
+  async embedDocument(lane: string, texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]> {
+    return (await this.enqueue(texts, 'document', lane, signal)) as Float32Array[];
+  }
+
+  /**
+   * Like `embedDocument`, but texts that `options.skip` names when their slice is cut are not
+   * embedded (holes in the result), and each finished slice is reported (`options.onVectors`).
+   */
+  embedDocumentExcept(
+    lane: string,
+    texts: readonly string[],
+    options: DocumentEmbeddingOptions,
+    signal?: AbortSignal,
+  ): Promise<Array<Float32Array | undefined>> {
+    return this.enqueue(texts, 'document', lane, signal, options);
+  }
+
+  /**
+   * A few passages a question is waiting for (a document's first question, before the rest of the
+   * document is embedded): ahead of every waiting document slice. When the model has a separate
+   * question path, half go there and half to the document worker's next turn, so both run at once.
+   */
+  async embedUrgent(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]> {
+    if (texts.length === 0) return [];
+    if (!this.model.separateQueryPath || texts.length === 1)
+      return (await this.enqueue(texts, 'document', undefined, signal)) as Float32Array[];
+    const half = Math.ceil(texts.length / 2);
+    const [first, second] = await Promise.all([
+      this.model.embed(texts.slice(0, half), {
+        inputType: 'document',
+        urgent: true,
+        ...(signal ? { signal } : {}),
+      }),
+      this.enqueue(texts.slice(half), 'document', undefined, signal),
+    ]);
+    return [...first, ...(second as Float32Array[])];
   }
 
   /** Requests waiting or running (questions, documents), for tests and metrics. */
@@ -76,14 +123,17 @@ export class FairEmbeddingQueue {
     inputType: 'query' | 'document',
     lane: string | undefined,
     signal: AbortSignal | undefined,
-  ): Promise<Float32Array[]> {
+    options: DocumentEmbeddingOptions = {},
+  ): Promise<Array<Float32Array | undefined>> {
     signal?.throwIfAborted();
     if (texts.length === 0) return Promise.resolve([]);
-    return new Promise<Float32Array[]>((resolve, reject) => {
+    return new Promise<Array<Float32Array | undefined>>((resolve, reject) => {
       const job: Job = {
         texts,
         inputType,
-        vectors: new Array<Float32Array>(texts.length),
+        vectors: new Array<Float32Array | undefined>(texts.length),
+        skip: options.skip,
+        onVectors: options.onVectors,
         next: 0,
         running: 0,
         done: false,
@@ -108,20 +158,25 @@ export class FairEmbeddingQueue {
     if (this.busy) return;
     const picked = this.pick();
     if (!picked) return;
-    const { job, start, end, lane } = picked;
+    const { job, indexes, lane } = picked;
     this.busy = true;
-    job.next = end;
     job.running += 1;
     const options = { inputType: job.inputType, ...(job.signal ? { signal: job.signal } : {}) };
     // A model that throws synchronously is a failed slice like any other.
     Promise.resolve()
-      .then(() => this.model.embed(job.texts.slice(start, end), options))
+      .then(() =>
+        this.model.embed(
+          indexes.map((index) => job.texts[index] as string),
+          options,
+        ),
+      )
       .then(
         (vectors) => {
           job.running -= 1;
           vectors.forEach((vector, offset) => {
-            job.vectors[start + offset] = vector;
+            job.vectors[indexes[offset] as number] = vector;
           });
+          job.onVectors?.(indexes, vectors);
           if (job.next >= job.texts.length && job.running === 0) this.finish(job, undefined, job.vectors);
         },
         (error: unknown) => {
@@ -136,19 +191,41 @@ export class FairEmbeddingQueue {
       });
   }
 
-  private pick(): { job: Job; start: number; end: number; lane?: string } | undefined {
+  private pick(): { job: Job; indexes: number[]; lane?: string } | undefined {
     const query = this.queries.shift();
-    if (query) return { job: query, start: 0, end: query.texts.length };
-    // A job whose last slice is out leaves its lane; the lane rejoins the turn order when it is done.
-    const taken = this.lanes.take((job) => job.next + this.sliceSize >= job.texts.length);
-    if (!taken) return undefined;
-    const { lane, item: job } = taken;
-    const start = job.next;
-    return { job, start, end: Math.min(job.texts.length, start + this.sliceSize), lane };
+    if (query) {
+      query.next = query.texts.length;
+      return { job: query, indexes: [...query.texts.keys()] };
+    }
+    for (;;) {
+      // A job whose last slice is out leaves its lane; the lane rejoins the turn order when it is done.
+      const taken = this.lanes.take((job) => this.slice(job).next >= job.texts.length);
+      if (!taken) return undefined;
+      const { lane, item: job } = taken;
+      const { indexes, next } = this.slice(job);
+      job.next = next;
+      if (indexes.length > 0) return { job, indexes, lane };
+      // Everything left was skipped: nothing for the model.
+      this.lanes.done(lane);
+      if (job.running === 0) this.finish(job, undefined, job.vectors);
+    }
+  }
+
+  /** The job's next slice: up to `sliceSize` texts not skipped, and where the one after starts. */
+  private slice(job: Job): { indexes: number[]; next: number } {
+    const indexes: number[] = [];
+    let at = job.next;
+    while (at < job.texts.length && indexes.length < this.sliceSize) {
+      if (!job.skip?.(at)) indexes.push(at);
+      at += 1;
+    }
+    // Skipped texts right after the slice belong to it: the job ends with its last embedded slice.
+    while (at < job.texts.length && job.skip?.(at)) at += 1;
+    return { indexes, next: at };
   }
 
   /** Settles a job once (vectors or error) and removes whatever of it still waits. */
-  private finish(job: Job, error: unknown, vectors: Float32Array[] | undefined): void {
+  private finish(job: Job, error: unknown, vectors: Array<Float32Array | undefined> | undefined): void {
     if (job.done) return;
     job.done = true;
     if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort);

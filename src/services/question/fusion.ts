@@ -65,3 +65,55 @@ function ranks(scores: Float32Array): Uint32Array {
   });
   return result;
 }
+
+/**
+ * The passages a document's first question embeds before its other passages have vectors: BM25's
+ * `count` best (ties: earlier passage first; passages that match no question word come last in
+ * document order), then `spread` more taken evenly over the document, so the dense scores are
+ * normalised over a range close to the whole document's rather than over BM25's favourites alone.
+ */
+export function candidatePassages(bm25: Float32Array, count: number, spread = 0): number[] {
+  const best = [...bm25.keys()]
+    .sort((a, b) => (bm25[b] as number) - (bm25[a] as number) || a - b)
+    .slice(0, Math.max(0, count));
+  const chosen = new Set(best);
+  const total = bm25.length;
+  const extra = Math.min(Math.max(0, spread), total - chosen.size);
+  for (let k = 0; k < extra; k += 1) {
+    // The k-th of `extra` evenly spaced passages, or the next one not yet chosen.
+    let index = Math.floor(((k + 0.5) * total) / extra);
+    while (chosen.has(index)) index = (index + 1) % total;
+    chosen.add(index);
+    best.push(index);
+  }
+  return best;
+}
+
+/**
+ * Convex fusion when only the `candidates` have dense scores (a document's first question): BM25
+ * min-max normalised over every passage as usual, dense over the candidates only; a passage without
+ * a vector counts 0 for meaning. Every other passage has a BM25 score no higher than a candidate's, so
+ * it never outranks one. With every passage a candidate this is `fuseScores` (convex).
+ */
+export function fuseCandidates(
+  dense: Float32Array,
+  bm25: Float32Array,
+  candidates: readonly number[],
+  fusion: FusionOptions = defaultFusion,
+): Float32Array {
+  const bm25Normalized = minMax(bm25);
+  const fused = bm25Normalized.map((value) => (1 - fusion.weight) * value);
+  let low = Number.POSITIVE_INFINITY;
+  let high = Number.NEGATIVE_INFINITY;
+  for (const index of candidates) {
+    const score = dense[index] as number;
+    if (score < low) low = score;
+    if (score > high) high = score;
+  }
+  const span = high - low;
+  for (const index of candidates) {
+    const normalized = span > 0 ? ((dense[index] as number) - low) / span : 0;
+    fused[index] = (fused[index] as number) + fusion.weight * normalized;
+  }
+  return fused;
+}

@@ -6,7 +6,7 @@ import { RecordingEmbeddingModel } from '../../../test/fakes/recording-embedding
 import { SerialEmbeddingModel } from '../../../test/fakes/serial-embedding-model.js';
 import { FsBlobStore } from '../../adapters/fs/fs-blob-store.js';
 import type { ChunkRanker } from '../documents/full-text-service.js';
-import { QuestionRanker } from './question-ranker.js';
+import { QuestionRanker, type RankTimings } from './question-ranker.js';
 
 const chunks = [
   '## Methods\n\nDNA molecules were prepared by digestion of a plasmid. Each end was ligated to a biotinylated handle.',
@@ -40,6 +40,7 @@ describe('QuestionRanker', () => {
     expect(best?.passage.dense).toBeGreaterThan(0);
     expect(second?.index).not.toBe(1);
     expect(best?.score).toBeGreaterThanOrEqual(second?.score ?? 0);
+    await ranker.prepare('sha256:abc', chunks); // the background embedding is stored before the folder goes
   });
 
   it('embeds a document’s passages once: the second question embeds only the question', async () => {
@@ -47,6 +48,7 @@ describe('QuestionRanker', () => {
     const ranker = new QuestionRanker({ model, blobs });
     const request = { documentKey: 'sha256:abc', chunks, question: 'What do Dps tails bind?' };
     await ranker.rank(request);
+    await ranker.prepare(request.documentKey, chunks);
     const passages = model.documentTexts.length;
     expect(passages).toBeGreaterThanOrEqual(3);
     await ranker.rank({ ...request, question: 'How was DNA prepared?' });
@@ -56,14 +58,19 @@ describe('QuestionRanker', () => {
 
   it('reads stored vectors back in a new process (blob store), and re-embeds for another model', async () => {
     const request = { documentKey: 'sha256:abc', chunks, question: 'What nucleates condensation?' };
-    await new QuestionRanker({ model: new RecordingEmbeddingModel(), blobs }).rank(request);
+    const first = new QuestionRanker({ model: new RecordingEmbeddingModel(), blobs });
+    await first.rank(request);
+    // The first question answered from its candidates; the document's vectors are stored behind it.
+    await first.prepare(request.documentKey, chunks);
     const restarted = new RecordingEmbeddingModel();
     const [best] = await new QuestionRanker({ model: restarted, blobs }).rank(request);
     expect(restarted.documentTexts).toEqual([]);
     expect(best?.index).toBe(2);
     const otherModel = new RecordingEmbeddingModel('fake:other-model');
-    await new QuestionRanker({ model: otherModel, blobs }).rank(request);
+    const other = new QuestionRanker({ model: otherModel, blobs });
+    await other.rank(request);
     expect(otherModel.documentTexts.length).toBeGreaterThan(0);
+    await other.prepare(request.documentKey, chunks);
   });
 
   it('shares one embedding between concurrent first questions, and re-cuts when the chunks change', async () => {
@@ -170,7 +177,8 @@ describe('QuestionRanker deadline and fair turns (one tenant never stalls the ot
     await expect(
       ranker.rank({ documentKey: 'k', chunks, question: 'Dps?', deadlineMs: 5_000 }),
     ).rejects.toThrow('model folder missing');
-    expect(errors).toHaveLength(1);
+    // The document's own embedding (behind the question's candidates) fails too, and says so once.
+    await expect.poll(() => errors.length).toBe(1);
   });
 
   it('runs a question’s vector next, and gives another tenant every other turn, while one tenant embeds three large documents', async () => {
@@ -212,5 +220,66 @@ describe('QuestionRanker deadline and fair turns (one tenant never stalls the ot
     expect(runs.slice(0, lastB + 1).filter((run) => run === 'A').length).toBeLessThanOrEqual(bBatches + 1);
     await Promise.all(bigDocuments.map((document) => ranker.prepare(document.key, document.chunks)));
     expect(bigDone).toBe(3);
+  });
+
+  it('answers a first question from BM25’s candidate passages, then embeds the rest once in the background', async () => {
+    const model = new SerialEmbeddingModel();
+    const ranker = new QuestionRanker({
+      model,
+      sliceSize: 16,
+      firstQuestionCandidates: 12,
+      firstQuestionSpread: 4,
+    });
+    const chunks = longDocument('gamma', 30, 17, needle);
+    const timings: RankTimings[] = [];
+    const request = {
+      documentKey: 'sha256:first',
+      chunks,
+      question: 'When did the zebrafish fins regrow after amputation?',
+      lane: 'tenant-a',
+      onTimings: (value: RankTimings) => timings.push(value),
+    };
+    const [best] = await ranker.rank(request);
+    const runsWhenAnswered = model.runs.length;
+    expect(best?.index).toBe(17);
+    expect(best?.passage.text).toContain('Zebrafish fins regrew');
+    expect(best?.passage.dense).toBeGreaterThan(0);
+    expect(best?.wordsOnly).toBeUndefined();
+    expect(timings[0]).toMatchObject({ path: 'first', passagesEmbedded: 16 });
+    // Answered after the question and its 12 + 4 candidates (one batch), at most one document slice on.
+    expect(model.runs[0]?.inputType).toBe('query');
+    expect(model.runs[1]?.texts).toHaveLength(16);
+    expect(runsWhenAnswered).toBeLessThanOrEqual(3);
+    const prepared = await ranker.prepare(request.documentKey, chunks);
+    const passages = (prepared as { passages: unknown[] }).passages.length;
+    expect(passages).toBeGreaterThan(100);
+    // Every passage embedded once: the candidates were not embedded again by the background job.
+    const documentTexts = model.runs
+      .filter((run) => run.inputType === 'document')
+      .flatMap((run) => run.texts);
+    expect(documentTexts).toHaveLength(passages);
+    expect(new Set(documentTexts).size).toBe(passages);
+    // The next question is warm and ranks over every passage's vector.
+    const [warm] = await ranker.rank({ ...request, question: 'Which team logged sample 4-7?' });
+    expect(timings[1]).toMatchObject({ path: 'warm', passagesEmbedded: 0 });
+    expect(warm?.index).toBe(4);
+  });
+
+  it('waits for every vector when first-question candidates are off', async () => {
+    const model = new SerialEmbeddingModel();
+    const ranker = new QuestionRanker({ model, firstQuestionCandidates: 0 });
+    const chunks = longDocument('delta', 6, 2, needle);
+    const timings: RankTimings[] = [];
+    await ranker.rank({
+      documentKey: 'sha256:off',
+      chunks,
+      question: 'When did the zebrafish fins regrow?',
+      onTimings: (value) => timings.push(value),
+    });
+    expect(timings[0]?.path).toBe('full');
+    const passages = (await ranker.prepare('sha256:off', chunks)) as { passages: unknown[] };
+    expect(model.runs.filter((run) => run.inputType === 'document').flatMap((run) => run.texts)).toHaveLength(
+      passages.passages.length,
+    );
   });
 });

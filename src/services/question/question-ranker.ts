@@ -5,7 +5,14 @@ import type { EmbeddingModel } from '../../ports/embedding-model.js';
 import { Bm25Index, type Bm25Parameters, passageBm25 } from './bm25.js';
 import { type ChunkScoring, defaultChunkScoring, scoreChunks } from './chunk-scoring.js';
 import { FairEmbeddingQueue } from './fair-embedding-queue.js';
-import { defaultFusion, type FusionOptions, fuseScores, type RankMode } from './fusion.js';
+import {
+  candidatePassages,
+  defaultFusion,
+  type FusionOptions,
+  fuseCandidates,
+  fuseScores,
+  type RankMode,
+} from './fusion.js';
 import { decodePassageVectors, encodePassageVectors, type PassageVectors } from './passage-vectors.js';
 import { type Passage, type PassageSizes, splitPassages } from './passages.js';
 
@@ -31,7 +38,29 @@ export interface QuestionRankerOptions {
   onEmbedError?: ((error: unknown) => void) | undefined;
   /** Passages per model call while embedding a document; tenants take turns slice by slice (default 16). */
   sliceSize?: number | undefined;
+  /**
+   * A question on a document whose vectors are not built yet embeds only BM25's best this many
+   * passages (and itself) and answers, while the rest of the document is embedded in the background
+   * and stored for the next question (default `defaultFirstQuestionCandidates`; 0: wait for every
+   * passage's vector, as before).
+   */
+  firstQuestionCandidates?: number | undefined;
+  /**
+   * Passages spread evenly over the document embedded with a first question's candidates, so its
+   * cosines are normalised over about the whole document's range (default
+   * `defaultFirstQuestionSpread`).
+   */
+  firstQuestionSpread?: number | undefined;
 }
+
+/**
+ * Candidates of a first question, chosen by measurement (docs/decisions/0012-question-ranking.md,
+ * "First question"): on readers' questions the ranking matches the full one's, in a fraction of the
+ * time a 20-page paper's ~200 passages take.
+ */
+export const defaultFirstQuestionCandidates = 32;
+/** See `QuestionRankerOptions.firstQuestionSpread` (measured with the candidates, decision 0012). */
+export const defaultFirstQuestionSpread = 24;
 
 /** Passage size and section context chosen by measurement (docs/decisions/0012-question-ranking.md). */
 export const defaultPassageSizes: Omit<PassageSizes, 'maxTokens'> = {
@@ -59,6 +88,27 @@ export interface RankRequest {
   deadlineMs?: number | undefined;
   /** Whose turn the document's embedding takes in the fair queue (the tenant; default one shared lane). */
   lane?: string | undefined;
+  /** Told where the time went (benchmarks, logs). */
+  onTimings?: ((timings: RankTimings) => void) | undefined;
+}
+
+/** Where a question's time went. */
+export interface RankTimings {
+  /**
+   * `warm`: the document's vectors were in memory or stored; `first`: they were not built yet, and
+   * BM25's candidate passages were embedded for this question; `full`: the question waited for every
+   * vector (`firstQuestionCandidates` 0, another fusion, or another mode); `words`: the deadline
+   * passed and BM25 alone ranked.
+   */
+  path: 'warm' | 'first' | 'full' | 'words';
+  /** Cutting the document into passages and indexing them for BM25, or reading stored vectors (ms). */
+  prepareMs: number;
+  /** Embedding the question, and a first question's candidate passages (ms). */
+  embedMs: number;
+  /** Scoring, fusion and ordering (ms). */
+  rankMs: number;
+  /** Passages this question embedded (a first question's candidates without a vector yet). */
+  passagesEmbedded: number;
 }
 
 export interface RankedChunk {
@@ -87,6 +137,27 @@ interface PreparedDocument extends PassageVectors {
 interface LexicalDocument {
   passages: Passage[];
   bm25: Bm25Index;
+  /** While the vectors are being built: those done so far (a first question's first, then slices). */
+  partial?: PartialVectors;
+  /** Present when the vectors were stored already (then this is the prepared document). */
+  vectors?: Float32Array;
+}
+
+/** Vectors of some passages of a document being embedded, by passage index. */
+interface PartialVectors {
+  vectors: Array<Float32Array | undefined>;
+  /** Passages a question is having embedded right now (the background job skips them). */
+  inflight: Map<number, Promise<Float32Array>>;
+}
+
+/** A question's passage scores and the fused score it is ranked by. */
+interface Scored {
+  scores: PassageScores;
+  fused: Float32Array;
+  path: RankTimings['path'];
+  prepareMs: number;
+  embedMs: number;
+  passagesEmbedded: number;
 }
 
 /** A document being readied: words first, vectors later. */
@@ -137,54 +208,160 @@ export class QuestionRanker {
   async rank(request: RankRequest): Promise<RankedChunk[]> {
     request.signal?.throwIfAborted();
     const mode = request.mode ?? 'hybrid';
+    const topK = request.topK ?? 1;
+    const started = performance.now();
     const document = this.document(request.documentKey, request.chunks, request.lane);
     const deadlineMs = request.deadlineMs;
+    const finish = (scored: Scored, wordsOnly = false): RankedChunk[] => {
+      const ranking = performance.now();
+      const ranked = rankChunks(scored.scores, scored.fused, topK, this.chunkScoring);
+      request.onTimings?.({
+        path: scored.path,
+        prepareMs: scored.prepareMs,
+        embedMs: scored.embedMs,
+        rankMs: performance.now() - ranking,
+        passagesEmbedded: scored.passagesEmbedded,
+      });
+      return wordsOnly ? ranked.map((chunk) => ({ ...chunk, wordsOnly: true })) : ranked;
+    };
     // Vectors at hand: the question's own vector goes ahead of all document work, so no deadline.
-    if (mode !== 'hybrid' || deadlineMs === undefined || document.ready) {
+    if (mode !== 'hybrid' || document.ready) {
       const scores = await this.scores(
         abortable(document.full, request.signal),
         request.question,
         request.signal,
       );
-      return rankChunks(
+      const fused = fuseScores(scores.dense, scores.bm25, mode, this.fusion);
+      const embedMs = performance.now() - started;
+      return finish({
         scores,
-        fuseScores(scores.dense, scores.bm25, mode, this.fusion),
-        request.topK ?? 1,
-        this.chunkScoring,
-      );
+        fused,
+        path: document.ready ? 'warm' : 'full',
+        prepareMs: 0,
+        embedMs,
+        passagesEmbedded: 0,
+      });
     }
-    // The question's vector is given up at the deadline (it would only hold up the queue).
+    // Not built yet (or stored, not yet read): a first question embeds BM25's candidates only.
     const deadline = new AbortController();
     const signal = request.signal ? AbortSignal.any([request.signal, deadline.signal]) : deadline.signal;
-    const scores = this.scores(document.full, request.question, signal);
-    scores.catch(() => {}); // settles after the deadline when nobody waits any more
+    const scored = this.coldScores(document, request.question, started, signal);
+    if (deadlineMs === undefined) return finish(await abortable(scored, request.signal));
+    // The question's vector is given up at the deadline (it would only hold up the queue).
+    scored.catch(() => {}); // settles after the deadline when nobody waits any more
     const timedOut = Symbol('deadline');
     let timer: NodeJS.Timeout | undefined;
     const outcome = await abortable(
       Promise.race([
-        scores,
+        scored,
         new Promise<typeof timedOut>((resolve) => {
-          timer = setTimeout(() => resolve(timedOut), Math.max(0, deadlineMs));
+          timer = setTimeout(
+            () => resolve(timedOut),
+            Math.max(0, deadlineMs - (performance.now() - started)),
+          );
         }),
       ]),
       request.signal,
     ).finally(() => clearTimeout(timer));
-    if (outcome !== timedOut) {
-      return rankChunks(
-        outcome,
-        fuseScores(outcome.dense, outcome.bm25, 'hybrid', this.fusion),
-        request.topK ?? 1,
-        this.chunkScoring,
-      );
-    }
+    if (outcome !== timedOut) return finish(outcome);
     deadline.abort(new Error('question deadline passed'));
     const lexical = await abortable(document.lexical, request.signal);
     const bm25 = lexical.bm25.score(request.question);
     const words = { passages: lexical.passages, dense: new Float32Array(lexical.passages.length), bm25 };
-    return rankChunks(words, bm25, request.topK ?? 1, this.chunkScoring).map((chunk) => ({
-      ...chunk,
-      wordsOnly: true,
-    }));
+    return finish(
+      {
+        scores: words,
+        fused: bm25,
+        path: 'words',
+        prepareMs: 0,
+        embedMs: performance.now() - started,
+        passagesEmbedded: 0,
+      },
+      true,
+    );
+  }
+
+  /**
+   * Scores for a question on a document whose vectors are not in memory: read from the store when
+   * there, else BM25 picks the candidate passages, which are embedded with the question (half on the
+   * question path, half first in the document queue) while the background embedding of the rest goes
+   * on. Waits for every vector instead when candidates are off or the fusion is not convex.
+   */
+  private async coldScores(
+    document: PendingDocument,
+    question: string,
+    started: number,
+    signal: AbortSignal,
+  ): Promise<Scored> {
+    const lexical = await abortable(document.lexical, signal);
+    const prepareMs = performance.now() - started;
+    const count = this.options.firstQuestionCandidates ?? defaultFirstQuestionCandidates;
+    const partial = lexical.partial;
+    if (lexical.vectors || !partial || count <= 0 || this.fusion.method !== 'convex') {
+      const scores = await this.scores(abortable(document.full, signal), question, signal);
+      return {
+        scores,
+        fused: fuseScores(scores.dense, scores.bm25, 'hybrid', this.fusion),
+        path: lexical.vectors ? 'warm' : 'full',
+        prepareMs,
+        embedMs: performance.now() - started - prepareMs,
+        passagesEmbedded: 0,
+      };
+    }
+    const { passages } = lexical;
+    const bm25 = lexical.bm25.score(question);
+    const candidates = candidatePassages(
+      bm25,
+      count,
+      this.options.firstQuestionSpread ?? defaultFirstQuestionSpread,
+    );
+    // The question's vector is asked for first: on the question path it runs before the candidates.
+    const questionVector = this.queue.embedQuery(question, signal);
+    const needed = candidates.filter((index) => !partial.vectors[index] && !partial.inflight.has(index));
+    if (needed.length > 0) {
+      // Not tied to this question's signal: the background embedding counts on these vectors.
+      const work = this.queue.embedUrgent(needed.map((index) => (passages[index] as Passage).text));
+      work.then(
+        (vectors) =>
+          needed.forEach((index, row) => {
+            partial.vectors[index] = vectors[row];
+            partial.inflight.delete(index);
+          }),
+        () => {
+          for (const index of needed) partial.inflight.delete(index);
+        },
+      );
+      needed.forEach((index, row) => {
+        partial.inflight.set(
+          index,
+          work.then((vectors) => vectors[row] as Float32Array),
+        );
+      });
+    }
+    const [queryVector, vectors] = await Promise.all([
+      questionVector,
+      abortable(
+        Promise.all(
+          candidates.map(
+            (index) => partial.vectors[index] ?? (partial.inflight.get(index) as Promise<Float32Array>),
+          ),
+        ),
+        signal,
+      ),
+    ]);
+    const embedMs = performance.now() - started - prepareMs;
+    const dense = new Float32Array(passages.length);
+    candidates.forEach((index, row) => {
+      dense[index] = dot(vectors[row] as Float32Array, queryVector);
+    });
+    return {
+      scores: { passages, dense, bm25 },
+      fused: fuseCandidates(dense, bm25, candidates, this.fusion),
+      path: 'first',
+      prepareMs,
+      embedMs,
+      passagesEmbedded: needed.length,
+    };
   }
 
   /** Dense and BM25 scores of every passage of the document for the question (waits for the vectors). */
@@ -203,13 +380,8 @@ export class QuestionRanker {
     const { dimensions, vectors, passages } = document;
     const dense = new Float32Array(passages.length);
     if (questionVector.length === dimensions) {
-      for (let row = 0; row < passages.length; row += 1) {
-        let sum = 0;
-        const offset = row * dimensions;
-        for (let dim = 0; dim < dimensions; dim += 1)
-          sum += (vectors[offset + dim] as number) * (questionVector[dim] as number);
-        dense[row] = sum;
-      }
+      for (let row = 0; row < passages.length; row += 1)
+        dense[row] = dot(vectors.subarray(row * dimensions, (row + 1) * dimensions), questionVector);
     }
     return { passages, dense, bm25: document.bm25.score(question) };
   }
@@ -289,15 +461,42 @@ export class QuestionRanker {
     if (!stored || stored.modelId !== model.id) {
       const passages = splitPassages(chunks, this.passageSizes(), (text) => model.countTokens(text));
       bm25 = bm25Of(passages);
-      lexicalReady({ passages, bm25 });
-      const embedded = await this.queue.embedDocument(
-        lane,
-        passages.map((passage) => passage.text),
+      const partial: PartialVectors = { vectors: new Array(passages.length), inflight: new Map() };
+      lexicalReady({ passages, bm25, partial });
+      // A question waiting for these words picks its candidate passages first; they are not embedded twice.
+      await new Promise((resolve) => setImmediate(resolve));
+      const texts = passages.map((passage) => passage.text);
+      const embedded = await this.queue.embedDocumentExcept(lane, texts, {
+        skip: (index) => partial.vectors[index] !== undefined || partial.inflight.has(index),
+        onVectors: (indexes, vectors) =>
+          indexes.forEach((index, row) => {
+            partial.vectors[index] ??= vectors[row];
+          }),
+      });
+      // Holes: passages a question embedded (or is embedding); if that failed, they are embedded here.
+      const all = await Promise.all(
+        texts.map(
+          (_, index) =>
+            embedded[index] ??
+            partial.vectors[index] ??
+            partial.inflight.get(index)?.catch(() => undefined) ??
+            undefined,
+        ),
       );
-      const dimensions = embedded[0]?.length ?? model.dimensions;
+      const missing = [...all.keys()].filter((index) => all[index] === undefined);
+      if (missing.length > 0) {
+        const redone = await this.queue.embedDocument(
+          lane,
+          missing.map((index) => texts[index] as string),
+        );
+        missing.forEach((index, row) => {
+          all[index] = redone[row];
+        });
+      }
+      const dimensions = all[0]?.length ?? model.dimensions;
       const vectors = new Float32Array(passages.length * dimensions);
-      embedded.forEach((vector, row) => {
-        vectors.set(vector, row * dimensions);
+      all.forEach((vector, row) => {
+        vectors.set(vector as Float32Array, row * dimensions);
       });
       stored = { modelId: model.id, dimensions, passages, vectors };
       if (blobs) {
@@ -357,6 +556,13 @@ export function rankChunks(
         bm25: scores.bm25[passage] as number,
       },
     }));
+}
+
+function dot(a: Float32Array, b: Float32Array): number {
+  let sum = 0;
+  const length = Math.min(a.length, b.length);
+  for (let dim = 0; dim < length; dim += 1) sum += (a[dim] as number) * (b[dim] as number);
+  return sum;
 }
 
 /** Waits for `promise` unless `signal` aborts first (the work itself goes on). */

@@ -8,7 +8,7 @@ import { emptyPaper, type Paper } from '../../domain/paper.js';
 import type { SearchRequest } from '../../domain/search.js';
 import type { EmbeddingModel, EmbedOptions } from '../../ports/embedding-model.js';
 import { type HybridOptions, SearchService } from '../search-service.js';
-import { fuseByRank, keepExactTitlesFirst, recordVectorText } from './hybrid-rerank.js';
+import { fuseByRank, fuseByScore, keepExactTitlesFirst, recordVectorText } from './hybrid-rerank.js';
 import { RecordVectorsJob } from './record-vectors-job.js';
 
 /**
@@ -149,6 +149,22 @@ describe('hybrid search (BM25 candidates re-ranked by RRF with record vectors)',
     ]);
     // 0: 1/61 + 1/63 ties 2: 1/63 + 1/61 (BM25 order breaks it); 3: 1/64 + 1/62; 1: 1/62 alone.
     expect(order).toEqual([0, 2, 3, 1]);
+  });
+
+  it('fuses min-max normalised BM25 and cosine scores by weight, a record without a vector at the median', () => {
+    const query = new Float32Array([1, 0]);
+    const vectors = [
+      new Float32Array([0, 1]), // cosine 0 → 0
+      undefined, // → median of the others (0.8)
+      new Float32Array([1, 0]), // 1 → 1
+      new Float32Array([0.8, 0.6]), // 0.8 → 0.8
+    ];
+    const bm25 = [10, 8, 6, 2]; // → 1, 0.75, 0.5, 0
+    // weight 0.6: 0.4, 0.78, 0.8, 0.48
+    expect(fuseByScore(query, vectors, bm25, 0.6)).toEqual([2, 1, 3, 0]);
+    // weight 0: BM25's order; weight 1: the cosine's, ties (1 and 3 at 0.8) in BM25 order.
+    expect(fuseByScore(query, vectors, bm25, 0)).toEqual([0, 1, 2, 3]);
+    expect(fuseByScore(query, vectors, bm25, 1)).toEqual([2, 1, 3, 0]);
   });
 
   it('keeps a record whose title is the query first (known-item search)', () => {
