@@ -430,6 +430,7 @@ export async function openPaperIndex(config: Config): Promise<PaperIndex> {
   if (config.storage.databaseUrl) {
     return createPostgresPaperIndex(config.storage.databaseUrl, {
       readUrls: config.storage.databaseReadUrls,
+      layout: config.storage.pgIndexLayout,
     });
   }
   const path = config.search.indexPath ?? join(resolve(config.storage.dataDir), 'index.db');

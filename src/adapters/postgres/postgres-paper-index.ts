@@ -25,7 +25,9 @@ import {
 import { decodeRecordVector, encodeRecordVector } from '../paper-index/record-vector-codec.js';
 import { planUpsert } from '../paper-index/upsert-plan.js';
 import { Batch, decodeRecord, vectorOf } from './postgres-index-writes.js';
-import { migratePostgresPaperIndex } from './postgres-paper-index-schema.js';
+import { InvertedSearch } from './postgres-inverted-search.js';
+import { InvertedBatch, prepareRecords } from './postgres-inverted-writes.js';
+import { migratePostgresPaperIndex, type PostgresIndexLayout } from './postgres-paper-index-schema.js';
 import { documentVector, quoteLexeme } from './postgres-paper-vector.js';
 import { inTransaction } from './transaction.js';
 
@@ -37,6 +39,12 @@ export interface PostgresPaperIndexOptions {
   weights?: FieldWeights;
   plan?: Partial<PlanOptions>;
   maxConnections?: number;
+  /**
+   * How a new index stores its text: `tsvector` (when omitted here) or `inverted` (posting lists of
+   * the extension's own; decision 0024). The application passes ALEXANDRIA_PG_INDEX_LAYOUT (default
+   * `inverted`). An existing index keeps its own.
+   */
+  layout?: PostgresIndexLayout;
 }
 
 /** Tsvector weight labels per field (D is unused: facets live in columns here). */
@@ -74,8 +82,8 @@ export async function createPostgresPaperIndex(
   const primary = poolOf(connectionString);
   const replicas = (options.readUrls ?? []).map(poolOf);
   try {
-    await migratePostgresPaperIndex(primary, schema);
-    return new PostgresPaperIndex(primary, replicas, options);
+    const layout = await migratePostgresPaperIndex(primary, schema, options.layout);
+    return new PostgresPaperIndex(primary, replicas, { ...options, layout });
   } catch (error) {
     await Promise.all([primary, ...replicas].map((pool) => pool.end()));
     throw error;
@@ -92,6 +100,9 @@ export class PostgresPaperIndex implements PaperIndex {
   private nextReplica = 0;
   /** Searches answered by the primary and by read replicas (for metrics and tests). */
   readonly searchesServed = { primary: 0, replicas: 0 };
+  /** The layout this index was created with. */
+  readonly layout: PostgresIndexLayout;
+  private readonly inverted: InvertedSearch | undefined;
 
   constructor(
     private readonly primary: pg.Pool,
@@ -105,6 +116,9 @@ export class PostgresPaperIndex implements PaperIndex {
     // Label codes 0–3 are D, C, B, A: D unused, C authors/venue/identifiers, B abstract, A title.
     this.weights = [0, w.authors, w.abstract, w.title];
     this.plan = { ...defaultPlanOptions, ...options.plan };
+    this.layout = options.layout ?? 'tsvector';
+    if (this.layout === 'inverted')
+      this.inverted = new InvertedSearch([w.title, w.abstract, w.authors], this.plan);
   }
 
   /**
@@ -113,7 +127,8 @@ export class PostgresPaperIndex implements PaperIndex {
    * a caller may keep one batch in flight while it prepares the next.
    */
   async upsert(papers: readonly Paper[]): Promise<UpsertSummary> {
-    for (const paper of papers) vectorOf(paper);
+    if (this.layout === 'inverted') prepareRecords(papers);
+    else for (const paper of papers) vectorOf(paper);
     const run = this.writes.then(() => this.write(papers));
     this.writes = run.then(
       () => undefined,
@@ -130,7 +145,10 @@ export class PostgresPaperIndex implements PaperIndex {
     await inTransaction(this.primary, async (client) => {
       // One writer at a time: ids, key ownership and the statistics stay consistent.
       await client.query("SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.paper_index'))");
-      const batch = await Batch.load(client, papers);
+      const batch =
+        this.layout === 'inverted'
+          ? await InvertedBatch.load(client, papers)
+          : await Batch.load(client, papers);
       for (const paper of papers) {
         const step = planUpsert(paper, (key) => batch.owners(key));
         if (step.action === 'unchanged') summary.unchanged += 1;
@@ -154,6 +172,22 @@ export class PostgresPaperIndex implements PaperIndex {
     if (pool === this.primary) this.searchesServed.primary += 1;
     else this.searchesServed.replicas += 1;
     const client = await pool.connect();
+    if (this.inverted) {
+      // One snapshot for the statistics, the ranking and the page's records: a record whose text
+      // changes meanwhile moves to a new document number.
+      const inverted = this.inverted;
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      try {
+        const page = await inverted.search(client, query, await readStats(client));
+        await client.query('COMMIT');
+        return page;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    }
     try {
       const stats = await readStats(client);
       if (stats.data_version !== this.documentsVersion) {
@@ -336,8 +370,16 @@ export class PostgresPaperIndex implements PaperIndex {
     return counts;
   }
 
-  /** Moves GIN's pending entries into the main index and refreshes the planner's statistics. */
+  /**
+   * tsvector layout: moves GIN's pending entries into the main index and refreshes the planner's
+   * statistics. Inverted layout: vacuums the rows every batch rewrites (word tails, metadata rows).
+   */
   async optimize(): Promise<void> {
+    if (this.layout === 'inverted') {
+      // Tails and metadata rows are rewritten by every batch: reclaim their old versions.
+      await this.primary.query('VACUUM (ANALYZE) paper_words, paper_postings, paper_docs, paper_records');
+      return;
+    }
     await this.primary.query("SELECT gin_clean_pending_list('paper_records_terms'::regclass)");
     await this.primary.query('ANALYZE paper_records');
   }

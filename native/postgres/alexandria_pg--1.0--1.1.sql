@@ -1,0 +1,13 @@
+-- alexandria_pg 1.0 → 1.1: the inverted layout's functions (alexandria_inverted.c)
+\echo Use "ALTER EXTENSION alexandria_pg UPDATE TO '1.1'" to load this file. \quit
+
+CREATE FUNCTION alexandria_inverted_search(int8[], int4[], int4[], int4[], int4[], float8[], float8[], float8,
+                                           int4, bool, int4, int4, int4, int4, int4)
+RETURNS TABLE (doc int8, score float8, total int8)
+AS 'MODULE_PATHNAME', 'alexandria_inverted_search'
+LANGUAGE C STABLE PARALLEL RESTRICTED;
+
+CREATE FUNCTION alexandria_docs_append(bytea, bytea)
+RETURNS bytea
+AS 'MODULE_PATHNAME', 'alexandria_docs_append'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;

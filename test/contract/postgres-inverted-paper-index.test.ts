@@ -1,0 +1,144 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createPostgresPaperIndex } from '../../src/adapters/postgres/postgres-paper-index.js';
+import { createSqlitePaperIndex } from '../../src/adapters/sqlite/sqlite-paper-index.js';
+import { emptyPaper, type Paper } from '../../src/domain/paper.js';
+import type { IndexClause, IndexPage, IndexQuery } from '../../src/ports/paper-index.js';
+import { sciFactQueries, sciFactRecords } from '../helpers/scifact-index.js';
+import { dropSchema, testPostgresUrl, uniqueSchema } from '../helpers/services.js';
+import { runPaperIndexContract } from './paper-index.contract.js';
+
+const schemas: string[] = [];
+afterAll(async () => {
+  for (const schema of schemas) await dropSchema(schema);
+});
+
+function freshIndex() {
+  const schema = uniqueSchema('paper_inverted');
+  schemas.push(schema);
+  return createPostgresPaperIndex(testPostgresUrl, { schema, maxConnections: 3, layout: 'inverted' });
+}
+
+runPaperIndexContract('PostgreSQL, inverted layout', freshIndex);
+
+const search: IndexQuery = {
+  kind: 'paper',
+  must: [],
+  should: [],
+  peerReviewedOnly: false,
+  sort: 'relevance',
+  offset: 0,
+  limit: 10,
+};
+
+const term = (text: string): IndexClause => ({ kind: 'term', text });
+const phrase = (text: string): IndexClause => ({ kind: 'phrase', text });
+
+const ranking = (page: IndexPage) => page.papers.map((paper, index) => [paper.title, page.scores[index]]);
+
+describe('PostgreSQL inverted layout (alexandria_inverted_search) against the SQLite index', () => {
+  it('ranks and scores real queries as the SQLite index does, with the same totals', async () => {
+    const papers = await sciFactRecords();
+    const sqlite = await createSqlitePaperIndex(
+      join(mkdtempSync(join(tmpdir(), 'alexandria-index-')), 'index.db'),
+      {
+        shards: 1,
+      },
+    );
+    const postgres = await freshIndex();
+    for (let start = 0; start < papers.length; start += 500) {
+      const batch = papers.slice(start, start + 500);
+      await sqlite.upsert(batch);
+      await postgres.upsert(batch);
+    }
+    expect(await postgres.count()).toEqual(await sqlite.count());
+    let compared = 0;
+    for (const query of sciFactQueries(search)) {
+      const expected = await sqlite.search(query);
+      const page = await postgres.search(query);
+      const label = `${query.must.map((c) => c.text).join(' ')} | ${query.should.map((c) => c.text).join(' ')} (${query.sort})`;
+      expect(page.total, label).toBe(expected.total);
+      const got = ranking(page);
+      ranking(expected).forEach(([title, score], position) => {
+        expect(got[position]?.[0], `${label} @${position}`).toBe(title);
+        expect(got[position]?.[1], `${label} @${position}`).toBeCloseTo(score as number, 6);
+      });
+      compared += expected.papers.length;
+    }
+    expect(compared).toBeGreaterThan(800);
+    await sqlite.close();
+    await postgres.close();
+  }, 180_000);
+});
+
+describe('PostgreSQL inverted layout: postings after merges and folds', () => {
+  const record = (title: string, fields: Partial<Paper>): Paper => ({
+    ...emptyPaper(title),
+    type: 'conference-paper',
+    year: 2020,
+    publication_date: '2020',
+    ...fields,
+  });
+
+  /** Word document counts and index totals, as stored. */
+  async function statistics(schema: string) {
+    const client = new pg.Client({ connectionString: testPostgresUrl });
+    await client.connect();
+    try {
+      const words = await client.query<{ word: string; records: number }>(
+        `SELECT word, records FROM ${schema}.paper_words WHERE records <> 0 ORDER BY word`,
+      );
+      const stats = await client.query<{ records: string; tokens: string }>(
+        `SELECT records, tokens FROM ${schema}.paper_index_stats`,
+      );
+      return { words: words.rows, totals: stats.rows[0] };
+    } finally {
+      await client.end();
+    }
+  }
+
+  it('keeps word counts, totals and matches equal to an index built from the final records', async () => {
+    const schemaA = uniqueSchema('paper_inverted');
+    const schemaB = uniqueSchema('paper_inverted');
+    schemas.push(schemaA, schemaB);
+    const changed = await createPostgresPaperIndex(testPostgresUrl, { schema: schemaA, layout: 'inverted' });
+    await changed.upsert([
+      record('Glacier melt under warming', { doi: '10.9/a', abstract: 'Ice sheets retreat quickly.' }),
+      record('Preprint on coral bleaching', { identifiers: { arxiv: '2101.00002' }, type: 'preprint' }),
+      record('Coral bleaching in warm seas', { doi: '10.9/c', identifiers: { doi: '10.9/c' } }),
+      record('Seagrass carbon storage', { doi: '10.9/d', cited_by_count: 3 }),
+    ]);
+    // Searched before the changes (the connection caches document metadata per data version).
+    expect((await changed.search({ ...search, should: [term('ice')] })).total).toBe(1);
+    const before = await changed.search({ ...search, should: [term('seagrass')], sort: 'cited_by_count' });
+    expect(before.papers[0]?.cited_by_count).toBe(3);
+    // New abstract (new text), a fold of the preprint into the article, only new citations.
+    await changed.upsert([
+      record('Glacier melt under warming', { doi: '10.9/a', abstract: 'Glaciers thin; meltwater rises.' }),
+      record('Coral bleaching in warm seas', {
+        doi: '10.9/c',
+        identifiers: { doi: '10.9/c', arxiv: '2101.00002' },
+      }),
+      record('Seagrass carbon storage', { doi: '10.9/d', cited_by_count: 30 }),
+    ]);
+    const finalRecords = (await changed.recordsWithoutVectors('none', 0, 100)).map((entry) => entry.paper);
+    expect(finalRecords).toHaveLength((await changed.count()).papers);
+    const fresh = await createPostgresPaperIndex(testPostgresUrl, { schema: schemaB, layout: 'inverted' });
+    await fresh.upsert(finalRecords);
+    expect(await statistics(schemaA)).toEqual(await statistics(schemaB));
+    for (const words of ['ice', 'glaciers', 'preprint', 'coral', 'seagrass', 'carbon storage']) {
+      const q = { ...search, should: [words.includes(' ') ? phrase(words) : term(words)] };
+      const [a, b] = [await changed.search(q), await fresh.search(q)];
+      expect(a.total, words).toBe(b.total);
+      expect(ranking(a), words).toEqual(ranking(b));
+    }
+    expect((await changed.search({ ...search, should: [term('ice')] })).total).toBe(0);
+    const cited = await changed.search({ ...search, should: [term('seagrass')], sort: 'cited_by_count' });
+    expect(cited.papers[0]?.cited_by_count).toBe(30);
+    await changed.close();
+    await fresh.close();
+  });
+});
