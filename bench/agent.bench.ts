@@ -1,7 +1,9 @@
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { loadConfig } from '../src/config/load-config.js';
+import { chatModelDir, localChatModelFiles } from '../src/config/sections/chat.js';
 import { resolveInputs } from '../src/ingest/ingest-inputs.js';
 import { ingest } from '../src/ingest/ingest-pipeline.js';
 import { createContainer, openPaperIndex } from '../src/main.js';
@@ -110,12 +112,21 @@ interface Timing {
 }
 
 /** One streamed chat completion, timed from the request to the first frame, progress, content, [DONE]. */
-async function timedCompletion(url: string, key: string, question: string): Promise<Timing> {
+async function timedCompletion(
+  url: string,
+  key: string,
+  question: string | Array<{ role: string; content: string }>,
+  answer?: { text: string },
+): Promise<Timing> {
   const started = performance.now();
+  const messages = typeof question === 'string' ? [{ role: 'user', content: question }] : question;
   const response = await request(`${url}/api/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'x', stream: true, messages: [{ role: 'user', content: question }] }),
+    body: JSON.stringify({ model: 'x', stream: true, messages }),
+    // A local model's answer takes minutes; keep-alive comments arrive every 10 s.
+    headersTimeout: 600_000,
+    bodyTimeout: 600_000,
   });
   if (response.statusCode !== 200)
     throw new Error(`chat answered ${response.statusCode}: ${await response.body.text()}`);
@@ -146,6 +157,7 @@ async function timedCompletion(url: string, key: string, question: string): Prom
       if (delta.content) {
         if (timing.firstTokenMs < 0) timing.firstTokenMs = now;
         timing.characters += delta.content.length;
+        if (answer) answer.text += delta.content;
       }
     }
   }
@@ -237,4 +249,134 @@ export async function agentBench(options: { quick: boolean }): Promise<BenchRepo
     await server.stop();
     await baseline.stop();
   }
+}
+
+/** The local model's weights (Qwen2.5-Coder-1.5B unless ALEXANDRIA_CHAT_MODEL_PATH names another GGUF). */
+function localModelPath(): string {
+  return (
+    process.env.ALEXANDRIA_CHAT_MODEL_PATH?.trim() ||
+    join(chatModelDir(), localChatModelFiles['qwen2.5-1.5b'])
+  );
+}
+
+/**
+ * The research agent on the local 1.5B model over HTTP (issue 15's latency goals), on the same
+ * 32k-paper index and project PDFs as the extractive bench: for each question, the time to the first
+ * progress token (the first chunk whose \`reasoning_content\` or \`content\` is text the user sees:
+ * the agent's "Searching papers: …" line, streamed before the model runs), the first answer token
+ * and the whole answer; then one follow-up turn ("… them?") after the first answer. The extractive
+ * agent's figures are in the report before this one. Skipped, with a printed line, without the weights.
+ */
+export async function localAgentBench(options: { quick: boolean }): Promise<BenchReport> {
+  const modelPath = localModelPath();
+  if (!existsSync(modelPath)) {
+    return {
+      name: 'Research agent on the local model: SKIPPED',
+      rows: [],
+      summary: [
+        `SKIPPED: no local model at ${modelPath} (node scripts/setup-model.mjs --chat-model qwen2.5-1.5b); the local model's latency goals were not measured`,
+      ],
+    };
+  }
+  const { dataDir, papers } = await benchData();
+  const server = await startChildServer(new URL('./servers/alexandria.ts', import.meta.url), {
+    BENCH_DATA_DIR: dataDir,
+    ALEXANDRIA_AGENT_READ_REMOTE_PDFS: 'false',
+    ALEXANDRIA_SOURCES: '',
+    ALEXANDRIA_CHAT_PROVIDER: 'local',
+    ALEXANDRIA_CHAT_MODEL_PATH: modelPath,
+    ALEXANDRIA_CHAT_TEMPERATURE: process.env.ALEXANDRIA_CHAT_TEMPERATURE ?? '0',
+  });
+  try {
+    const asked = questions.slice(0, options.quick ? 2 : 6);
+    // The model loads in the background at start; one throw-away request waits for it (and JIT).
+    const warm = await timedCompletion(server.url, server.extra, 'What is a language model?');
+    const timings: Timing[] = [];
+    let firstAnswer = '';
+    for (const [index, question] of asked.entries()) {
+      const answer = { text: '' };
+      timings.push(await timedCompletion(server.url, server.extra, question, answer));
+      if (index === 0) firstAnswer = answer.text;
+      process.stderr.write(`agent-local bench: ${(timings.at(-1)?.doneMs ?? 0) / 1000} s: ${question}\n`);
+    }
+    const followUp = await timedCompletion(server.url, server.extra, [
+      { role: 'user', content: asked[0] as string },
+      { role: 'assistant', content: firstAnswer },
+      { role: 'user', content: 'Which datasets are used to evaluate them?' },
+    ]);
+    const generative = await timedGenerativeSearch(
+      server.url,
+      server.extra,
+      asked[1] ?? (asked[0] as string),
+    );
+    const all = [...timings, followUp];
+    const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
+    const firstSeen = sorted(
+      all.map((timing) =>
+        Math.min(...[timing.firstProgressMs, timing.firstTokenMs].filter((value) => value >= 0)),
+      ),
+    );
+    const firstToken = sorted(all.map((timing) => timing.firstTokenMs).filter((value) => value >= 0));
+    const done = sorted(all.map((timing) => timing.doneMs));
+    const row = (subject: string, values: number[]) => ({
+      subject,
+      metrics: {
+        'p50 ms': percentile(values, 0.5),
+        'p95 ms': percentile(values, 0.95),
+        'max ms': values.at(-1) ?? Number.NaN,
+        n: values.length,
+      },
+    });
+    const progressP95 = percentile(firstSeen, 0.95);
+    const doneP95 = percentile(done, 0.95);
+    const threads = process.env.ALEXANDRIA_CHAT_THREADS ?? '(budget share)';
+    return {
+      name: `Research agent on the local model (${modelPath.split('/').pop()}, llama.cpp threads ${threads}) over HTTP, ${papers} papers indexed, ${asked.length} questions + 1 follow-up, streamed`,
+      rows: [
+        row('local: first frame (role)', sorted(all.map((timing) => timing.firstChunkMs))),
+        row('local: first progress token', firstSeen),
+        row('local: first answer token', firstToken),
+        row('local: full answer ([DONE])', done),
+        row('local: the follow-up turn, full answer', [followUp.doneMs]),
+        row('local: warm-up request (model load)', [warm.doneMs]),
+        row(`local: generative_mode search, ${generative.records} records`, [generative.ms]),
+      ],
+      summary: [
+        `first progress token p95 ${progressP95.toFixed(0)} ms (goal ≤ 1000 ms: ${progressP95 <= 1000 ? 'met' : 'NOT met'}); it is the agent's "Searching papers: …" line (reasoning_content), streamed before the model's first step`,
+        `full answer p95 ${(doneP95 / 1000).toFixed(1)} s over ${all.length} runs (goal ≤ 90 s on 2 cores: ${doneP95 <= 90_000 ? 'met' : 'NOT met'}); p50 ${(percentile(done, 0.5) / 1000).toFixed(1)} s`,
+        `first answer token p50 ${(percentile(firstToken, 0.5) / 1000).toFixed(1)} s; ${all.length - firstToken.length} run(s) without answer text; mean answer ${Math.round(all.reduce((sum, timing) => sum + timing.characters, 0) / all.length)} characters`,
+        `generative_mode=true (one search, ${generative.records} records, budget ALEXANDRIA_GENERATIVE_TIMEOUT_MS): ${generative.modelAnswers} model answer(s), the rest extractive, in ${(generative.ms / 1000).toFixed(1)} s`,
+        'The extractive agent on the same questions: the report above. The machine is shared: timings are noisy.',
+      ],
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
+/**
+ * One `generative_mode=true` search: its time, and how many records got a model answer (an
+ * extractive answer is the abstract's own sentences, so its opening is found in the abstract).
+ */
+async function timedGenerativeSearch(
+  url: string,
+  key: string,
+  question: string,
+): Promise<{ ms: number; records: number; modelAnswers: number }> {
+  const started = performance.now();
+  const response = await request(
+    `${url}/api/abstracts?query=${encodeURIComponent(question)}&peer_reviewed_only=false&generative_mode=true&limit=10`,
+    { headers: { authorization: `Bearer ${key}` }, headersTimeout: 600_000, bodyTimeout: 600_000 },
+  );
+  // A plain search answers a bare array of records.
+  const records = (await response.body.json()) as Array<{ abstract?: string | null; answer?: string }>;
+  const ms = performance.now() - started;
+  const plain = (text: string) => text.replace(/\\/g, '').replace(/[“”"]/g, '').replace(/\s+/g, ' ');
+  const modelAnswers = records.filter((record) => {
+    const answer = plain(record.answer ?? '');
+    if (!answer || answer.startsWith('The abstract does not address') || answer.startsWith('No abstract'))
+      return false;
+    return !plain(record.abstract ?? '').includes(answer.slice(0, 40));
+  }).length;
+  return { ms, records: records.length, modelAnswers };
 }

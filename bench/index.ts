@@ -1,4 +1,4 @@
-import { agentBench } from './agent.bench.js';
+import { agentBench, localAgentBench } from './agent.bench.js';
 import { documentsBench } from './documents.bench.js';
 import { embeddingBench } from './embedding.bench.js';
 import { federationBench } from './federation.bench.js';
@@ -32,6 +32,8 @@ export const benchmarks: Benchmark[] = [
   { name: 'postgres-index', run: (options) => postgresIndexBench(options) },
   { name: 'scale-out', run: (options) => scaleOutBench(options) },
   { name: 'agent', run: (options) => agentBench(options) },
+  // The same name: `npm run bench -- agent` runs both, the extractive agent first.
+  { name: 'agent', run: (options) => localAgentBench(options) },
   {
     name: 'soak',
     onlyWhenNamed: true,

@@ -1,4 +1,5 @@
 import { agentEval } from './agent.eval.js';
+import { localAgentEval } from './agent-local.eval.js';
 import { rankingLevers } from './lib/ranking-levers.js';
 import { pdfMetadataEval } from './pdf-metadata.eval.js';
 import { pdfQaEval } from './pdf-qa.eval.js';
@@ -28,4 +29,6 @@ export const evaluations: Evaluation[] = [
   { name: 'search', run: (options) => searchEval(options) },
   { name: 'references', run: (options) => referencesEval(options) },
   { name: 'agent', run: (options) => agentEval(options) },
+  // The same name: `npm run eval -- agent` runs both (the local model needs the project agentEval fills).
+  { name: 'agent', run: (options) => localAgentEval(options) },
 ];

@@ -603,6 +603,8 @@ function createAnswering(config: Config, logger: Logger, model: ChatModel | unde
   const { chat } = config;
   const documentUrl = (pdfRef: string) =>
     `${publicUrlOf(config)}/api/fulltext?pdf_id=${encodeURIComponent(pdfRef)}`;
+  // A small model on CPU reads every prompt token at ~100 a second (docs/decisions/0035-local-chat-model.md).
+  const toolSet = chat.toolSet ?? (chatProviderOf(config) === 'local' ? 'compact' : 'full');
   return {
     research: new ResearchService({
       modelName: chat.modelName,
@@ -611,8 +613,12 @@ function createAnswering(config: Config, logger: Logger, model: ChatModel | unde
       documentUrl,
       // Offline (no upstream source) the agent reads only what is here (docs/decisions/0030-chat-details.md).
       readRemotePdfs: chat.readRemotePdfs ?? config.sources.enabled.length > 0,
+      toolSet,
+      searchFirst: chat.searchFirst ?? toolSet === 'compact',
+      // The local model's context also holds the instructions, the tools' results and the answer.
+      ...(chatProviderOf(config) === 'local' ? { historyTokens: Math.floor(chat.contextTokens / 4) } : {}),
       budgets: {
-        maxSteps: chat.maxSteps,
+        maxSteps: chat.maxSteps ?? (chatProviderOf(config) === 'local' ? 4 : 8),
         maxTokens: chat.maxTokens,
         timeLimitMs: chatDeadlines(config).runMs,
         toolTimeoutMs: chat.toolTimeoutMs,
@@ -624,6 +630,8 @@ function createAnswering(config: Config, logger: Logger, model: ChatModel | unde
       model,
       concurrency: chat.generativeConcurrency,
       timeoutMs: chat.generativeTimeoutMs,
+      // The local model answers one record at a time: one deadline for the whole search.
+      ...(chatProviderOf(config) === 'local' ? { budgetMs: chat.generativeTimeoutMs } : {}),
       documentUrl,
       onFallback: (error) => logger.warn({ err: error }, 'generative answer fell back to extractive'),
     }),

@@ -8,7 +8,13 @@ import type { SearchResult } from '../domain/search.js';
 import type { ChatToolCall, ChatToolDefinition } from '../ports/chat-model.js';
 import type { PromptFence } from '../text/fence.js';
 import type { ResearchTools } from './agent-types.js';
-import { agentSearchRequest, figureUrls, searchLibrary, withDeadline } from './retrieval.js';
+import {
+  agentSearchRequest,
+  figureUrls,
+  searchLibrary,
+  searchWithRelaxation,
+  withDeadline,
+} from './retrieval.js';
 import { citationMarkdown, type RetrievedSource, type SourceLedger } from './source-ledger.js';
 
 /** What a tool needs while it runs. */
@@ -28,8 +34,28 @@ export interface AgentTool {
   run(args: never, context: ToolContext): Promise<string>;
 }
 
-const abstractLimit = 1500;
-const chunkLimit = 8000;
+/**
+ * How much the tools feed back to the model. `full` suits a hosted model; `compact` a small local
+ * model on CPU, which reads ~100 prompt tokens a second: fewer tools (search, your projects, ask a
+ * PDF), shorter descriptions and arguments, and capped results (docs/decisions/0035-local-chat-model.md).
+ */
+export type ToolSet = 'full' | 'compact';
+
+interface ToolLimits {
+  /** Records a search shows. */
+  papers: number;
+  /** Characters of an abstract shown. */
+  abstractChars: number;
+  /** Characters of a full-text chunk shown. */
+  chunkChars: number;
+  /** Chunks ask_pdf returns. */
+  askChunks: number;
+}
+
+const limitsOf: Record<ToolSet, ToolLimits> = {
+  full: { papers: 8, abstractChars: 1500, chunkChars: 8000, askChunks: 2 },
+  compact: { papers: 4, abstractChars: 1200, chunkChars: 1500, askChunks: 2 },
+};
 
 const searchArguments = z.object({
   keywords: z.string().min(1).max(300).describe('2-6 specific English keywords.').optional(),
@@ -37,6 +63,10 @@ const searchArguments = z.object({
   start_year: z.number().int().optional().describe('First publication year, inclusive.'),
   end_year: z.number().int().optional().describe('Last publication year, inclusive.'),
   sort: z.enum(['relevance', 'cited_by_count', 'publication_date']).optional(),
+});
+/** The compact set's search: the keywords only (a grammar writes every key, so fewer keys, fewer tokens). */
+const compactSearchArguments = z.object({
+  keywords: z.string().min(1).max(300).describe('2-6 specific English keywords.'),
 });
 const documentArguments = z.object({
   pdf_id: z.string().min(1).max(2000).describe('The pdf_id of a record (PDF_URL:… or PROJ:…).'),
@@ -61,13 +91,42 @@ function tool<S extends z.ZodObject>(
   };
 }
 
-/** The tools offered to the model: one per service that is present. */
+/**
+ * The tools offered to the model: one per service that is present (`full`), or the three a small
+ * model uses — search, your projects, ask a PDF — with capped results (`compact`).
+ */
 export function createAgentTools(
   services: ResearchTools,
+  set: ToolSet = 'full',
 ): Map<string, { schema: z.ZodObject; tool: AgentTool }> {
   const tools: Array<{ name: string; schema: z.ZodObject; tool: AgentTool }> = [];
   const { search, fullText, library, projects, literatureMap } = services;
-  if (search) {
+  const limits = limitsOf[set];
+  const compact = set === 'compact';
+  if (search && compact) {
+    tools.push(
+      tool(
+        'search_papers',
+        'Search scholarly papers by keywords. Returns records with their citation, abstract and pdf_id.',
+        compactSearchArguments,
+        (args) => `Searching papers: ${args.keywords}`,
+        async (args, context) => {
+          // The words rank the records (BM25); requiring all of them only when that finds nothing.
+          const { result } = await withDeadline(
+            (signal) =>
+              searchWithRelaxation(search, args.keywords, args.keywords.split(/\s+/), {
+                signal,
+                limit: limits.papers,
+              }),
+            context.timeoutMs,
+            context.signal,
+            'search_papers',
+          );
+          return renderSearch(result, context, limits);
+        },
+      ),
+    );
+  } else if (search) {
     tools.push(
       tool(
         'search_papers',
@@ -76,12 +135,12 @@ export function createAgentTools(
         (args) => `Searching papers: ${args.keywords ?? args.query ?? ''}`,
         async (args, context) => {
           const result = await withDeadline(
-            (signal) => search.searchPapers(toSearchRequest(args), { signal }),
+            (signal) => search.searchPapers(toSearchRequest(args, limits.papers), { signal }),
             context.timeoutMs,
             context.signal,
             'search_papers',
           );
-          return renderSearch(result, context);
+          return renderSearch(result, context, limits);
         },
       ),
       tool(
@@ -91,12 +150,12 @@ export function createAgentTools(
         (args) => `Searching patents: ${args.keywords ?? args.query ?? ''}`,
         async (args, context) => {
           const result = await withDeadline(
-            (signal) => search.searchPatents(toSearchRequest(args), { signal }),
+            (signal) => search.searchPatents(toSearchRequest(args, limits.papers), { signal }),
             context.timeoutMs,
             context.signal,
             'search_patents',
           );
-          return renderSearch(result, context);
+          return renderSearch(result, context, limits);
         },
       ),
     );
@@ -112,7 +171,7 @@ export function createAgentTools(
           const papers = await withDeadline(
             (signal) =>
               searchLibrary(projects, context.tenantId, args.query, {
-                limit: 5,
+                limit: Math.min(5, limits.papers),
                 signal,
                 ...(fullText ? { fullText } : {}),
               }),
@@ -120,12 +179,12 @@ export function createAgentTools(
             context.signal,
             'search_my_library',
           );
-          return renderSearch({ papers, total: papers.length, nextOffset: null, hint: '' }, context);
+          return renderSearch({ papers, total: papers.length, nextOffset: null, hint: '' }, context, limits);
         },
       ),
     );
   }
-  if (fullText) {
+  if (fullText && !compact) {
     tools.push(
       tool(
         'read_full_text',
@@ -136,17 +195,24 @@ export function createAgentTools(
         (args) => `Reading chunk ${args.chunk} of ${args.pdf_id}`,
         async (args, context) => {
           const result = await withDeadline(
-            (signal) => fullText.readChunk(context.tenantId, checkedRef(args.pdf_id), args.chunk, { signal }),
+            (signal) =>
+              fullText.readChunk(context.tenantId, documentOf(args.pdf_id, context), args.chunk, { signal }),
             context.timeoutMs,
             context.signal,
             'read_full_text',
           );
-          return renderChunks(args.pdf_id, result, context);
+          return renderChunks(documentOf(args.pdf_id, context), result, context, limits);
         },
       ),
+    );
+  }
+  if (fullText) {
+    tools.push(
       tool(
         'ask_pdf',
-        'Ask a question of the full text of a record with a pdf_id: returns the most relevant chunks.',
+        compact
+          ? 'Ask a question of the full text of a record that has a pdf_id.'
+          : 'Ask a question of the full text of a record with a pdf_id: returns the most relevant chunks.',
         documentArguments.extend({
           question: z.string().min(1).max(1000).describe('The question, in English.'),
         }),
@@ -154,17 +220,20 @@ export function createAgentTools(
         async (args, context) => {
           const result = await withDeadline(
             (signal) =>
-              fullText.ask(context.tenantId, checkedRef(args.pdf_id), args.question, { topK: 2, signal }),
+              fullText.ask(context.tenantId, documentOf(args.pdf_id, context), args.question, {
+                topK: limits.askChunks,
+                signal,
+              }),
             context.timeoutMs,
             context.signal,
             'ask_pdf',
           );
-          return renderChunks(args.pdf_id, result, context);
+          return renderChunks(documentOf(args.pdf_id, context), result, context, limits);
         },
       ),
     );
   }
-  if (library) {
+  if (library && !compact) {
     tools.push(
       tool(
         'add_to_project',
@@ -195,12 +264,12 @@ export function createAgentTools(
             context.signal,
             'add_to_project',
           );
-          return `Added ${added.length} record(s) to project "${args.project_name ?? 'gpt'}".\n${renderPapers(added, context)}`;
+          return `Added ${added.length} record(s) to project "${args.project_name ?? 'gpt'}".\n${renderPapers(added, context, limits)}`;
         },
       ),
     );
   }
-  if (literatureMap) {
+  if (literatureMap && !compact) {
     tools.push(
       tool(
         'literature_map',
@@ -222,9 +291,9 @@ export function createAgentTools(
             'literature_map',
           );
           const section = (name: string, papers: Paper[]) =>
-            `## ${name} (${papers.length})\n${papers.length ? renderPapers(papers, context) : 'none found'}`;
+            `## ${name} (${papers.length})\n${papers.length ? renderPapers(papers, context, limits) : 'none found'}`;
           return [
-            `The paper:\n${renderPapers([map.paper], context)}`,
+            `The paper:\n${renderPapers([map.paper], context, limits)}`,
             section('References (papers it cites)', map.references),
             section('Citations (papers citing it)', map.citations),
             section('Related papers', map.related),
@@ -292,7 +361,7 @@ export function prepareToolCall(
   };
 }
 
-function toSearchRequest(args: z.output<typeof searchArguments>) {
+function toSearchRequest(args: z.output<typeof searchArguments>, limit: number) {
   if (!args.keywords && !args.query)
     throw new AppError('invalid_request', 'Give keywords or query', { param: 'keywords' });
   return agentSearchRequest({
@@ -301,8 +370,30 @@ function toSearchRequest(args: z.output<typeof searchArguments>) {
     ...(args.start_year ? { startYear: args.start_year } : {}),
     ...(args.end_year ? { endYear: args.end_year } : {}),
     ...(args.sort ? { sort: args.sort } : {}),
-    limit: 8,
+    limit,
   });
+}
+
+/**
+ * The document a pdf_id argument names: a document reference, or — as small models write — the
+ * record's id ("S2") or its citation url, resolved through the run's records.
+ */
+function documentOf(pdfId: string, context: ToolContext): string {
+  const ref = pdfId.trim().replace(/^\[(.*)\]$/, '$1');
+  const record = /^S\d+$/i.test(ref)
+    ? context.ledger.sources().find((source) => source.id === ref.toUpperCase())
+    : context.ledger.findByUrl(ref);
+  if (/^S\d+$/i.test(ref) && !record) {
+    throw new AppError('invalid_request', `There is no record ${ref} in this conversation`, {
+      param: 'pdf_id',
+    });
+  }
+  if (record && !record.paper.pdf_id) {
+    throw new AppError('invalid_request', `Record ${record.id} has no pdf_id: its full text cannot be read`, {
+      param: 'pdf_id',
+    });
+  }
+  return checkedRef(record?.paper.pdf_id ?? ref);
 }
 
 function checkedRef(pdfRef: string): string {
@@ -310,12 +401,12 @@ function checkedRef(pdfRef: string): string {
   return pdfRef.trim();
 }
 
-function renderSearch(result: SearchResult, context: ToolContext): string {
+function renderSearch(result: SearchResult, context: ToolContext, limits: ToolLimits): string {
   if (result.papers.length === 0) return `No records found. ${result.hint}`.trim();
-  return `${result.total} match(es); ${result.papers.length} shown. Cite a record with its "cite as" link exactly.\n\n${renderPapers(result.papers, context)}`;
+  return `${result.total} match(es); ${result.papers.length} shown. Cite a record with its "cite as" link exactly.\n\n${renderPapers(result.papers, context, limits)}`;
 }
 
-function renderPapers(papers: Paper[], context: ToolContext): string {
+function renderPapers(papers: Paper[], context: ToolContext, limits: ToolLimits): string {
   return papers
     .map((paper) => {
       const source = context.ledger.add(paper);
@@ -327,19 +418,24 @@ function renderPapers(papers: Paper[], context: ToolContext): string {
           : '',
         paper.pdf_id ? `pdf_id: ${paper.pdf_id}` : 'no full text',
       ].filter(Boolean);
-      const abstract = (paper.abstract ?? '(no abstract)').slice(0, abstractLimit);
+      const abstract = clip(paper.abstract ?? '(no abstract)', limits.abstractChars);
       return `${facts.join(' · ')}\n${context.fence.wrap(`Title: ${paper.title}\nVenue: ${paper.venue ?? ''}\nAbstract: ${abstract}`)}`;
     })
     .join('\n\n');
 }
 
-function renderChunks(pdfRef: string, result: FullTextResult, context: ToolContext): string {
+function renderChunks(
+  pdfRef: string,
+  result: FullTextResult,
+  context: ToolContext,
+  limits: ToolLimits,
+): string {
   const source = sourceOfDocument(pdfRef, result, context.ledger);
   const parts = result.chunks.map((chunk) => {
     for (const url of figureUrls(chunk.img_mds)) context.ledger.addFigure(url);
     context.ledger.addEvidence({ source, text: chunk.chunk, kind: 'fulltext', chunk: chunk.chunk_num });
     const figures = chunk.img_mds.length ? `\nFigures:\n${chunk.img_mds.join('\n')}` : '';
-    return `Chunk ${chunk.chunk_num} of ${result.total_chunk_num}:\n${context.fence.wrap(chunk.chunk.slice(0, chunkLimit) + figures)}`;
+    return `Chunk ${chunk.chunk_num} of ${result.total_chunk_num}:\n${context.fence.wrap(clip(chunk.chunk, limits.chunkChars) + figures)}`;
   });
   return `From [${source.id}], cite as ${citationMarkdown(source)}. ${result.hint}\n\n${parts.join('\n\n')}`;
 }
@@ -358,4 +454,12 @@ function sourceOfDocument(pdfRef: string, result: FullTextResult, ledger: Source
     pdf_id: pdfRef.trim(),
     ...(ref.kind === 'url' ? { pdf_url: ref.url } : {}),
   });
+}
+
+/** The text cut to `limit` characters, at a word boundary, marked "…" when cut. */
+function clip(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  const cut = text.slice(0, limit);
+  const space = cut.lastIndexOf(' ');
+  return `${space > limit * 0.8 ? cut.slice(0, space) : cut} …`;
 }

@@ -1,14 +1,12 @@
 import type { Paper } from '../domain/paper.js';
 import { estimateTokens } from '../ports/chat-model.js';
-import { deriveKeywords } from '../text/keywords.js';
 import { plainLine } from '../text/markdown-text.js';
-import {
-  type AgentBudgets,
-  type AgentEvent,
-  questionOf,
-  type ResearchAgent,
-  type ResearchRequest,
-  type ResearchTools,
+import type {
+  AgentBudgets,
+  AgentEvent,
+  ResearchAgent,
+  ResearchRequest,
+  ResearchTools,
 } from './agent-types.js';
 import { CitationFilter } from './citation-filter.js';
 import {
@@ -18,6 +16,7 @@ import {
   sentenceLine,
   withoutBibliography,
 } from './compose.js';
+import { readFollowUp } from './conversation.js';
 import {
   figureUrls,
   type OpeningCache,
@@ -72,7 +71,9 @@ export class ExtractiveAgent implements ResearchAgent {
   async *run(request: ResearchRequest): AsyncIterable<AgentEvent> {
     const { budgets } = this.options;
     const signal = AbortSignal.any([request.signal, AbortSignal.timeout(budgets.timeLimitMs)]);
-    const question = questionOf(request.messages);
+    // A follow-up ("what datasets evaluate them?") is searched and answered with what it refers to.
+    const followUp = readFollowUp(request.messages);
+    const question = followUp.resolved;
     const ledger = new SourceLedger(this.options.documentUrl);
     const filter = new CitationFilter(ledger);
     let answer = '';
@@ -82,7 +83,11 @@ export class ExtractiveAgent implements ResearchAgent {
       return checked ? { type: 'content', text: checked } : undefined;
     };
 
-    const keywords = deriveKeywords(question);
+    const keywords = followUp.keywords;
+    if (followUp.previousQuestion) {
+      const about = followUp.referred ? followUp.referred.title : followUp.previousQuestion;
+      yield { type: 'progress', text: `Reading this as a follow-up about: ${about.slice(0, 200)}\n` };
+    }
     yield { type: 'progress', text: `Searching for: ${keywords.join(', ') || question}\n` };
     const papers: Paper[] = [];
     const notes: string[] = [];

@@ -16,6 +16,12 @@ export interface GenerativeAnswersOptions {
   concurrency: number;
   /** Deadline of one model call, in milliseconds; past it the paper gets the extractive answer. */
   timeoutMs: number;
+  /**
+   * Deadline of all the model answers of one search, in milliseconds: records still unanswered then
+   * get the extractive answer. Unset: each call has only its own `timeoutMs`. The local model, which
+   * answers one record at a time, needs it: its queued calls would otherwise wait in turn.
+   */
+  budgetMs?: number;
   /** Link target for records known only by a `PROJ:` reference. */
   documentUrl?: (pdfRef: string) => string;
   /** Told when a model answer failed and the extractive one was used instead. */
@@ -37,17 +43,34 @@ export class GenerativeAnswers {
 
   /** The records with `answer` set, in the same order. */
   async annotate(papers: Paper[], query: string, options: { signal?: AbortSignal } = {}): Promise<Paper[]> {
+    const { signal } = options;
+    const { budgetMs } = this.options;
+    const budget = budgetMs ? AbortSignal.timeout(budgetMs) : undefined;
+    const callSignal = budget && signal ? AbortSignal.any([signal, budget]) : (budget ?? signal);
     return Promise.all(
-      papers.map(async (paper) => ({ ...paper, answer: await this.answer(paper, query, options.signal) })),
+      papers.map(async (paper) => ({
+        ...paper,
+        answer: await this.answer(paper, query, signal, callSignal),
+      })),
     );
   }
 
-  private async answer(paper: Paper, query: string, signal: AbortSignal | undefined): Promise<string> {
+  private async answer(
+    paper: Paper,
+    query: string,
+    signal: AbortSignal | undefined,
+    callSignal: AbortSignal | undefined,
+  ): Promise<string> {
     const { model } = this.options;
     if (!model || !paper.abstract) return this.extractiveAnswer(paper, query);
     try {
-      return await this.limit(() => this.modelAnswer(model, paper, query, signal));
+      return await this.limit(() => {
+        // Past the search's budget, a record waiting for its turn is answered extractively at once.
+        callSignal?.throwIfAborted();
+        return this.modelAnswer(model, paper, query, callSignal);
+      });
     } catch (error) {
+      // The caller went away: stop. The budget ran out: this record is answered extractively.
       signal?.throwIfAborted();
       this.options.onFallback?.(error, paper);
       return this.extractiveAnswer(paper, query);

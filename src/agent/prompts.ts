@@ -23,6 +23,22 @@ How to answer:
 ${options.fence.rule()}`;
 }
 
+/**
+ * The research agent's system prompt for a small local model (the compact tool set): the same rules
+ * in fewer words, as every word is read at ~100 tokens a second on CPU.
+ */
+export function compactResearchSystemPrompt(options: {
+  fence: PromptFence;
+  maxSteps: number;
+  today: string;
+}): string {
+  return `You are Alexandria, a research assistant. Today is ${options.today}.
+Work: search_papers with 2-6 specific keywords; ask_pdf when an abstract is not enough. At most ${options.maxSteps} steps; answer as soon as you can.
+Answer: concise markdown, only from the results. Cite each claim with the record's "cite as" link exactly, like [Author et al., Year](url). Never invent citations or facts. No references list. If the records do not answer, say so.
+
+${options.fence.rule()}`;
+}
+
 /** Told to the model when a budget runs out: answer now, no more tools. */
 export const answerNowPrompt =
   'The research budget is used up. Answer the question now from the records already retrieved, citing them as instructed. Do not call tools.';

@@ -1,6 +1,7 @@
 import type { ChatMessage } from '../domain/chat.js';
 import { invalid } from '../domain/errors.js';
 import type { ChatModel } from '../ports/chat-model.js';
+import type { ToolSet } from './agent-tools.js';
 import {
   type AgentBudgets,
   type AgentEvent,
@@ -28,6 +29,12 @@ export interface ResearchServiceOptions {
    * they read only PDFs stored in projects and cached parses, and try no host.
    */
   readRemotePdfs?: boolean;
+  /** The tool agent's tools and prompt: `compact` for a small local model (default `full`). */
+  toolSet?: ToolSet;
+  /** Search before the tool agent's first model call (default false). */
+  searchFirst?: boolean;
+  /** Tokens the conversation may take of the model's context (the tool agent; default 24,000). */
+  historyTokens?: number;
 }
 
 /** The tools with a full-text reader that reads only what is here (`localOnly`). */
@@ -74,6 +81,9 @@ export class ResearchService {
           budgets: options.budgets,
           fallback: extractive,
           ...documentUrl,
+          ...(options.toolSet ? { toolSet: options.toolSet } : {}),
+          ...(options.historyTokens ? { historyTokens: options.historyTokens } : {}),
+          ...(options.searchFirst ? { searchFirst: true } : {}),
         })
       : extractive;
   }

@@ -1,7 +1,7 @@
 import { isAppError } from '../domain/errors.js';
 import type { ChatModel, ChatModelMessage, ChatToolCall, TokenUsage } from '../ports/chat-model.js';
 import { PromptFence } from '../text/fence.js';
-import { createAgentTools, prepareToolCall } from './agent-tools.js';
+import { createAgentTools, prepareToolCall, type ToolSet } from './agent-tools.js';
 import type {
   AgentBudgets,
   AgentEvent,
@@ -13,7 +13,8 @@ import type {
 import { questionOf } from './agent-types.js';
 import { CitationFilter } from './citation-filter.js';
 import { anchorSentences, referencesSection, selectSentences, sentenceLine } from './compose.js';
-import { answerNowPrompt, researchSystemPrompt } from './prompts.js';
+import { fitHistory, followUpNote, readFollowUp } from './conversation.js';
+import { answerNowPrompt, compactResearchSystemPrompt, researchSystemPrompt } from './prompts.js';
 import { ReferencesGuard } from './references-guard.js';
 import { SourceLedger } from './source-ledger.js';
 
@@ -22,6 +23,20 @@ export interface ToolAgentOptions {
   documentUrl?: (pdfRef: string) => string;
   /** Runs when the model fails before writing anything (the extractive pipeline). */
   fallback?: ResearchAgent;
+  /**
+   * Search before the first model call, as if the model had called search_papers (and
+   * search_my_library) with the question's keywords: the first progress line streams at once, and a
+   * slow local model skips writing the obvious first action (docs/decisions/0035-local-chat-model.md).
+   */
+  searchFirst?: boolean;
+  /** The tools and prompt offered: `compact` for a small local model (default `full`). */
+  toolSet?: ToolSet;
+  /**
+   * Tokens the conversation (earlier turns and the question) may take of the model's context; beyond
+   * it earlier answers are shortened and the oldest turns left out, which the answer says. Default
+   * 24,000.
+   */
+  historyTokens?: number;
   /** Clock for "today" in the prompt (tests pin it). */
   today?: () => string;
 }
@@ -49,16 +64,38 @@ export class ToolAgent implements ResearchAgent {
     const fence = new PromptFence();
     const guard = new ReferencesGuard();
     const filter = new CitationFilter(ledger);
-    const tools = createAgentTools(this.tools);
+    const toolSet = this.options.toolSet ?? 'full';
+    const tools = createAgentTools(this.tools, toolSet);
     const definitions = [...tools.values()].map((entry) => entry.tool.definition);
     const usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
     const today = this.options.today?.() ?? new Date().toISOString().slice(0, 10);
+    const history = fitHistory(request.messages, this.options.historyTokens ?? 24_000);
+    const followUp = readFollowUp(request.messages);
+    const note = followUpNote(followUp);
+    const conversation: ChatModelMessage[] = history.messages.map((message) => ({
+      role: message.role,
+      content: message.content,
+    }));
+    // What "them"/"it" points at, told right before the question (a small model otherwise searches
+    // for the bare follow-up's words).
+    const asked = conversation.map((message) => message.role).lastIndexOf('user');
+    if (note && asked >= 0) conversation.splice(asked, 0, { role: 'system', content: note });
     const messages: ChatModelMessage[] = [
-      { role: 'system', content: researchSystemPrompt({ fence, maxSteps: budgets.maxSteps - 1, today }) },
-      ...request.messages.map((message) => ({ role: message.role, content: message.content })),
+      {
+        role: 'system',
+        content: (toolSet === 'compact' ? compactResearchSystemPrompt : researchSystemPrompt)({
+          fence,
+          maxSteps: budgets.maxSteps - 1,
+          today,
+        }),
+      },
+      ...conversation,
     ];
     let written = '';
     let steps = 0;
+    // Calls already made (name and arguments): a small model repeats them instead of answering.
+    const made = new Set<string>();
+    let repeated = false;
     let stoppedBy: RunSummary['stoppedBy'];
     let failure: string | undefined;
     const write = (text: string): AgentEvent | undefined => {
@@ -66,15 +103,44 @@ export class ToolAgent implements ResearchAgent {
       written += checked;
       return checked ? { type: 'content', text: checked } : undefined;
     };
+    /** Runs one tool call: its progress line, then its result as the call's `tool` message. */
+    const execute = async function* (call: ChatToolCall): AsyncGenerator<AgentEvent, void> {
+      made.add(`${call.name} ${canonicalArguments(call.arguments)}`);
+      const prepared = prepareToolCall(tools, call);
+      yield { type: 'progress', text: `${prepared.progress}\n` };
+      const content = await prepared.execute({
+        tenantId: request.tenantId,
+        signal,
+        ledger,
+        fence,
+        timeoutMs: budgets.toolTimeoutMs,
+      });
+      messages.push({ role: 'tool', toolCallId: call.id, content });
+    };
 
     try {
+      if (this.options.searchFirst) {
+        const keywords = (followUp.keywords.join(' ') || question).slice(0, 300);
+        const first: ChatToolCall[] = [];
+        if (tools.has('search_papers'))
+          first.push({ id: 'call_search', name: 'search_papers', arguments: JSON.stringify({ keywords }) });
+        if (tools.has('search_my_library'))
+          first.push({
+            id: 'call_library',
+            name: 'search_my_library',
+            arguments: JSON.stringify({ query: followUp.resolved.replace(/\s+/g, ' ').slice(0, 1000) }),
+          });
+        if (first.length > 0) messages.push({ role: 'assistant', content: null, toolCalls: first });
+        for (const call of first) yield* execute(call);
+      }
       for (;;) {
         steps += 1;
         const spent = usage.promptTokens + usage.completionTokens;
         const mustAnswer =
-          steps >= budgets.maxSteps || spent >= budgets.maxTokens || definitions.length === 0;
+          steps >= budgets.maxSteps || spent >= budgets.maxTokens || definitions.length === 0 || repeated;
         if (mustAnswer && definitions.length > 0) {
-          stoppedBy ??= steps >= budgets.maxSteps ? 'steps' : 'tokens';
+          // A repeated call is the model's own end of the search, not a budget.
+          if (!repeated) stoppedBy ??= steps >= budgets.maxSteps ? 'steps' : 'tokens';
           messages.push({ role: 'system', content: answerNowPrompt });
         }
         let text = '';
@@ -112,16 +178,17 @@ export class ToolAgent implements ResearchAgent {
             });
             continue;
           }
-          const prepared = prepareToolCall(tools, call);
-          yield { type: 'progress', text: `${prepared.progress}\n` };
-          const content = await prepared.execute({
-            tenantId: request.tenantId,
-            signal,
-            ledger,
-            fence,
-            timeoutMs: budgets.toolTimeoutMs,
-          });
-          messages.push({ role: 'tool', toolCallId: call.id, content });
+          if (made.has(`${call.name} ${canonicalArguments(call.arguments)}`)) {
+            // The same call again: its result is already above; the next step answers.
+            repeated = true;
+            messages.push({
+              role: 'tool',
+              toolCallId: call.id,
+              content: 'Already done: its result is above. Answer the question now.',
+            });
+            continue;
+          }
+          yield* execute(call);
         }
       }
     } catch (error) {
@@ -157,6 +224,12 @@ export class ToolAgent implements ResearchAgent {
     if (failure) {
       const out = write(
         `\n\n*(The answer is incomplete: the chat model failed: ${failure.replace(/[*_[\]]/g, '')})*\n`,
+      );
+      if (out) yield out;
+    }
+    if (history.dropped > 0) {
+      const out = write(
+        `\n\n*(${history.dropped} earlier message(s) of this conversation did not fit the model's context and were left out; the model saw only the questions asked in them.)*\n`,
       );
       if (out) yield out;
     }
@@ -205,4 +278,22 @@ export class ToolAgent implements ResearchAgent {
       };
     }
   }
+}
+
+/** Arguments as a stable text (keys sorted), to recognise a repeated call. */
+function canonicalArguments(text: string): string {
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
+      const record = parsed as Record<string, unknown>;
+      return JSON.stringify(
+        Object.fromEntries(
+          Object.keys(record)
+            .sort()
+            .map((key) => [key, record[key]]),
+        ),
+      );
+    }
+  } catch {}
+  return text.trim();
 }

@@ -258,7 +258,9 @@ describe('constrained actions', () => {
     );
     expect(history.map((item) => item.type)).toEqual(['system', 'user', 'model', 'user', 'model']);
     expect(history[0]).toMatchObject({ type: 'system' });
-    expect((history[0] as { text: string }).text).toMatch(/^Be careful\.\n\n## Actions\n/);
+    // The protocol first (the same in every run), the agent's instructions (ending with the run's
+    // fence nonce) after it: a new run reuses the evaluated protocol.
+    expect((history[0] as { text: string }).text).toMatch(/^## Actions\n[\s\S]*\n\nBe careful\.$/);
     expect(history[2]).toEqual({ type: 'model', response: ['{"action":"search_papers","keywords":"x"}'] });
     expect(history[3]).toEqual({
       type: 'user',

@@ -28,6 +28,12 @@ const searchCall = {
   arguments: { keywords: 'Acinetobacter lwoffii resistance', query: question },
 };
 
+/** A search that differs from the one before it (a runaway that is not a mere repeat). */
+const searchCallNumber = (index: number) => ({
+  name: 'search_papers',
+  arguments: { ...searchCall.arguments, keywords: `${searchCall.arguments.keywords} ${index}` },
+});
+
 let server: FakeOpenAiServer;
 let search: FakePaperSearch;
 let reader: FakeFullTextReader;
@@ -141,7 +147,9 @@ describe('the tool-calling agent on a scripted model', () => {
   });
 
   it('stops a runaway loop at the step budget and answers from what it retrieved', async () => {
-    const { content, summary } = await run(() => ({ toolCalls: [searchCall] }), { maxSteps: 3 });
+    const { content, summary } = await run((_request, index) => ({ toolCalls: [searchCallNumber(index)] }), {
+      maxSteps: 3,
+    });
     expect(server.requests).toHaveLength(3);
     expect(server.requests[1]?.tools).toHaveLength(4);
     const last = server.requests[2];
@@ -155,9 +163,23 @@ describe('the tool-calling agent on a scripted model', () => {
     expect(content).toContain('**References**');
   });
 
+  it('answers when the model repeats a call instead of making it again', async () => {
+    const { summary } = await run((_request, index) =>
+      index < 5 ? { toolCalls: [searchCall] } : { text: `Ciprofloxacin ${hartman}.` },
+    );
+    expect(search.calls).toHaveLength(1);
+    expect(server.requests).toHaveLength(3);
+    expect(server.requests[2]?.messages.at(-2)?.content).toBe(
+      'Already done: its result is above. Answer the question now.',
+    );
+    expect(server.requests[2]?.tools).toBeUndefined();
+    expect(summary.stoppedBy).toBeUndefined();
+  });
+
   it('stops at the token budget', async () => {
     const { summary } = await run(
-      (_request, index) => (index < 5 ? { toolCalls: [searchCall] } : { text: `Ciprofloxacin ${hartman}.` }),
+      (_request, index) =>
+        index < 5 ? { toolCalls: [searchCallNumber(index)] } : { text: `Ciprofloxacin ${hartman}.` },
       { maxTokens: 200 },
     );
     expect(server.requests).toHaveLength(3);

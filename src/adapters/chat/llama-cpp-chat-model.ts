@@ -64,9 +64,19 @@ ${lines.join('\n')}
 /** The action that ends the steps, as the model writes it. */
 const answerAction = '{"action": "answer"}';
 
-/** The instruction after an "answer" action: the text that follows is the answer. */
-const writeAnswerNow =
-  'Now write your answer to the question in plain markdown text, not JSON: use only the results above, and cite them exactly as the instructions say.';
+/**
+ * The instruction after an "answer" action: the text that follows is the answer. It repeats the
+ * user's question: after a few steps a small model otherwise answers the last question it asked a
+ * tool ("What is the purpose of the study?") instead (measured with Qwen2.5-1.5B on PubMedQA).
+ */
+function writeAnswerNow(messages: ChatModelMessage[]): string {
+  const question = [...messages]
+    .reverse()
+    .find((message) => message.role === 'user')
+    ?.content.trim();
+  const asked = question ? ` The user's question: "${question.slice(0, 1500)}"` : '';
+  return `Now write your answer to the user's question in plain markdown text, not JSON, following any format it asks for: use only the results above, and cite them exactly as the instructions say.${asked}`;
+}
 
 /**
  * `ChatModel` on a GGUF model run in-process by llama.cpp (node-llama-cpp, CPU prebuilt binary).
@@ -213,7 +223,7 @@ export class LlamaCppChatModel implements ChatModel {
         -1,
         1,
         { type: 'model', response: [step.response] },
-        { type: 'user', text: writeAnswerNow },
+        { type: 'user', text: writeAnswerNow(request.messages) },
       );
       history.push({ type: 'model', response: [] });
     } else if (calledBefore) {
@@ -221,7 +231,7 @@ export class LlamaCppChatModel implements ChatModel {
         -1,
         1,
         { type: 'model', response: [answerAction] },
-        { type: 'user', text: writeAnswerNow },
+        { type: 'user', text: writeAnswerNow(request.messages) },
       );
       history.push({ type: 'model', response: [] });
     }
@@ -338,7 +348,9 @@ export function toHistory(
         break;
     }
   }
-  if (tools) system.push(actionProtocol(tools));
+  // The protocol first: it is the same in every run, while the agent's instructions end with the
+  // run's fence nonce, so a new run re-evaluates only the instructions (the sequence keeps the prefix).
+  if (tools) system.unshift(actionProtocol(tools));
   const history: ChatHistoryItem[] = [];
   if (system.length > 0) history.push({ type: 'system', text: system.join('\n\n') });
   history.push(...items, { type: 'model', response: [] });

@@ -88,9 +88,9 @@ export const chatSection = {
     default: '2',
     description: 'Retries of a failed chat-model call before it streams (429, 5xx, connection errors).',
   }),
-  maxSteps: envVar('ALEXANDRIA_AGENT_MAX_STEPS', positiveInt, {
-    default: '8',
-    description: 'Most model calls of one agent run; the last is told to answer without tools.',
+  maxSteps: envVar('ALEXANDRIA_AGENT_MAX_STEPS', positiveInt.optional(), {
+    description:
+      'Most model calls of one agent run; the last is told to answer without tools. Unset: 8, or 4 with the local provider (it searches first, and a small model that keeps stepping rarely improves its answer).',
   }),
   maxTokens: envVar('ALEXANDRIA_AGENT_MAX_TOKENS', positiveInt, {
     default: '60000',
@@ -105,6 +105,14 @@ export const chatSection = {
   timeLimitMs: envVar('ALEXANDRIA_AGENT_TIME_LIMIT_MS', positiveInt.optional(), {
     description:
       'Wall-clock limit of one agent run, in milliseconds; past it the answer is composed from what was retrieved. Unset: 120000, or 600000 with the local provider.',
+  }),
+  toolSet: envVar('ALEXANDRIA_AGENT_TOOL_SET', z.enum(['full', 'compact']).optional(), {
+    description:
+      'Tools and system prompt of the research agent: full (every tool, long results) or compact (search, your projects, ask a PDF; 4 records, abstracts cut at 1,200 characters, a short prompt). Unset: compact with the local provider, full otherwise (docs/decisions/0035-local-chat-model.md).',
+  }),
+  searchFirst: envVar('ALEXANDRIA_AGENT_SEARCH_FIRST', booleanText.optional(), {
+    description:
+      "Search with the question's keywords before the research agent's first model call (as if the model had asked for it): the first progress line streams at once and a slow model skips one step. Unset: with the compact tool set.",
   }),
   toolTimeoutMs: envVar('ALEXANDRIA_AGENT_TOOL_TIMEOUT_MS', positiveInt, {
     default: '30000',

@@ -1,0 +1,400 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { RunSummary } from '../src/agent/agent-types.js';
+import { auditCitations } from '../src/agent/citation-audit.js';
+import { loadConfig } from '../src/config/load-config.js';
+import { chatModelDir, localChatModelFiles } from '../src/config/sections/chat.js';
+import { normalizeDoi } from '../src/domain/identifiers.js';
+import { emptyPaper, type Paper } from '../src/domain/paper.js';
+import { type Container, createContainer } from '../src/main.js';
+import { createLogger } from '../src/platform/logger.js';
+import type { EvalReport } from './index.js';
+
+const sharedData = join(import.meta.dirname, '..', '..', 'shared', 'data');
+
+interface PubMedQaItem {
+  pmid: string;
+  question: string;
+  contexts: string[];
+  final_decision: 'yes' | 'no' | 'maybe';
+  year?: string;
+}
+
+interface LitQaItem {
+  id: string;
+  question: string;
+  ideal: string;
+  distractors: string[];
+  doi: string;
+  file: string;
+}
+
+/** How many items a run asks: a Qwen answer takes 30-90 s on 2 cores. */
+const sizes = { full: { pubmedqa: 20, litqa2: 4 }, quick: { pubmedqa: 5, litqa2: 2 } };
+const seed = 15;
+
+/**
+ * The research agent on the local 1.5B model (issue 15's goals): PubMedQA questions, each with its
+ * abstract among all 667 PQA-L abstracts ingested as records, answered through the agent as the chat
+ * endpoint runs it (the answer must start with yes/no/maybe); LitQA2's multiple-choice items whose
+ * source PDFs are in the project of the extractive agent evaluation (the ideal option chosen, the
+ * source paper cited); fabricated citations audited on every answer; the extractive agent on the
+ * same PubMedQA items beside. A fixed, seeded sample: N is printed. Skipped (with a printed line)
+ * when the Qwen weights are not installed.
+ */
+export async function localAgentEval(options: { quick: boolean }): Promise<EvalReport> {
+  const modelPath =
+    process.env.ALEXANDRIA_CHAT_MODEL_PATH?.trim() ||
+    join(chatModelDir(), localChatModelFiles['qwen2.5-1.5b']);
+  if (!existsSync(modelPath)) {
+    return {
+      name: 'Research agent on the local model: SKIPPED',
+      metrics: {},
+      summary: [
+        `SKIPPED: no local model at ${modelPath} (node scripts/setup-model.mjs --chat-model qwen2.5-1.5b); the PubMedQA, LitQA2 and latency goals of the local model were not measured`,
+      ],
+    };
+  }
+  const size = options.quick ? sizes.quick : sizes.full;
+  const all = await readJsonLines<PubMedQaItem>(join(sharedData, 'eval', 'pubmedqa', 'pubmedqa_pqal.jsonl'));
+  const sample = seededSample(all, size.pubmedqa, seed);
+  const majority = majorityOf(all);
+  const sampleMajority = majorityOf(sample);
+
+  const pubmedDir = join('.eval', 'agent-pubmedqa-data');
+  await mkdir(pubmedDir, { recursive: true });
+  const transcript: string[] = [];
+
+  // The extractive agent first (seconds), on the same index.
+  const extractive = await withContainer(
+    pubmedDir,
+    { ALEXANDRIA_CHAT_PROVIDER: 'none' },
+    async (container) => {
+      await container.stores.index.upsert(all.map(pubmedRecord));
+      return askPubMedQa(container, sample, 'extractive', transcript);
+    },
+  );
+  const localEnv = {
+    ALEXANDRIA_CHAT_PROVIDER: 'local',
+    ALEXANDRIA_CHAT_MODEL_PATH: modelPath,
+    ALEXANDRIA_CHAT_TEMPERATURE: process.env.ALEXANDRIA_CHAT_TEMPERATURE ?? '0',
+  };
+  const local = await withContainer(pubmedDir, localEnv, (container) =>
+    askPubMedQa(container, sample, 'local', transcript),
+  );
+  // LitQA2: the project the extractive agent evaluation filled (.eval/agent-data, run before this).
+  const litqa = await loadLitQa();
+  const litSample = seededSample(litqa, size.litqa2, seed);
+  const lit = await withContainer(join('.eval', 'agent-data'), localEnv, (container) =>
+    askLitQa(container, litSample, transcript),
+  );
+  await mkdir('.eval', { recursive: true });
+  await writeFile(join('.eval', 'agent-local-answers.md'), transcript.join('\n'));
+
+  const n = sample.length;
+  const accuracy = local.correct / n;
+  const fabricated = local.fabricated + lit.fabricated;
+  const p95 = percentile([...local.times, ...lit.times], 0.95);
+  const model = modelPath.split('/').pop() ?? modelPath;
+  const threads = process.env.ALEXANDRIA_CHAT_THREADS ?? '(budget share)';
+  return {
+    name: `Research agent on the local model (${model}, llama.cpp threads ${threads}): PubMedQA N=${n}, LitQA2 with PDFs N=${litSample.length}, seed ${seed}`,
+    metrics: {
+      'PubMedQA accuracy (local)': accuracy,
+      'PubMedQA majority class (all 667)': majority.share,
+      'PubMedQA majority class (sample)': sampleMajority.share,
+      'PubMedQA answers with a verdict': local.verdicts / n,
+      'PubMedQA cites the source (local)': local.cited / n,
+      'PubMedQA cites the source (extractive)': extractive.cited / n,
+      'LitQA2 ideal option (local)': lit.ideal / Math.max(1, litSample.length),
+      'LitQA2 cites the source (local)': lit.cited / Math.max(1, litSample.length),
+      'fabricated citations (local)': fabricated,
+      'fabricated citations (extractive)': extractive.fabricated,
+      'answer p50 s (local)': percentile([...local.times, ...lit.times], 0.5) / 1000,
+      'answer p95 s (local)': p95 / 1000,
+      'answer p95 s (extractive)': percentile(extractive.times, 0.95) / 1000,
+      'fell back to extractive (local)': local.fallbacks + lit.fallbacks,
+    },
+    summary: [
+      `PubMedQA accuracy (answer starts with yes/no/maybe): ${local.correct}/${n} = ${pct(accuracy)} (goal ≥ 65%: ${accuracy >= 0.65 ? 'met' : 'NOT met'}); majority class ${majority.label} ${pct(majority.share)} of all 667 (${pct(sampleMajority.share)} of the sample); answers starting with a verdict ${local.verdicts}/${n}; extractive agent: ${extractive.verdicts}/${n} verdicts (it quotes, it does not answer yes/no)`,
+      `PubMedQA cites the source abstract: local ${local.cited}/${n}, extractive ${extractive.cited}/${n}`,
+      `LitQA2 items with their PDFs: ideal option chosen ${lit.ideal}/${litSample.length}, right paper cited ${lit.cited}/${litSample.length} (extractive agent: see the section above)`,
+      `fabricated citations (audit): local ${fabricated} over ${n + litSample.length} answers, extractive ${extractive.fabricated} over ${n} (goal 0: ${fabricated === 0 ? 'met' : 'NOT met'})`,
+      `answers that cite nothing: local ${local.uncited + lit.uncited}/${n + litSample.length} ("every answer cites what it states": ${local.uncited + lit.uncited === 0 ? 'met' : 'NOT met'}); extractive PubMedQA ${extractive.uncited}/${n}`,
+      `whole answer (in-process, no HTTP): local p50 ${(percentile([...local.times, ...lit.times], 0.5) / 1000).toFixed(1)} s, p95 ${(p95 / 1000).toFixed(1)} s (goal ≤ 90 s: ${p95 <= 90_000 ? 'met' : 'NOT met'}); extractive p95 ${(percentile(extractive.times, 0.95) / 1000).toFixed(2)} s; first streamed progress: see npm run bench -- agent`,
+      ...local.lines,
+      ...lit.lines,
+      'answers: .eval/agent-local-answers.md',
+    ],
+  };
+}
+
+interface Tally {
+  correct: number;
+  verdicts: number;
+  cited: number;
+  uncited: number;
+  fabricated: number;
+  fallbacks: number;
+  ideal: number;
+  times: number[];
+  lines: string[];
+}
+
+const emptyTally = (): Tally => ({
+  correct: 0,
+  verdicts: 0,
+  cited: 0,
+  uncited: 0,
+  fabricated: 0,
+  fallbacks: 0,
+  ideal: 0,
+  times: [],
+  lines: [],
+});
+
+async function askPubMedQa(
+  container: Container,
+  items: PubMedQaItem[],
+  label: string,
+  transcript: string[],
+): Promise<Tally> {
+  const tally = emptyTally();
+  for (const item of items) {
+    const question = `${item.question} Answer yes, no or maybe first, then explain briefly.`;
+    const run = await ask(container, 'eval-pubmedqa', question);
+    const verdict = verdictOf(run.content);
+    const cited = run.summary.citations.cited.some((entry) => entry.paper.url === pubmedUrl(item.pmid));
+    const problems = auditCitations(run.content, run.summary.ledger);
+    tally.times.push(run.ms);
+    tally.verdicts += verdict ? 1 : 0;
+    tally.correct += verdict === item.final_decision ? 1 : 0;
+    tally.cited += cited ? 1 : 0;
+    tally.uncited += run.summary.citations.cited.length === 0 ? 1 : 0;
+    tally.fabricated += problems.length;
+    tally.fallbacks += run.summary.fallback ? 1 : 0;
+    if (label === 'local') {
+      tally.lines.push(
+        `  pubmedqa ${item.pmid.padEnd(9)} gold ${item.final_decision.padEnd(5)} answer ${(verdict ?? '-').padEnd(5)} cites source: ${cited ? 'yes' : 'no '} fabricated: ${problems.length} steps ${run.summary.steps} (${(run.ms / 1000).toFixed(1)} s)`,
+      );
+    }
+    transcript.push(
+      `## [${label}] ${item.question}\n\nGold: ${item.final_decision} (PMID ${item.pmid}); verdict: ${verdict ?? '-'}; ${run.summary.steps} steps, ${(run.ms / 1000).toFixed(1)} s\n\n${run.progress}\n${run.content}\n`,
+    );
+  }
+  return tally;
+}
+
+async function askLitQa(container: Container, items: LitQaItem[], transcript: string[]): Promise<Tally> {
+  const tally = emptyTally();
+  const letters = 'ABCDEFG';
+  for (const item of items) {
+    const options = seededSample([item.ideal, ...item.distractors], 1 + item.distractors.length, seed);
+    const listed = options.map((option, index) => `(${letters[index]}) ${option}`).join('\n');
+    const question = `${item.question}\n${listed}\nAnswer with the letter of the right option first, then explain, citing the paper.`;
+    // The upload is idempotent by content: this finds the record the extractive evaluation stored.
+    const bytes = new Uint8Array(await readFile(join(sharedData, 'pdfs', item.file)));
+    const [source] = await container.services.library.add(
+      'eval-agent',
+      { projectName: 'litqa2-pdfs' },
+      { kind: 'upload', bytes, filename: item.file },
+    );
+    const run = await ask(container, 'eval-agent', question);
+    const chosen = chosenOption(run.content, options);
+    const right = chosen === item.ideal;
+    const cited = run.summary.citations.cited.some(
+      (entry) =>
+        (normalizeDoi(entry.paper.doi ?? entry.paper.identifiers?.doi ?? null) ?? '') === item.doi ||
+        (source?.pdf_id !== undefined && entry.paper.pdf_id === source.pdf_id),
+    );
+    const problems = auditCitations(run.content, run.summary.ledger);
+    tally.times.push(run.ms);
+    tally.ideal += right ? 1 : 0;
+    tally.cited += cited ? 1 : 0;
+    tally.uncited += run.summary.citations.cited.length === 0 ? 1 : 0;
+    tally.fabricated += problems.length;
+    tally.fallbacks += run.summary.fallback ? 1 : 0;
+    tally.lines.push(
+      `  litqa2 ${item.file.padEnd(40)} ideal ${right ? 'yes' : 'NO '} (chose ${chosen ?? '-'}) cites source: ${cited ? 'yes' : 'no '} fabricated: ${problems.length} steps ${run.summary.steps} (${(run.ms / 1000).toFixed(1)} s)`,
+    );
+    transcript.push(
+      `## [local, LitQA2] ${question}\n\nIdeal: ${item.ideal}; source ${item.file}; chose ${chosen ?? '-'}; ${run.summary.steps} steps, ${(run.ms / 1000).toFixed(1)} s\n\n${run.progress}\n${run.content}\n`,
+    );
+  }
+  return tally;
+}
+
+async function ask(
+  container: Container,
+  tenantId: string,
+  question: string,
+): Promise<{ content: string; progress: string; summary: RunSummary; ms: number }> {
+  const started = performance.now();
+  let content = '';
+  let progress = '';
+  let summary: RunSummary | undefined;
+  for await (const event of container.services.research.run({
+    tenantId,
+    messages: [{ role: 'user', content: question }],
+    signal: new AbortController().signal,
+  })) {
+    if (event.type === 'content') content += event.text;
+    else if (event.type === 'progress') progress += `> ${event.text}`;
+    else summary = event.summary;
+  }
+  if (!summary) throw new Error(`no summary for: ${question}`);
+  // Progress on stderr: a full run takes tens of minutes.
+  process.stderr.write(
+    `agent-local: ${((performance.now() - started) / 1000).toFixed(1)} s, ${summary.steps} steps: ${question.slice(0, 70)}\n`,
+  );
+  return { content, progress, summary, ms: performance.now() - started };
+}
+
+async function withContainer<T>(
+  dataDir: string,
+  env: Record<string, string>,
+  work: (container: Container) => Promise<T>,
+): Promise<T> {
+  const config = loadConfig({
+    ...process.env,
+    ...env,
+    ALEXANDRIA_DATA_DIR: dataDir,
+    ALEXANDRIA_LOG_LEVEL: 'silent',
+  });
+  const container = await createContainer(config, createLogger({ level: 'silent' }));
+  try {
+    return await work(container);
+  } finally {
+    await container.close();
+  }
+}
+
+const pubmedUrl = (pmid: string) => `https://pubmed.ncbi.nlm.nih.gov/${pmid}/`;
+
+/** A PQA-L item as the record of its article: its title is the question (PubMedQA's source). */
+function pubmedRecord(item: PubMedQaItem): Paper {
+  return {
+    ...emptyPaper(item.question),
+    abstract: item.contexts.join(' '),
+    year: item.year ? Number(item.year) : null,
+    url: pubmedUrl(item.pmid),
+    identifiers: { pmid: item.pmid },
+  };
+}
+
+/** yes / no / maybe when the answer starts with it (after markdown and punctuation). */
+export function verdictOf(answer: string): 'yes' | 'no' | 'maybe' | undefined {
+  const first = /^[\s*_#>"'`-]*(?:answer\s*:\s*)?[*_]*(yes|no|maybe)\b/i.exec(answer);
+  return first?.[1]?.toLowerCase() as 'yes' | 'no' | 'maybe' | undefined;
+}
+
+/** The option the answer names first: by its letter ("(B)", "B)", "B.") or by its text. */
+export function chosenOption(answer: string, options: string[]): string | undefined {
+  const letters = 'ABCDEFG';
+  let best: { index: number; option: string } | undefined;
+  options.forEach((option, position) => {
+    const letter = letters[position];
+    const patterns = [
+      new RegExp(`(?:^|[^A-Za-z])\\(?${letter}\\)(?![A-Za-z])`),
+      new RegExp(`(?:^|\\*\\*|option\\s+|answer(?: is)?:?\\s+)${letter}(?:[.:)]|\\*\\*|\\s|$)`, 'i'),
+      new RegExp(escapeRegExp(option), 'i'),
+    ];
+    for (const pattern of patterns) {
+      const match = pattern.exec(answer);
+      if (match && (best === undefined || match.index < best.index)) best = { index: match.index, option };
+    }
+  });
+  return best?.option;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** LitQA2 items (public set + the single-PDF file) whose source PDF is among the shared PDFs. */
+async function loadLitQa(): Promise<LitQaItem[]> {
+  const manifest = (
+    await readJsonLines<{ file: string; doi?: string; has_text_layer: boolean }>(
+      join(sharedData, 'pdfs', 'pdfs_manifest.jsonl'),
+    )
+  ).filter((entry) => entry.has_text_layer);
+  const byDoi = new Map(
+    manifest.flatMap((entry) => (entry.doi ? [[normalizeDoi(entry.doi) ?? '', entry]] : [])),
+  );
+  const items = new Map<string, LitQaItem>();
+  for (const item of await readJsonLines<{
+    id: string;
+    question: string;
+    ideal: string;
+    distractors: string[];
+    dois?: string[];
+  }>(join(sharedData, 'eval', 'litqa2', 'litqa2_public.jsonl'))) {
+    for (const doi of item.dois ?? []) {
+      const entry = byDoi.get(normalizeDoi(doi) ?? '');
+      if (entry) {
+        const { id, question, ideal, distractors } = item;
+        items.set(id, { id, question, ideal, distractors, doi: normalizeDoi(doi) ?? doi, file: entry.file });
+      }
+    }
+  }
+  for (const item of await readJsonLines<{
+    litqa2_id: string;
+    question: string;
+    ideal: string;
+    distractors: string[];
+    doi: string;
+    pdf_file: string;
+  }>(join(sharedData, 'eval', 'pdf_qa', 'litqa2_pdf_questions.jsonl'))) {
+    if (items.has(item.litqa2_id)) continue;
+    items.set(item.litqa2_id, {
+      id: item.litqa2_id,
+      question: item.question,
+      ideal: item.ideal,
+      distractors: item.distractors,
+      doi: normalizeDoi(item.doi) ?? item.doi,
+      file: item.pdf_file,
+    });
+  }
+  return [...items.values()];
+}
+
+/** A fixed sample: the items shuffled by a seeded generator (mulberry32), the first `count`. */
+function seededSample<T>(items: T[], count: number, seedValue: number): T[] {
+  let state = seedValue >>> 0;
+  const random = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const copy = [...items];
+  for (let index = copy.length - 1; index > 0; index -= 1) {
+    const other = Math.floor(random() * (index + 1));
+    [copy[index], copy[other]] = [copy[other] as T, copy[index] as T];
+  }
+  return copy.slice(0, count);
+}
+
+function majorityOf(items: PubMedQaItem[]): { label: string; share: number } {
+  const counts = new Map<string, number>();
+  for (const item of items) counts.set(item.final_decision, (counts.get(item.final_decision) ?? 0) + 1);
+  const [label, count] = [...counts.entries()].sort((a, b) => b[1] - a[1])[0] ?? ['-', 0];
+  return { label, share: count / Math.max(1, items.length) };
+}
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] as number;
+}
+
+const pct = (value: number) => `${(value * 100).toFixed(0)}%`;
+
+async function readJsonLines<T>(path: string): Promise<T[]> {
+  return (await readFile(path, 'utf8'))
+    .split('\n')
+    .filter((line) => line.trim().length > 0)
+    .map((line) => JSON.parse(line) as T);
+}
