@@ -621,6 +621,10 @@ function createAnswering(config: Config, logger: Logger, model: ChatModel | unde
         maxSteps: chat.maxSteps ?? (chatProviderOf(config) === 'local' ? 4 : 8),
         maxTokens: chat.maxTokens,
         timeLimitMs: chatDeadlines(config).runMs,
+        // A step of the 1.5B model on 2 cores takes 10–40 s; its answer needs ~30 s after the last one.
+        ...((chat.answerAfterMs ?? (chatProviderOf(config) === 'local' ? 45_000 : undefined)) === undefined
+          ? {}
+          : { answerAfterMs: chat.answerAfterMs ?? 45_000 }),
         toolTimeoutMs: chat.toolTimeoutMs,
         maxToolCallsPerStep: 4,
         maxTokensPerCall: chat.maxTokensPerCall,

@@ -30,8 +30,11 @@ export interface RunSummary {
   usage: TokenUsage;
   /** Model calls made (0 for the extractive pipeline). */
   steps: number;
-  /** Which budget ended the run early, if one did. */
-  stoppedBy?: 'steps' | 'tokens' | 'time';
+  /**
+   * Which budget ended the run early, if one did: `answer-time` is the soft time budget (the model
+   * still wrote the answer), `time` the hard limit (the answer was composed from what was retrieved).
+   */
+  stoppedBy?: 'steps' | 'tokens' | 'answer-time' | 'time';
   /** Records retrieved by the run. */
   sources: number;
   citations: CitationReport;
@@ -49,6 +52,11 @@ export interface AgentBudgets {
   maxTokens: number;
   /** Wall-clock limit of a run, in milliseconds. */
   timeLimitMs: number;
+  /**
+   * Soft limit, in milliseconds: a model step that starts past it must answer (no more tools), so a
+   * slow model's search ends in time to write the answer. Unset: only the other budgets end it.
+   */
+  answerAfterMs?: number;
   /** Limit of one tool call (search, read, ask), in milliseconds. */
   toolTimeoutMs: number;
   /** Most tool calls executed per model step (extra calls are answered "skipped"). */

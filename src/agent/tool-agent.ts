@@ -58,6 +58,7 @@ export class ToolAgent implements ResearchAgent {
   async *run(request: ResearchRequest): AsyncIterable<AgentEvent> {
     const { budgets } = this.options;
     const deadline = AbortSignal.timeout(budgets.timeLimitMs);
+    const startedAt = performance.now();
     const signal = AbortSignal.any([request.signal, deadline]);
     const question = questionOf(request.messages);
     const ledger = new SourceLedger(this.options.documentUrl);
@@ -136,11 +137,18 @@ export class ToolAgent implements ResearchAgent {
       for (;;) {
         steps += 1;
         const spent = usage.promptTokens + usage.completionTokens;
+        const late =
+          budgets.answerAfterMs !== undefined && performance.now() - startedAt >= budgets.answerAfterMs;
         const mustAnswer =
-          steps >= budgets.maxSteps || spent >= budgets.maxTokens || definitions.length === 0 || repeated;
+          steps >= budgets.maxSteps ||
+          spent >= budgets.maxTokens ||
+          late ||
+          definitions.length === 0 ||
+          repeated;
         if (mustAnswer && definitions.length > 0) {
-          // A repeated call is the model's own end of the search, not a budget.
-          if (!repeated) stoppedBy ??= steps >= budgets.maxSteps ? 'steps' : 'tokens';
+          // A repeated call is the model's own end of the search, not a budget; a late step is the
+          // soft time budget (the answer is still the model's, unlike the hard limit's).
+          if (!repeated) stoppedBy ??= steps >= budgets.maxSteps ? 'steps' : late ? 'answer-time' : 'tokens';
           messages.push({ role: 'system', content: answerNowPrompt });
         }
         let text = '';

@@ -186,6 +186,28 @@ describe('the tool-calling agent on a scripted model', () => {
     expect(summary).toMatchObject({ stoppedBy: 'tokens', steps: 3 });
   });
 
+  it('past the soft time budget, the next step must answer, and the answer is the model’s', async () => {
+    // Each model call takes 300 ms; the model would search forever. A step that starts after
+    // 500 ms gets no tools and the answer-now instruction, and writes the answer itself.
+    server.delayMs = 300;
+    try {
+      const { content, summary } = await run(
+        (request, index) =>
+          request.tools ? { toolCalls: [searchCallNumber(index)] } : { text: `Ciprofloxacin ${hartman}.` },
+        { answerAfterMs: 500 },
+      );
+      expect(server.requests.length).toBeGreaterThanOrEqual(2);
+      expect(server.requests.length).toBeLessThan(defaultBudgets.maxSteps);
+      expect(server.requests.at(-1)?.tools).toBeUndefined();
+      expect(server.requests.at(-1)?.messages.at(-1)).toEqual({ role: 'system', content: answerNowPrompt });
+      expect(summary.stoppedBy).toBe('answer-time');
+      expect(content).toContain('Ciprofloxacin');
+      expect(content).not.toContain('The time budget ran out');
+    } finally {
+      server.delayMs = 0;
+    }
+  });
+
   it('stops at the time budget, cancelling the model call in flight', async () => {
     const aborted = server.abortedRequests;
     const started = Date.now();

@@ -106,6 +106,10 @@ export const chatSection = {
     description:
       'Wall-clock limit of one agent run, in milliseconds; past it the answer is composed from what was retrieved. Unset: 120000, or 600000 with the local provider.',
   }),
+  answerAfterMs: envVar('ALEXANDRIA_AGENT_ANSWER_AFTER_MS', positiveInt.optional(), {
+    description:
+      'Soft time budget of one agent run, in milliseconds: a model step that starts past it must write the answer (no more tool calls), so a slow model ends its search in time to answer. Unset: 45000 with the local provider, none otherwise.',
+  }),
   toolSet: envVar('ALEXANDRIA_AGENT_TOOL_SET', z.enum(['full', 'compact']).optional(), {
     description:
       'Tools and system prompt of the research agent: full (every tool, long results) or compact (search, your projects, ask a PDF; 4 records, abstracts cut at 1,200 characters, a short prompt). Unset: compact with the local provider, full otherwise (docs/decisions/0035-local-chat-model.md).',
