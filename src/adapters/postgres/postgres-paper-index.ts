@@ -26,7 +26,7 @@ import { decodeRecordVector, encodeRecordVector } from '../paper-index/record-ve
 import { planUpsert } from '../paper-index/upsert-plan.js';
 import { Batch, decodeRecord, vectorOf } from './postgres-index-writes.js';
 import { InvertedSearch } from './postgres-inverted-search.js';
-import { InvertedBatch, prepareRecords } from './postgres-inverted-writes.js';
+import { InvertedBatch, prepareRecordsInSlices } from './postgres-inverted-writes.js';
 import { migratePostgresPaperIndex, type PostgresIndexLayout } from './postgres-paper-index-schema.js';
 import { documentVector, quoteLexeme } from './postgres-paper-vector.js';
 import { inTransaction } from './transaction.js';
@@ -122,14 +122,16 @@ export class PostgresPaperIndex implements PaperIndex {
   }
 
   /**
-   * Tokenises the records at once (CPU work, done while an earlier call's transaction may still be
-   * running on the server), then writes them after this process's earlier upserts, in call order:
+   * Tokenises the records (CPU work, in slices that let an earlier call's transaction go on issuing
+   * its statements meanwhile), then writes them after this process's earlier upserts, in call order:
    * a caller may keep one batch in flight while it prepares the next.
    */
   async upsert(papers: readonly Paper[]): Promise<UpsertSummary> {
-    if (this.layout === 'inverted') prepareRecords(papers);
+    let prepared: Promise<void> = Promise.resolve();
+    if (this.layout === 'inverted') prepared = prepareRecordsInSlices(papers);
     else for (const paper of papers) vectorOf(paper);
-    const run = this.writes.then(() => this.write(papers));
+    const previous = this.writes;
+    const run = prepared.then(() => previous).then(() => this.write(papers));
     this.writes = run.then(
       () => undefined,
       () => undefined,
