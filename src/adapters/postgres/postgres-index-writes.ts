@@ -2,9 +2,8 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type pg from 'pg';
 import { identityKeys, type Paper } from '../../domain/paper.js';
 import { indexedText, keyHash, paperColumns } from '../paper-index/index-fields.js';
-import { vectorTextChanged } from '../paper-index/record-vector-codec.js';
-import { recordJson } from '../sqlite/paper-record-codec.js';
 import { documentVector, type VectorDocument } from './postgres-paper-vector.js';
+import { StagedRecords } from './postgres-staged-records.js';
 
 /**
  * The write side of the PostgreSQL paper index (docs/decisions/0024): one upsert's working set and
@@ -15,24 +14,15 @@ import { documentVector, type VectorDocument } from './postgres-paper-vector.js'
  * One upsert's working set: the stored records owning any key of the batch (read once, locked by
  * the advisory lock), the versions staged so far, and the changes to write at the end.
  */
-export class Batch {
-  /** Key hash → ids owning it (stored or staged). */
-  private readonly keyOwners = new Map<number, Set<number>>();
-  /** Current version of every record the batch has seen (stored or staged). */
-  private readonly records = new Map<number, Paper>();
-  private readonly staged = new Map<number, { paper: Paper; json: string; keys: string[] }>();
-  /** Stored records whose row is deleted (folded into another). */
-  private readonly deleted = new Set<number>();
-  /** Stored records whose title or abstract changes: their vectors are dropped (decision 0036). */
-  private readonly staleVectors = new Set<number>();
-  /** Key rows to delete and to insert. */
-  private readonly dropKeys: Array<[number, number]> = [];
+export class Batch extends StagedRecords {
   /** Document-frequency changes per lexeme, and record/token totals. */
   private readonly termChanges = new Map<string, number>();
   private recordChange = 0;
   private tokenChange = 0;
 
-  private constructor(private nextId: number) {}
+  private constructor(nextId: number) {
+    super(nextId);
+  }
 
   static async load(client: pg.PoolClient, papers: readonly Paper[]): Promise<Batch> {
     const stats = await client.query<{ next_id: string }>('SELECT next_id FROM paper_index_stats');
@@ -52,54 +42,14 @@ export class Batch {
     return batch;
   }
 
-  /** Records owning `key` now (hash collisions filtered out). */
-  owners(key: string): Array<[number, Paper]> {
-    const owners: Array<[number, Paper]> = [];
-    for (const id of this.keyOwners.get(keyHash(key)) ?? []) {
-      const paper = this.records.get(id);
-      if (paper && identityKeys(paper).includes(key)) owners.push([id, paper]);
-    }
-    return owners;
-  }
-
-  insert(paper: Paper, keys: string[]): void {
-    const id = this.nextId;
-    this.nextId += 1;
-    this.put(id, paper, keys, recordJson(paper));
-  }
-
-  /** Stages the new version of record `id` (its keys now owned by it). */
-  put(id: number, paper: Paper, keys: string[], json: string): void {
-    const before = this.records.get(id);
-    if (before && vectorTextChanged(before, paper)) this.staleVectors.add(id);
-    this.records.set(id, paper);
-    this.staged.set(id, { paper, json, keys });
-    this.deleted.delete(id);
-    for (const key of keys) {
-      const hash = keyHash(key);
-      let owners = this.keyOwners.get(hash);
-      if (!owners) {
-        owners = new Set();
-        this.keyOwners.set(hash, owners);
-      }
-      owners.add(id);
-    }
+  override put(id: number, paper: Paper, keys: string[], json: string): void {
+    super.put(id, paper, keys, json);
     this.count(paper, 1);
   }
 
-  /** Takes the current version of record `id` out (its keys; with `deleteRow`, the record). */
-  remove(id: number, current: Paper, deleteRow: boolean): void {
-    for (const key of identityKeys(current)) {
-      const hash = keyHash(key);
-      this.keyOwners.get(hash)?.delete(id);
-      if (!this.staged.has(id)) this.dropKeys.push([hash, id]);
-    }
+  override remove(id: number, current: Paper, deleteRow: boolean): void {
     this.count(current, -1);
-    this.staged.delete(id);
-    if (deleteRow) {
-      this.records.delete(id);
-      this.deleted.add(id);
-    }
+    super.remove(id, current, deleteRow);
   }
 
   private count(paper: Paper, change: 1 | -1): void {

@@ -2,7 +2,6 @@ import { deflateRawSync } from 'node:zlib';
 import type pg from 'pg';
 import { identityKeys, type Paper } from '../../domain/paper.js';
 import { indexedText, keyHash, kindCodes, paperColumns } from '../paper-index/index-fields.js';
-import { vectorTextChanged } from '../paper-index/record-vector-codec.js';
 import { recordJson } from '../sqlite/paper-record-codec.js';
 import { decodeRecord } from './postgres-index-writes.js';
 import {
@@ -12,6 +11,7 @@ import {
   invertedDocument,
   PostingWriter,
 } from './postgres-inverted-codec.js';
+import { StagedRecords } from './postgres-staged-records.js';
 
 /**
  * The write side of the PostgreSQL index's inverted layout (docs/decisions/0024). A record keeps
@@ -42,28 +42,16 @@ export const invertedWriteTimings: Record<WritePhase, number> = {
 /** A tail is sealed into a block of its own once its docs list reaches this many bytes. */
 const sealBytes = 384;
 
-interface Staged {
-  paper: Paper;
-  json: string;
-  keys: string[];
-}
-
-export class InvertedBatch {
-  /** Key hash → ids owning it (stored or staged). */
-  private readonly keyOwners = new Map<number, Set<number>>();
-  /** Current version of every record the batch has seen (stored or staged). */
-  private readonly records = new Map<number, Paper>();
+export class InvertedBatch extends StagedRecords {
   /** The stored version and document number of every stored record the batch has seen. */
   private readonly stored = new Map<number, { paper: Paper; doc: number }>();
-  private readonly staged = new Map<number, Staged>();
-  private readonly deleted = new Set<number>();
-  private readonly staleVectors = new Set<number>();
-  private readonly dropKeys: Array<[number, number]> = [];
 
   private constructor(
-    private nextId: number,
+    nextId: number,
     private nextDoc: number,
-  ) {}
+  ) {
+    super(nextId);
+  }
 
   static async load(client: pg.PoolClient, papers: readonly Paper[]): Promise<InvertedBatch> {
     const stats = await client.query<{ next_id: string; next_doc: string }>(
@@ -90,54 +78,6 @@ export class InvertedBatch {
       }
     }
     return batch;
-  }
-
-  /** Records owning `key` now (hash collisions filtered out). */
-  owners(key: string): Array<[number, Paper]> {
-    const owners: Array<[number, Paper]> = [];
-    for (const id of this.keyOwners.get(keyHash(key)) ?? []) {
-      const paper = this.records.get(id);
-      if (paper && identityKeys(paper).includes(key)) owners.push([id, paper]);
-    }
-    return owners;
-  }
-
-  insert(paper: Paper, keys: string[]): void {
-    const id = this.nextId;
-    this.nextId += 1;
-    this.put(id, paper, keys, recordJson(paper));
-  }
-
-  /** Stages the new version of record `id` (its keys now owned by it). */
-  put(id: number, paper: Paper, keys: string[], json: string): void {
-    const before = this.records.get(id);
-    if (before && vectorTextChanged(before, paper)) this.staleVectors.add(id);
-    this.records.set(id, paper);
-    this.staged.set(id, { paper, json, keys });
-    this.deleted.delete(id);
-    for (const key of keys) {
-      const hash = keyHash(key);
-      let owners = this.keyOwners.get(hash);
-      if (!owners) {
-        owners = new Set();
-        this.keyOwners.set(hash, owners);
-      }
-      owners.add(id);
-    }
-  }
-
-  /** Takes the current version of record `id` out (its keys; with `deleteRow`, the record). */
-  remove(id: number, current: Paper, deleteRow: boolean): void {
-    for (const key of identityKeys(current)) {
-      const hash = keyHash(key);
-      this.keyOwners.get(hash)?.delete(id);
-      if (!this.staged.has(id)) this.dropKeys.push([hash, id]);
-    }
-    this.staged.delete(id);
-    if (deleteRow) {
-      this.records.delete(id);
-      this.deleted.add(id);
-    }
   }
 
   async write(client: pg.PoolClient): Promise<void> {
