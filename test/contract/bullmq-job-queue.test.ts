@@ -2,7 +2,7 @@ import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BullMqJobQueue, type BullMqJobQueueOptions } from '../../src/adapters/redis/bullmq-job-queue.js';
-import { testRedisUrl } from '../helpers/services.js';
+import { deleteRedisKeys, testRedisUrl } from '../helpers/services.js';
 import { runJobQueueContract } from './job-queue.contract.js';
 
 // Every queue of this file lives under one prefix of its own, deleted at the end.
@@ -15,12 +15,7 @@ const nextPrefix = () => {
 };
 const redis = new Redis(testRedisUrl, { maxRetriesPerRequest: 1 });
 afterAll(async () => {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${runPrefix}:*`, 'COUNT', 500);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== '0');
+  await deleteRedisKeys(redis, runPrefix);
   await redis.quit();
 });
 

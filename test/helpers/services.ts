@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import pg from 'pg';
 
 /** The PostgreSQL and Redis servers of this machine (and of CI), overridable for other setups. */
@@ -17,4 +18,14 @@ export async function dropSchema(schema: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/** Deletes every Redis key under `prefix:` (a test run's queue or cache keys). */
+export async function deleteRedisKeys(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+    cursor = next;
+    if (keys.length > 0) await redis.del(...keys);
+  } while (cursor !== '0');
 }

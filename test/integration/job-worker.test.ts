@@ -13,7 +13,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BullMqJobQueue } from '../../src/adapters/redis/bullmq-job-queue.js';
 import { serverListening, spawnCli } from '../helpers/server-process.js';
-import { testRedisUrl } from '../helpers/services.js';
+import { deleteRedisKeys, testRedisUrl } from '../helpers/services.js';
 import { sharedData } from '../helpers/test-app.js';
 
 const pdf = readFileSync(join(sharedData, 'pdfs', 'immunology_editorial_imm13445.pdf'));
@@ -25,12 +25,7 @@ const redis = new Redis(testRedisUrl, { maxRetriesPerRequest: 1 });
 
 afterAll(async () => {
   for (const child of children) child.kill('SIGKILL');
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== '0');
+  await deleteRedisKeys(redis, prefix);
   await redis.quit();
   for (const folder of folders) await rm(folder, { recursive: true, force: true });
 });

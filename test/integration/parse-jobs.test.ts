@@ -21,7 +21,7 @@ import { WorkerPdfExtractor } from '../../src/pdf/worker-pdf-extractor.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { parsePdfJob } from '../../src/services/jobs/pdf-parse-job.js';
 import { serverListening, spawnCli } from '../helpers/server-process.js';
-import { testRedisUrl } from '../helpers/services.js';
+import { deleteRedisKeys, testRedisUrl } from '../helpers/services.js';
 import { sharedData, type TestApp, uploadPdf } from '../helpers/test-app.js';
 
 const pdf = (name: string) => readFileSync(join(sharedData, 'pdfs', name));
@@ -42,12 +42,7 @@ afterEach(async () => {
 });
 afterAll(async () => {
   for (const child of children) child.kill('SIGKILL');
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${runPrefix}:*`, 'COUNT', 500);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== '0');
+  await deleteRedisKeys(redis, runPrefix);
   await redis.quit();
   for (const folder of folders) await rm(folder, { recursive: true, force: true });
 });

@@ -10,7 +10,13 @@ import { emptyPaper, type Paper } from '../../src/domain/paper.js';
 import type { PaperIndex } from '../../src/ports/paper-index.js';
 import { RecordVectorsJob, scheduleRecordVectors } from '../../src/services/search/record-vectors-job.js';
 import { RecordingEmbeddingModel } from '../fakes/recording-embedding-model.js';
-import { dropSchema, testPostgresUrl, testRedisUrl, uniqueSchema } from '../helpers/services.js';
+import {
+  deleteRedisKeys,
+  dropSchema,
+  testPostgresUrl,
+  testRedisUrl,
+  uniqueSchema,
+} from '../helpers/services.js';
 
 const prefix = `test:record-vectors:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
 const schemas: string[] = [];
@@ -19,12 +25,7 @@ const closers: Array<() => Promise<void>> = [];
 afterAll(async () => {
   for (const close of closers.reverse()) await close();
   const redis = new Redis(testRedisUrl, { maxRetriesPerRequest: 1 });
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== '0');
+  await deleteRedisKeys(redis, prefix);
   await redis.quit();
   for (const schema of schemas) await dropSchema(schema);
 });

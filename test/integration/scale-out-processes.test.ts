@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BullMqJobQueue } from '../../src/adapters/redis/bullmq-job-queue.js';
 import { S3BlobStore } from '../../src/adapters/s3/s3-blob-store.js';
 import { serverListening, spawnCli } from '../helpers/server-process.js';
-import { testPostgresUrl, testRedisUrl } from '../helpers/services.js';
+import { deleteRedisKeys, testPostgresUrl, testRedisUrl } from '../helpers/services.js';
 import { sharedData } from '../helpers/test-app.js';
 
 const run = `${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
@@ -251,12 +251,7 @@ afterAll(async () => {
   for (const child of children) child.kill('SIGKILL');
   await jobs?.close();
   blobs?.close();
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${jobPrefix}:*`, 'COUNT', 500);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== '0');
+  await deleteRedisKeys(redis, jobPrefix);
   await redis.quit();
   await s3?.close();
   await adminQuery(`drop database if exists ${database} with (force)`);
