@@ -10,7 +10,7 @@ import { createContainer, openPaperIndex } from '../src/main.js';
 import { createLogger } from '../src/platform/logger.js';
 import { startChildServer } from './lib/child-server.js';
 import { sharedData } from './lib/large-corpus.js';
-import { type BenchReport, percentile } from './lib/report.js';
+import { type BenchReport, type BenchRow, percentile } from './lib/report.js';
 
 /** Research questions a user of an NLP/ML corpus asks (not titles: natural questions). */
 const questions = [
@@ -111,6 +111,25 @@ interface Timing {
   characters: number;
 }
 
+/** An ascending copy of `values`, as `percentile` reads them. */
+function sorted(values: number[]): number[] {
+  return [...values].sort((a, b) => a - b);
+}
+
+/** One row of stream timings: p50, p95 and max of `values` (milliseconds, any order) and how many. */
+function timingRow(subject: string, values: number[]): BenchRow {
+  const ascending = sorted(values);
+  return {
+    subject,
+    metrics: {
+      'p50 ms': percentile(ascending, 0.5),
+      'p95 ms': percentile(ascending, 0.95),
+      'max ms': ascending.at(-1) ?? Number.NaN,
+      n: ascending.length,
+    },
+  };
+}
+
 /** One streamed chat completion, timed from the request to the first frame, progress, content, [DONE]. */
 async function timedCompletion(
   url: string,
@@ -208,34 +227,30 @@ export async function agentBench(options: { quick: boolean }): Promise<BenchRepo
     for (const question of options.quick ? projectQuestions.slice(0, 2) : projectQuestions) {
       reading.push(await timedCompletion(server.url, server.extra, question));
     }
-    const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
     const firstToken = sorted(timings.map((timing) => timing.firstTokenMs).filter((value) => value >= 0));
     const done = sorted(timings.map((timing) => timing.doneMs));
-    const firstChunk = sorted(timings.map((timing) => timing.firstChunkMs));
-    const firstProgress = sorted(timings.map((timing) => timing.firstProgressMs));
+    const firstChunk = timings.map((timing) => timing.firstChunkMs);
+    const firstProgress = timings.map((timing) => timing.firstProgressMs);
     const search = sorted(searches);
-    const row = (subject: string, values: number[]) => ({
-      subject,
-      metrics: {
-        'p50 ms': percentile(values, 0.5),
-        'p95 ms': percentile(values, 0.95),
-        'max ms': values.at(-1) ?? Number.NaN,
-        n: values.length,
-      },
-    });
     const p50 = percentile(firstToken, 0.5);
     const p95 = percentile(firstToken, 0.95);
     const withoutAnswer = timings.length - firstToken.length;
     return {
       name: `Research agent (extractive) over HTTP, ${papers} papers indexed, ${asked.length} questions, streamed`,
       rows: [
-        row('baseline: GET /api/abstracts', search),
-        row('agent: first frame (role)', firstChunk),
-        row('agent: first progress line', firstProgress),
-        row('agent: first answer token', firstToken),
-        row('agent: full answer ([DONE])', done),
-        row('project PDFs: first answer token', sorted(reading.map((timing) => timing.firstTokenMs))),
-        row('project PDFs: full answer, full texts read', sorted(reading.map((timing) => timing.doneMs))),
+        timingRow('baseline: GET /api/abstracts', search),
+        timingRow('agent: first frame (role)', firstChunk),
+        timingRow('agent: first progress line', firstProgress),
+        timingRow('agent: first answer token', firstToken),
+        timingRow('agent: full answer ([DONE])', done),
+        timingRow(
+          'project PDFs: first answer token',
+          reading.map((timing) => timing.firstTokenMs),
+        ),
+        timingRow(
+          'project PDFs: full answer, full texts read',
+          reading.map((timing) => timing.doneMs),
+        ),
       ],
       summary: [
         `first answer token p50 ${p50.toFixed(0)} ms, p95 ${p95.toFixed(0)} ms (goal ≤ 1000 ms: p50 ${p50 <= 1000 ? 'met' : 'NOT met'}, p95 ${p95 <= 1000 ? 'met' : 'NOT met'})`,
@@ -310,7 +325,6 @@ export async function localAgentBench(options: { quick: boolean }): Promise<Benc
       asked[1] ?? (asked[0] as string),
     );
     const all = [...timings, followUp];
-    const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
     const firstSeen = sorted(
       all.map((timing) =>
         Math.min(...[timing.firstProgressMs, timing.firstTokenMs].filter((value) => value >= 0)),
@@ -318,28 +332,22 @@ export async function localAgentBench(options: { quick: boolean }): Promise<Benc
     );
     const firstToken = sorted(all.map((timing) => timing.firstTokenMs).filter((value) => value >= 0));
     const done = sorted(all.map((timing) => timing.doneMs));
-    const row = (subject: string, values: number[]) => ({
-      subject,
-      metrics: {
-        'p50 ms': percentile(values, 0.5),
-        'p95 ms': percentile(values, 0.95),
-        'max ms': values.at(-1) ?? Number.NaN,
-        n: values.length,
-      },
-    });
     const progressP95 = percentile(firstSeen, 0.95);
     const doneP95 = percentile(done, 0.95);
     const threads = process.env.ALEXANDRIA_CHAT_THREADS ?? '(budget share)';
     return {
       name: `Research agent on the local model (${modelPath.split('/').pop()}, llama.cpp threads ${threads}) over HTTP, ${papers} papers indexed, ${asked.length} questions + 1 follow-up, streamed`,
       rows: [
-        row('local: first frame (role)', sorted(all.map((timing) => timing.firstChunkMs))),
-        row('local: first progress token', firstSeen),
-        row('local: first answer token', firstToken),
-        row('local: full answer ([DONE])', done),
-        row('local: the follow-up turn, full answer', [followUp.doneMs]),
-        row('local: warm-up request (model load)', [warm.doneMs]),
-        row(`local: generative_mode search, ${generative.records} records`, [generative.ms]),
+        timingRow(
+          'local: first frame (role)',
+          all.map((timing) => timing.firstChunkMs),
+        ),
+        timingRow('local: first progress token', firstSeen),
+        timingRow('local: first answer token', firstToken),
+        timingRow('local: full answer ([DONE])', done),
+        timingRow('local: the follow-up turn, full answer', [followUp.doneMs]),
+        timingRow('local: warm-up request (model load)', [warm.doneMs]),
+        timingRow(`local: generative_mode search, ${generative.records} records`, [generative.ms]),
       ],
       summary: [
         `first progress token p95 ${progressP95.toFixed(0)} ms (goal ≤ 1000 ms: ${progressP95 <= 1000 ? 'met' : 'NOT met'}); it is the agent's "Searching papers: …" line (reasoning_content), streamed before the model's first step`,

@@ -605,6 +605,7 @@ function createAnswering(config: Config, logger: Logger, model: ChatModel | unde
     `${publicUrlOf(config)}/api/fulltext?pdf_id=${encodeURIComponent(pdfRef)}`;
   // A small model on CPU reads every prompt token at ~100 a second (docs/decisions/0035-local-chat-model.md).
   const toolSet = chat.toolSet ?? (chatProviderOf(config) === 'local' ? 'compact' : 'full');
+  const answerAfterMs = chatAnswerAfterMs(config);
   return {
     research: new ResearchService({
       modelName: chat.modelName,
@@ -621,10 +622,7 @@ function createAnswering(config: Config, logger: Logger, model: ChatModel | unde
         maxSteps: chat.maxSteps ?? (chatProviderOf(config) === 'local' ? 4 : 8),
         maxTokens: chat.maxTokens,
         timeLimitMs: chatDeadlines(config).runMs,
-        // A step of the 1.5B model on 2 cores takes 10–40 s; its answer needs ~30 s after the last one.
-        ...((chat.answerAfterMs ?? (chatProviderOf(config) === 'local' ? 45_000 : undefined)) === undefined
-          ? {}
-          : { answerAfterMs: chat.answerAfterMs ?? 45_000 }),
+        ...(answerAfterMs === undefined ? {} : { answerAfterMs }),
         toolTimeoutMs: chat.toolTimeoutMs,
         maxToolCallsPerStep: 4,
         maxTokensPerCall: chat.maxTokensPerCall,
@@ -652,6 +650,15 @@ function chatDeadlines(config: Config): { callMs: number; runMs: number } {
     callMs: config.chat.timeoutMs ?? (local ? 300_000 : 60_000),
     runMs: config.chat.timeLimitMs ?? (local ? 600_000 : 120_000),
   };
+}
+
+/**
+ * When the agent stops calling tools and answers: as configured, else 45 s into the run for the local
+ * model (a step of the 1.5B model on 2 cores takes 10–40 s; its answer needs ~30 s after the last one),
+ * else never.
+ */
+function chatAnswerAfterMs(config: Config): number | undefined {
+  return config.chat.answerAfterMs ?? (chatProviderOf(config) === 'local' ? 45_000 : undefined);
 }
 
 /** Which chat model runs: ALEXANDRIA_CHAT_PROVIDER, else an OpenAI-compatible API when one is configured. */

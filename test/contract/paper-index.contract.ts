@@ -11,7 +11,8 @@ function paper(title: string, fields: Partial<Paper> = {}): Paper {
   return { ...emptyPaper(title), type: 'conference-paper', year, publication_date: date, ...fields };
 }
 
-function query(fields: Partial<IndexQuery>): IndexQuery {
+/** A relevance search of papers, first page of ten, with `fields` changed. */
+export function query(fields: Partial<IndexQuery>): IndexQuery {
   return {
     kind: 'paper',
     must: [],

@@ -1,15 +1,11 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPostgresPaperIndex } from '../../src/adapters/postgres/postgres-paper-index.js';
-import { createSqlitePaperIndex } from '../../src/adapters/sqlite/sqlite-paper-index.js';
 import { emptyPaper, type Paper } from '../../src/domain/paper.js';
-import type { IndexClause, IndexPage, IndexQuery } from '../../src/ports/paper-index.js';
-import { sciFactQueries, sciFactRecords } from '../helpers/scifact-index.js';
+import type { IndexClause } from '../../src/ports/paper-index.js';
 import { dropSchema, testPostgresUrl, uniqueSchema } from '../helpers/services.js';
 import { runPaperIndexContract } from './paper-index.contract.js';
+import { ranking, runSciFactRankingParity, search } from './postgres-scifact-parity.js';
 
 const schemas: string[] = [];
 afterAll(async () => {
@@ -24,55 +20,10 @@ function freshIndex() {
 
 runPaperIndexContract('PostgreSQL, inverted layout', freshIndex);
 
-const search: IndexQuery = {
-  kind: 'paper',
-  must: [],
-  should: [],
-  peerReviewedOnly: false,
-  sort: 'relevance',
-  offset: 0,
-  limit: 10,
-};
+runSciFactRankingParity('PostgreSQL inverted layout (alexandria_inverted_search)', freshIndex);
 
 const term = (text: string): IndexClause => ({ kind: 'term', text });
 const phrase = (text: string): IndexClause => ({ kind: 'phrase', text });
-
-const ranking = (page: IndexPage) => page.papers.map((paper, index) => [paper.title, page.scores[index]]);
-
-describe('PostgreSQL inverted layout (alexandria_inverted_search) against the SQLite index', () => {
-  it('ranks and scores real queries as the SQLite index does, with the same totals', async () => {
-    const papers = await sciFactRecords();
-    const sqlite = await createSqlitePaperIndex(
-      join(mkdtempSync(join(tmpdir(), 'alexandria-index-')), 'index.db'),
-      {
-        shards: 1,
-      },
-    );
-    const postgres = await freshIndex();
-    for (let start = 0; start < papers.length; start += 500) {
-      const batch = papers.slice(start, start + 500);
-      await sqlite.upsert(batch);
-      await postgres.upsert(batch);
-    }
-    expect(await postgres.count()).toEqual(await sqlite.count());
-    let compared = 0;
-    for (const query of sciFactQueries(search)) {
-      const expected = await sqlite.search(query);
-      const page = await postgres.search(query);
-      const label = `${query.must.map((c) => c.text).join(' ')} | ${query.should.map((c) => c.text).join(' ')} (${query.sort})`;
-      expect(page.total, label).toBe(expected.total);
-      const got = ranking(page);
-      ranking(expected).forEach(([title, score], position) => {
-        expect(got[position]?.[0], `${label} @${position}`).toBe(title);
-        expect(got[position]?.[1], `${label} @${position}`).toBeCloseTo(score as number, 6);
-      });
-      compared += expected.papers.length;
-    }
-    expect(compared).toBeGreaterThan(800);
-    await sqlite.close();
-    await postgres.close();
-  }, 180_000);
-});
 
 describe('PostgreSQL inverted layout: postings after merges and folds', () => {
   const record = (title: string, fields: Partial<Paper>): Paper => ({
