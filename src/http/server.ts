@@ -2,9 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import type { Container } from '../main.js';
 import { packageVersion } from '../platform/version.js';
 import { buildApp } from './app.js';
+import { installIndexMetrics } from './index-metrics.js';
+import { createMetrics } from './metrics.js';
 
 /** Builds the app from a container. */
 export function createHttpApp(container: Container): Promise<FastifyInstance> {
+  const metrics = createMetrics();
+  installIndexMetrics(metrics.registry, container.stores.index);
   return buildApp({
     config: container.config,
     logger: container.logger,
@@ -13,6 +17,7 @@ export function createHttpApp(container: Container): Promise<FastifyInstance> {
     unauthenticatedRateLimiter: container.unauthenticatedRateLimiter,
     probes: container.probes,
     indexVersion: () => container.stores.index.dataVersion(),
+    metrics,
     version: packageVersion(),
   });
 }

@@ -94,6 +94,11 @@ export interface UpsertSummary {
  */
 export interface PaperIndex {
   /**
+   * Searches this process sent to the primary database and to read replicas, for an index that has
+   * read replicas (PostgreSQL); absent otherwise.
+   */
+  readonly searchesServed?: { readonly primary: number; readonly replicas: number };
+  /**
    * Adds or merges records in ONE transaction (all or nothing). A record is the same paper as a
    * stored one when they share a strong identity key (DOI, arXiv, PMID, PMCID, S2, corpus id, ACL,
    * MAG, OpenAlex, patent number — see `identityKeys`), or else the same normalised title and year

@@ -25,65 +25,86 @@ const record = (title: string, n: number): Paper => ({
   doi: `10.5555/replica.${n}`,
 });
 
-/** Scans the standby itself has run on the test's table (a hot standby keeps its own statistics). */
+/** Scans the standby itself has run on the index's tables (a hot standby keeps its own statistics). */
 async function standbyScans(standby: Standby, schema: string): Promise<number> {
   const found = await standby.query(
-    `select seq_scan + coalesce(idx_scan, 0) as n from pg_stat_user_tables where schemaname = '${schema}' and relname = 'paper_records'`,
+    `select sum(seq_scan + coalesce(idx_scan, 0)) as n from pg_stat_user_tables where schemaname = '${schema}'`,
   );
   return Number(found.rows[0]?.n ?? 0);
 }
 
+const layouts = ['inverted', 'tsvector'] as const;
+
 describe('PostgreSQL index with a real streaming read replica', () => {
   let standby: Standby;
-  let index: PostgresPaperIndex;
-  const schema = uniqueSchema('replica_index');
+  const schemas = Object.fromEntries(layouts.map((layout) => [layout, uniqueSchema(`replica_${layout}`)]));
+  const indexes: Partial<Record<(typeof layouts)[number], PostgresPaperIndex>> = {};
 
   beforeAll(async () => {
-    // The schema and a first record exist before the base backup; the rest streams.
-    const writer = await createPostgresPaperIndex(testPostgresUrl, { schema });
-    await writer.upsert([record('Dependency parsing with graph neural networks', 1)]);
-    await writer.close();
+    // Each layout's schema and a first record exist before the base backup; the rest streams.
+    for (const layout of layouts) {
+      const writer = await createPostgresPaperIndex(testPostgresUrl, { schema: schemas[layout], layout });
+      await writer.upsert([record('Dependency parsing with graph neural networks', 1)]);
+      await writer.close();
+    }
     standby = await startStandby();
-    index = await createPostgresPaperIndex(testPostgresUrl, { schema, readUrls: [standby.url] });
+    for (const layout of layouts) {
+      indexes[layout] = await createPostgresPaperIndex(testPostgresUrl, {
+        schema: schemas[layout],
+        readUrls: [standby.url],
+        layout,
+      });
+    }
   }, 120_000);
 
   afterAll(async () => {
-    await index?.close();
+    for (const index of Object.values(indexes)) await index?.close();
     await standby?.stop();
-    await dropSchema(schema);
+    for (const schema of Object.values(schemas)) await dropSchema(schema);
   });
 
-  it('sends searches to the replica once it has replayed the last commit', async () => {
-    await index.upsert([record('Transition-based dependency parsing revisited', 2)]);
-    await standby.caughtUp();
-    const before = await standbyScans(standby, schema);
-    const served = { ...index.searchesServed };
-    const page = await index.search(query('parsing'));
-    expect(page.total).toBe(2);
-    expect(index.searchesServed.replicas).toBe(served.replicas + 1);
-    expect(index.searchesServed.primary).toBe(served.primary);
-    // The standby's own statistics show the scan (backends report them within ~10 s when idle).
-    let after = before;
-    for (let attempt = 0; attempt < 120 && after === before; attempt += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      after = await standbyScans(standby, schema);
-    }
-    expect(after).toBeGreaterThan(before);
-  });
+  describe.each(layouts)('%s layout', (layout) => {
+    const index = () => indexes[layout] as PostgresPaperIndex;
+    const schema = () => schemas[layout] as string;
 
-  it('answers from the primary while the replica lags, so no search misses a committed ingest', async () => {
-    await standby.query('select pg_wal_replay_pause()');
-    try {
-      await index.upsert([record('Cross-lingual dependency parsing at scale', 3)]);
-      const served = index.searchesServed.primary;
-      const page = await index.search(query('parsing'));
-      expect(index.searchesServed.primary).toBe(served + 1);
-      expect(page.total).toBe(3);
-      expect(page.papers.map((paper) => paper.title)).toContain('Cross-lingual dependency parsing at scale');
-    } finally {
-      await standby.query('select pg_wal_replay_resume()');
-    }
-    await standby.caughtUp();
-    expect((await index.search(query('cross'))).total).toBe(1);
+    it('is the layout asked for', () => {
+      expect(index().layout).toBe(layout);
+    });
+
+    it('sends searches to the replica once it has replayed the last commit', async () => {
+      await index().upsert([record('Transition-based dependency parsing revisited', 2)]);
+      await standby.caughtUp();
+      const before = await standbyScans(standby, schema());
+      const served = { ...index().searchesServed };
+      const page = await index().search(query('parsing'));
+      expect(page.total).toBe(2);
+      expect(index().searchesServed.replicas).toBe(served.replicas + 1);
+      expect(index().searchesServed.primary).toBe(served.primary);
+      // The standby's own statistics show the scan (backends report them within ~10 s when idle).
+      let after = before;
+      for (let attempt = 0; attempt < 120 && after === before; attempt += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        after = await standbyScans(standby, schema());
+      }
+      expect(after).toBeGreaterThan(before);
+    });
+
+    it('answers from the primary while the replica lags, so no search misses a committed ingest', async () => {
+      await standby.query('select pg_wal_replay_pause()');
+      try {
+        await index().upsert([record('Cross-lingual dependency parsing at scale', 3)]);
+        const served = index().searchesServed.primary;
+        const page = await index().search(query('parsing'));
+        expect(index().searchesServed.primary).toBe(served + 1);
+        expect(page.total).toBe(3);
+        expect(page.papers.map((paper) => paper.title)).toContain(
+          'Cross-lingual dependency parsing at scale',
+        );
+      } finally {
+        await standby.query('select pg_wal_replay_resume()');
+      }
+      await standby.caughtUp();
+      expect((await index().search(query('cross'))).total).toBe(1);
+    });
   });
 });

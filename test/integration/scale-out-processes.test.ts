@@ -308,6 +308,12 @@ describe('two serve replicas and a worker with data dirs of their own, on Postgr
     const ingested = await runCli(replicaA.dataDir, ['ingest', '--no-progress', '--json', aclSample]);
     expect(ingested.code, ingested.stderr).toBe(0);
     expect(JSON.parse(ingested.stdout).inserted).toBe(500);
+    // The deployment's default layout, as an operator gets it without ALEXANDRIA_PG_INDEX_LAYOUT.
+    const layout = await adminQuery(
+      "select value from paper_index_settings where name = 'layout'",
+      databaseUrl,
+    );
+    expect(layout.rows[0]?.value).toBe('inverted');
 
     const [onA, onB] = await Promise.all([search(replicaA, keyX, query), search(replicaB, keyX, query)]);
     const total = Number(onA.headers.get('x-total-count'));

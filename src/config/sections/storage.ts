@@ -35,7 +35,7 @@ export const storageSection = {
   databaseReadUrls: envVar('ALEXANDRIA_DATABASE_READ_URLS', postgresUrlList, {
     secret: true,
     description:
-      'Comma-separated PostgreSQL URLs of read replicas (streaming standbys of DATABASE_URL) that take paper-index searches, round robin; a replica that has not replayed the last committed ingest is skipped for the primary. Writes always go to DATABASE_URL.',
+      'Comma-separated PostgreSQL URLs of read replicas (streaming standbys of DATABASE_URL) that take paper-index searches, round robin; a replica that has not replayed the last committed ingest is skipped for the primary. Writes always go to DATABASE_URL. /metrics counts searches by the database that answered (alexandria_index_searches_total{served_by="primary"|"replica"}).',
   }),
   pgIndexLayout: envVar('ALEXANDRIA_PG_INDEX_LAYOUT', z.enum(['tsvector', 'inverted']), {
     default: 'inverted',
@@ -48,7 +48,8 @@ export const storageSection = {
       "Redis URL. When set, every replica shares through Redis the cache (search answers, federated result lists, upstream responses, fetched-URL and parse-failure records), the API rate limits, the upstream sources' request spacing and circuit breakers, and the background job queue (run by `serve` and `alexandria worker`). Local search answers are keyed by the answering replica's index and its data version.",
   }),
   s3Bucket: envVar('ALEXANDRIA_S3_BUCKET', z.string().min(3).optional(), {
-    description: 'S3 bucket for blobs (PDFs, figures). When unset, blobs go to <data dir>/blobs.',
+    description:
+      'S3 bucket for blobs (PDFs, figures, parses, passage vectors); it must exist already. When unset, blobs go to <data dir>/blobs.',
   }),
   s3Endpoint: envVar('ALEXANDRIA_S3_ENDPOINT', z.url().optional(), {
     description: 'S3-compatible endpoint URL (MinIO, R2, …); unset for AWS.',
