@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { MemoryCache } from '../src/adapters/memory/memory-cache.js';
 import { vectorOf } from '../src/adapters/postgres/postgres-index-writes.js';
-import { invertedWriteTimings, preparedMs } from '../src/adapters/postgres/postgres-inverted-writes.js';
+import { preparedMs } from '../src/adapters/postgres/postgres-inverted-prepare.js';
+import { invertedWriteTimings } from '../src/adapters/postgres/postgres-inverted-writes.js';
 import {
   createPostgresPaperIndex,
   type PostgresPaperIndex,

@@ -118,9 +118,18 @@ export function indexedText(paper: Paper): IndexedText {
   };
 }
 
+/** Recent keys' hashes: an upsert hashes each key of a record three or four times. */
+const keyHashes = new Map<string, number>();
+
 /** 48 bits of SHA-1: a compact integer key; collisions are resolved by checking the stored record. */
 export function keyHash(key: string): number {
-  return hash('sha1', key, 'buffer').readUIntBE(0, 6);
+  let hashed = keyHashes.get(key);
+  if (hashed === undefined) {
+    hashed = hash('sha1', key, 'buffer').readUIntBE(0, 6);
+    if (keyHashes.size >= 65_536) keyHashes.clear();
+    keyHashes.set(key, hashed);
+  }
+  return hashed;
 }
 
 /** Titles too generic to identify a paper on their own ("Introduction", "Preface") never merge. */

@@ -61,21 +61,8 @@ export class Batch extends StagedRecords {
   }
 
   async write(client: pg.PoolClient): Promise<void> {
-    if (this.deleted.size > 0) {
-      await client.query('DELETE FROM paper_records WHERE id = ANY($1::bigint[])', [[...this.deleted]]);
-    }
-    if (this.dropKeys.length > 0) {
-      await client.query(
-        'DELETE FROM paper_keys WHERE (hash, paper_id) IN (SELECT * FROM unnest($1::bigint[], $2::bigint[]))',
-        [this.dropKeys.map(([hash]) => hash), this.dropKeys.map(([, id]) => id)],
-      );
-    }
-    if (this.staleVectors.size > 0) {
-      await client.query('DELETE FROM paper_record_vectors WHERE id = ANY($1::bigint[])', [
-        [...this.staleVectors],
-      ]);
-    }
-    const rows = [...this.staged.entries()].sort(([a], [b]) => a - b);
+    await this.writeRemovals(client);
+    const rows = this.stagedInOrder();
     if (rows.length > 0) {
       const columns = rows.map(([id, { paper, json }]) => {
         const vector = vectorOf(paper);
@@ -100,11 +87,7 @@ export class Batch extends StagedRecords {
           columns.map((row) => row.record),
         ],
       );
-      const keys = rows.flatMap(([id, { keys }]) => keys.map((key): [number, number] => [keyHash(key), id]));
-      await client.query(
-        'INSERT INTO paper_keys (hash, paper_id) SELECT * FROM unnest($1::bigint[], $2::bigint[]) ON CONFLICT DO NOTHING',
-        [keys.map(([hash]) => hash), keys.map(([, id]) => id)],
-      );
+      await this.writeKeys(client, rows);
     }
     const terms = [...this.termChanges.entries()]
       .filter(([, change]) => change !== 0)

@@ -8,23 +8,47 @@ import { indexTokens } from '../paper-index/index-tokenizer.js';
  */
 
 /**
- * One word in one record, flat: term frequencies in the title, the abstract and the other fields,
- * then the positions (one array per word instead of an object and two arrays: ingest allocates one
- * per word per record, and their garbage collection was a tenth of the PostgreSQL ingest).
+ * The words of one or more documents. Documents prepared together share one (a few thousand words
+ * for a hundred records), so that the write looks each word up once per vocabulary, not once per
+ * record.
  */
-export type WordOccurrences = number[];
+export class Vocabulary {
+  /** The batch slot of each word for `slotsOwner` (−1: not looked up yet); kept by the writer. */
+  slots: Int32Array | undefined;
+  slotsOwner: object | undefined;
 
+  constructor(readonly words: string[]) {}
+}
+
+/**
+ * A record's indexed words, compact (ingest makes one per record; an object and arrays per word
+ * made garbage collection a tenth of the PostgreSQL ingest): its word `i` is
+ * `vocabulary.words[wordIds[i]]` and its occurrences are `occurrences[starts[i]]` to
+ * `occurrences[starts[i + 1]]`: the term frequencies in the title, the abstract and the other
+ * fields, then its positions ascending. Words come in order of first occurrence.
+ */
 export interface InvertedDocument {
   /** Tokens of all fields plus the three facet tokens the SQLite index counts (its record length). */
   length: number;
-  words: Map<string, WordOccurrences>;
+  vocabulary: Vocabulary;
+  wordIds: Int32Array;
+  starts: Int32Array;
+  occurrences: Int32Array;
+}
+
+/** The document's words, in order. */
+export function documentWords(document: InvertedDocument): string[] {
+  return Array.from(document.wordIds, (id) => document.vocabulary.words[id] as string);
 }
 
 /** A word must fit a b-tree key (and the tsvector layout's lexeme limit, for equal statistics). */
 const maxWordBytes = 2046;
 const facetTokensPerRecord = 3;
 
-const fields: Array<[keyof IndexedText, 0 | 1 | 2]> = [
+/** Field class of each indexed field: 0 title, 1 abstract, 2 the rest (authors, venue, identifiers). */
+export type FieldClass = 0 | 1 | 2;
+
+const fields: Array<[keyof IndexedText, FieldClass]> = [
   ['title', 0],
   ['abstract', 1],
   ['authors', 2],
@@ -33,11 +57,15 @@ const fields: Array<[keyof IndexedText, 0 | 1 | 2]> = [
 ];
 
 /**
- * Positions number the tokens from 1 across the fields in order with one unused position between
- * fields (so that a phrase never spans two fields), as the tsvector layout numbers them.
+ * Calls `visit` for each token of the record's fields in order with its position and field class,
+ * and returns the record's length. Positions number the tokens from 1 across the fields with one
+ * unused position between fields (so that a phrase never spans two fields); both PostgreSQL layouts
+ * number them so. The length counts every token plus the three facet tokens SQLite counts.
  */
-export function invertedDocument(text: IndexedText): InvertedDocument {
-  const words = new Map<string, WordOccurrences>();
+export function walkFieldTokens(
+  text: IndexedText,
+  visit: (token: string, position: number, field: FieldClass) => void,
+): number {
   let position = 0;
   let length = facetTokensPerRecord;
   for (const [field, label] of fields) {
@@ -45,18 +73,82 @@ export function invertedDocument(text: IndexedText): InvertedDocument {
     length += tokens.length;
     for (const token of tokens) {
       position += 1;
-      if (!fitsWord(token)) continue;
-      let word = words.get(token);
-      if (!word) {
-        word = [0, 0, 0];
-        words.set(token, word);
-      }
-      (word[label] as number) += 1;
-      word.push(position);
+      visit(token, position, label);
     }
     position += 1;
   }
-  return { length, words };
+  return length;
+}
+
+/** Scratch space of `invertedDocument` (one document at a time per thread). */
+const scratch: {
+  slots: Map<string, number>;
+  tokenSlot: Int32Array;
+  tokenPosition: Int32Array;
+  frequencies: Int32Array;
+} = {
+  slots: new Map<string, number>(),
+  tokenSlot: new Int32Array(1024),
+  tokenPosition: new Int32Array(1024),
+  frequencies: new Int32Array(3 * 256),
+};
+
+export function invertedDocument(text: IndexedText): InvertedDocument {
+  const { slots } = scratch;
+  slots.clear();
+  const words: string[] = [];
+  let tokens = 0;
+  const length = walkFieldTokens(text, (token, position, field) => {
+    if (!fitsWord(token)) return;
+    let slot = slots.get(token);
+    if (slot === undefined) {
+      slot = words.length;
+      slots.set(token, slot);
+      words.push(token);
+      if (3 * words.length > scratch.frequencies.length) scratch.frequencies = grown(scratch.frequencies);
+      scratch.frequencies.fill(0, 3 * slot, 3 * slot + 3);
+    }
+    if (tokens === scratch.tokenSlot.length) {
+      scratch.tokenSlot = grown(scratch.tokenSlot);
+      scratch.tokenPosition = grown(scratch.tokenPosition);
+    }
+    scratch.tokenSlot[tokens] = slot;
+    scratch.tokenPosition[tokens] = position;
+    tokens += 1;
+    (scratch.frequencies[3 * slot + field] as number) += 1;
+  });
+  const { tokenSlot, tokenPosition, frequencies } = scratch;
+  const starts = new Int32Array(words.length + 1);
+  for (let slot = 0; slot < words.length; slot += 1) {
+    const count =
+      (frequencies[3 * slot] as number) +
+      (frequencies[3 * slot + 1] as number) +
+      (frequencies[3 * slot + 2] as number);
+    starts[slot + 1] = (starts[slot] as number) + 3 + count;
+  }
+  const occurrences = new Int32Array(starts[words.length] as number);
+  const next = new Int32Array(words.length);
+  for (let slot = 0; slot < words.length; slot += 1) {
+    const at = starts[slot] as number;
+    occurrences[at] = frequencies[3 * slot] as number;
+    occurrences[at + 1] = frequencies[3 * slot + 1] as number;
+    occurrences[at + 2] = frequencies[3 * slot + 2] as number;
+    next[slot] = at + 3;
+  }
+  for (let token = 0; token < tokens; token += 1) {
+    const slot = tokenSlot[token] as number;
+    occurrences[next[slot] as number] = tokenPosition[token] as number;
+    next[slot] = (next[slot] as number) + 1;
+  }
+  const wordIds = new Int32Array(words.length);
+  for (let i = 0; i < wordIds.length; i += 1) wordIds[i] = i;
+  return { length, vocabulary: new Vocabulary(words), wordIds, starts, occurrences };
+}
+
+function grown(array: Int32Array): Int32Array<ArrayBuffer> {
+  const bigger = new Int32Array(array.length * 2);
+  bigger.set(array);
+  return bigger;
 }
 
 export function fitsWord(token: string): boolean {
@@ -65,8 +157,12 @@ export function fitsWord(token: string): boolean {
 
 /** A growing byte buffer of varints. */
 export class ByteWriter {
-  private bytes = new Uint8Array(64);
+  private bytes: Uint8Array;
   length = 0;
+
+  constructor(capacity = 64) {
+    this.bytes = new Uint8Array(capacity);
+  }
 
   varint(value: number): void {
     if (this.length + 10 > this.bytes.length) this.room(10);
@@ -105,34 +201,34 @@ export class ByteWriter {
 }
 
 /**
- * One word's new postings of a batch, documents ascending: `docs` (delta, frequencies) and
- * `positions` (each posting's positions, delta-encoded), as the extension reads them.
+ * Appends one posting to a word's list: the document delta (varint) and the term frequencies (one
+ * byte when they are ≤ 3/7/7, else a zero byte and three varints) to `docs`, and the positions,
+ * delta-encoded, to `positions` (`occurrences[from]` to `occurrences[to]`, as in `InvertedDocument`).
  */
-export class PostingWriter {
-  readonly docs = new ByteWriter();
-  readonly positions = new ByteWriter();
-  private last = 0;
-
-  add(doc: number, occurrences: WordOccurrences): void {
-    if (doc <= this.last) throw new Error(`postings out of order: ${doc} after ${this.last}`);
-    this.docs.varint(doc - this.last);
-    this.last = doc;
-    const a = occurrences[0] as number;
-    const b = occurrences[1] as number;
-    const c = occurrences[2] as number;
-    if (a <= 3 && b <= 7 && c <= 7) this.docs.byte((a << 6) | (b << 3) | c);
-    else {
-      this.docs.byte(0);
-      this.docs.varint(a);
-      this.docs.varint(b);
-      this.docs.varint(c);
-    }
-    let previous = 0;
-    for (let i = 3; i < occurrences.length; i += 1) {
-      const position = occurrences[i] as number;
-      this.positions.varint(position - previous);
-      previous = position;
-    }
+export function encodePosting(
+  docs: ByteWriter,
+  positions: ByteWriter,
+  delta: number,
+  occurrences: Int32Array,
+  from: number,
+  to: number,
+): void {
+  docs.varint(delta);
+  const a = occurrences[from] as number;
+  const b = occurrences[from + 1] as number;
+  const c = occurrences[from + 2] as number;
+  if (a <= 3 && b <= 7 && c <= 7) docs.byte((a << 6) | (b << 3) | c);
+  else {
+    docs.byte(0);
+    docs.varint(a);
+    docs.varint(b);
+    docs.varint(c);
+  }
+  let previous = 0;
+  for (let i = from + 3; i < to; i += 1) {
+    const position = occurrences[i] as number;
+    positions.varint(position - previous);
+    previous = position;
   }
 }
 

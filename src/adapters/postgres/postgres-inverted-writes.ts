@@ -1,16 +1,17 @@
-import { deflateRawSync } from 'node:zlib';
 import type pg from 'pg';
 import { identityKeys, type Paper } from '../../domain/paper.js';
 import { indexedText, keyHash, kindCodes, paperColumns } from '../paper-index/index-fields.js';
-import { recordJson } from '../sqlite/paper-record-codec.js';
 import { decodeRecord } from './postgres-index-writes.js';
 import {
+  ByteWriter,
   DocBlock,
   docsPerBlock,
+  documentWords,
+  encodePosting,
   type InvertedDocument,
-  invertedDocument,
-  PostingWriter,
+  type Vocabulary,
 } from './postgres-inverted-codec.js';
+import { deflated, documentOf, jsonOf } from './postgres-inverted-prepare.js';
 import { StagedRecords } from './postgres-staged-records.js';
 
 /**
@@ -80,6 +81,10 @@ export class InvertedBatch extends StagedRecords {
     return batch;
   }
 
+  protected override jsonOf(paper: Paper): string {
+    return jsonOf(paper);
+  }
+
   async write(client: pg.PoolClient): Promise<void> {
     let lapStart = performance.now();
     const lap = (phase: WritePhase) => {
@@ -87,15 +92,7 @@ export class InvertedBatch extends StagedRecords {
       invertedWriteTimings[phase] += now - lapStart;
       lapStart = now;
     };
-    const words = new Map<string, { records: number; postings: PostingWriter | null }>();
-    const wordOf = (word: string) => {
-      let entry = words.get(word);
-      if (!entry) {
-        entry = { records: 0, postings: null };
-        words.set(word, entry);
-      }
-      return entry;
-    };
+    const words = new BatchWords();
     const edits: DocEdit[] = [];
     let recordChange = 0;
     let tokenChange = 0;
@@ -103,7 +100,7 @@ export class InvertedBatch extends StagedRecords {
       const text = documentOf(paper);
       recordChange -= 1;
       tokenChange -= text.length;
-      for (const word of text.words.keys()) wordOf(word).records -= 1;
+      for (const word of documentWords(text)) words.count(word, -1);
       edits.push({ doc, apply: (block) => block.kill(doc) });
     };
     for (const id of this.deleted) {
@@ -111,7 +108,7 @@ export class InvertedBatch extends StagedRecords {
       if (stored) forget(stored.doc, stored.paper);
     }
     // Staged records in id order; new text gets document numbers in that order.
-    const rows = [...this.staged.entries()].sort(([a], [b]) => a - b);
+    const rows = this.stagedInOrder();
     const docOf = new Map<number, number>();
     const fresh: Array<[number, Paper]> = [];
     for (const [id, { paper }] of rows) {
@@ -131,30 +128,13 @@ export class InvertedBatch extends StagedRecords {
       const text = documentOf(paper);
       recordChange += 1;
       tokenChange += text.length;
-      for (const [word, occurrences] of text.words) {
-        const entry = wordOf(word);
-        entry.records += 1;
-        entry.postings ??= new PostingWriter();
-        entry.postings.add(doc, occurrences);
-      }
+      words.post(doc, text);
       edits.push({ doc, apply: (block) => block.put(doc, docEntry(paper)) });
     }
+    const encoded = words.encode();
 
     lap('postings');
-    if (this.deleted.size > 0) {
-      await client.query('DELETE FROM paper_records WHERE id = ANY($1::bigint[])', [[...this.deleted]]);
-    }
-    if (this.dropKeys.length > 0) {
-      await client.query(
-        'DELETE FROM paper_keys WHERE (hash, paper_id) IN (SELECT * FROM unnest($1::bigint[], $2::bigint[]))',
-        [this.dropKeys.map(([hash]) => hash), this.dropKeys.map(([, id]) => id)],
-      );
-    }
-    if (this.staleVectors.size > 0) {
-      await client.query('DELETE FROM paper_record_vectors WHERE id = ANY($1::bigint[])', [
-        [...this.staleVectors],
-      ]);
-    }
+    await this.writeRemovals(client);
     if (rows.length > 0) {
       const columns = rows.map(([id, { paper, json }]) => ({
         id,
@@ -186,15 +166,11 @@ export class InvertedBatch extends StagedRecords {
         ],
       );
       lap('records');
-      const keys = rows.flatMap(([id, { keys }]) => keys.map((key): [number, number] => [keyHash(key), id]));
-      await client.query(
-        'INSERT INTO paper_keys (hash, paper_id) SELECT * FROM unnest($1::bigint[], $2::bigint[]) ON CONFLICT DO NOTHING',
-        [keys.map(([hash]) => hash), keys.map(([, id]) => id)],
-      );
+      await this.writeKeys(client, rows);
     }
     lap('keys');
     const sealed = invertedWriteTimings.seal;
-    await writeWords(client, words);
+    await writeWords(client, encoded);
     lap('words');
     invertedWriteTimings.words -= invertedWriteTimings.seal - sealed;
     await writeDocBlocks(client, edits);
@@ -207,20 +183,151 @@ export class InvertedBatch extends StagedRecords {
   }
 }
 
+/** A batch's words as the words statement takes them: sorted, with frequency changes and new postings. */
+interface EncodedWords {
+  words: string[];
+  records: number[];
+  docs: { blob: Buffer; lengths: number[] };
+  positions: { blob: Buffer; lengths: number[] };
+}
+
+/**
+ * The words a batch changes: each word's document-frequency change and its new postings. Postings
+ * are collected as references (word, document, word of the document) and encoded word by word into
+ * one buffer at the end, rather than into a growing buffer per word.
+ */
+class BatchWords {
+  private readonly slots = new Map<string, number>();
+  private readonly names: string[] = [];
+  private readonly records: number[] = [];
+  private readonly postings: number[] = [];
+  /** Per posting: its word's slot, its document number, its document (index) and word in it. */
+  private refs = new Int32Array(4 * 4096);
+  private refCount = 0;
+  private readonly documents: InvertedDocument[] = [];
+
+  count(word: string, change: number): number {
+    let slot = this.slots.get(word);
+    if (slot === undefined) {
+      slot = this.names.length;
+      this.slots.set(word, slot);
+      this.names.push(word);
+      this.records.push(0);
+      this.postings.push(0);
+    }
+    this.records[slot] = (this.records[slot] as number) + change;
+    return slot;
+  }
+
+  /** A new document's postings (documents come in ascending number). */
+  post(doc: number, document: InvertedDocument): void {
+    const index = this.documents.length;
+    this.documents.push(document);
+    const slots = this.slotsOf(document.vocabulary);
+    const names = document.vocabulary.words;
+    for (let word = 0; word < document.wordIds.length; word += 1) {
+      const id = document.wordIds[word] as number;
+      let slot = slots[id] as number;
+      if (slot < 0) {
+        slot = this.count(names[id] as string, 0);
+        slots[id] = slot;
+      }
+      this.records[slot] = (this.records[slot] as number) + 1;
+      this.postings[slot] = (this.postings[slot] as number) + 1;
+      if (4 * (this.refCount + 1) > this.refs.length) {
+        const bigger = new Int32Array(this.refs.length * 2);
+        bigger.set(this.refs);
+        this.refs = bigger;
+      }
+      const at = 4 * this.refCount;
+      this.refs[at] = slot;
+      this.refs[at + 1] = doc;
+      this.refs[at + 2] = index;
+      this.refs[at + 3] = word;
+      this.refCount += 1;
+    }
+  }
+
+  /** The batch slots of a vocabulary's words (looked up once per batch and vocabulary). */
+  private slotsOf(vocabulary: Vocabulary): Int32Array {
+    if (vocabulary.slotsOwner !== this || !vocabulary.slots) {
+      vocabulary.slots = new Int32Array(vocabulary.words.length).fill(-1);
+      vocabulary.slotsOwner = this;
+    }
+    return vocabulary.slots;
+  }
+
+  /** The changed words sorted (rows locked in one order by every writer), postings encoded. */
+  encode(): EncodedWords {
+    const slotCount = this.names.length;
+    // Postings grouped by word, each group in document order (a counting sort keeps the order).
+    const first = new Int32Array(slotCount + 1);
+    for (let slot = 0; slot < slotCount; slot += 1) {
+      first[slot + 1] = (first[slot] as number) + (this.postings[slot] as number);
+    }
+    const order = new Int32Array(this.refCount);
+    const next = first.slice(0, slotCount);
+    for (let ref = 0; ref < this.refCount; ref += 1) {
+      const slot = this.refs[4 * ref] as number;
+      order[next[slot] as number] = ref;
+      next[slot] = (next[slot] as number) + 1;
+    }
+    const changed: number[] = [];
+    for (let slot = 0; slot < slotCount; slot += 1) {
+      if (this.records[slot] !== 0 || this.postings[slot] !== 0) changed.push(slot);
+    }
+    const names = this.names;
+    changed.sort((a, b) => {
+      const x = names[a] as string;
+      const y = names[b] as string;
+      return x < y ? -1 : x > y ? 1 : 0;
+    });
+    const docs = new ByteWriter(8 * this.refCount + 64);
+    const positions = new ByteWriter(16 * this.refCount + 64);
+    const docLengths: number[] = [];
+    const positionLengths: number[] = [];
+    for (const slot of changed) {
+      if (this.postings[slot] === 0) {
+        docLengths.push(-1);
+        positionLengths.push(-1);
+        continue;
+      }
+      const docsStart = docs.length;
+      const positionsStart = positions.length;
+      let last = 0;
+      for (let i = first[slot] as number; i < (first[slot + 1] as number); i += 1) {
+        const at = 4 * (order[i] as number);
+        const doc = this.refs[at + 1] as number;
+        const document = this.documents[this.refs[at + 2] as number] as InvertedDocument;
+        const word = this.refs[at + 3] as number;
+        encodePosting(
+          docs,
+          positions,
+          doc - last,
+          document.occurrences,
+          document.starts[word] as number,
+          document.starts[word + 1] as number,
+        );
+        last = doc;
+      }
+      docLengths.push(docs.length - docsStart);
+      positionLengths.push(positions.length - positionsStart);
+    }
+    return {
+      words: changed.map((slot) => names[slot] as string),
+      records: changed.map((slot) => this.records[slot] as number),
+      docs: { blob: docs.toBuffer(), lengths: docLengths },
+      positions: { blob: positions.toBuffer(), lengths: positionLengths },
+    };
+  }
+}
+
 /**
  * Document frequencies and new postings of the batch's words in one statement (a new word gets its
  * id there); tails that grew past `sealBytes` are then moved into sealed blocks.
  */
-async function writeWords(
-  client: pg.PoolClient,
-  words: Map<string, { records: number; postings: PostingWriter | null }>,
-): Promise<void> {
-  const changed = [...words.entries()]
-    .filter(([, entry]) => entry.records !== 0 || entry.postings !== null)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  if (changed.length === 0) return;
-  const docs = packed(changed.map(([, entry]) => entry.postings?.docs.toBuffer() ?? null));
-  const positions = packed(changed.map(([, entry]) => entry.postings?.positions.toBuffer() ?? null));
+async function writeWords(client: pg.PoolClient, words: EncodedWords): Promise<void> {
+  if (words.words.length === 0) return;
   const written = await client.query<{ id: string; bytes: number | null }>(
     `INSERT INTO paper_words (word, records, tail_docs, tail_positions)
      SELECT * FROM unnest(string_to_array($1, E'\\x1f'), $2::int4[], alexandria_slices($3, $4::int4[]),
@@ -233,12 +340,12 @@ async function writeWords(
      RETURNING id, octet_length(tail_docs) AS bytes`,
     [
       // Words are runs of letters and digits: never the unit separator.
-      changed.map(([word]) => word).join('\x1f'),
-      changed.map(([, entry]) => entry.records),
-      docs.blob,
-      docs.lengths,
-      positions.blob,
-      positions.lengths,
+      words.words.join('\x1f'),
+      words.records,
+      words.docs.blob,
+      words.docs.lengths,
+      words.positions.blob,
+      words.positions.lengths,
     ],
   );
   const full = written.rows.filter((row) => (row.bytes ?? 0) >= sealBytes).map((row) => row.id);
@@ -324,57 +431,4 @@ function sameText(a: Paper, b: Paper): boolean {
     x.venue === y.venue &&
     x.extra === y.extra
   );
-}
-
-/** Records deflated ahead of the write, by record version (level 1: 1.4% larger than 6, a third faster). */
-const deflatedRecords = new WeakMap<Paper, { json: string; bytes: Buffer }>();
-
-/**
- * Tokenises the records and deflates their JSON before an upsert waits for the write lock, so that
- * this CPU work overlaps the database's work on the previous batch.
- */
-export function prepareRecords(papers: readonly Paper[]): void {
-  const started = performance.now();
-  for (const paper of papers) {
-    documentOf(paper);
-    if (deflatedRecords.has(paper) || !paper.title) continue;
-    const json = recordJson(paper);
-    deflatedRecords.set(paper, { json, bytes: deflateRawSync(json, { level: 1 }) });
-  }
-  preparedMs.total += performance.now() - started;
-}
-
-/** Milliseconds this process spent preparing records (tokenising, deflating), for `npm run bench`. */
-export const preparedMs = { total: 0 };
-
-/** Records prepared between two turns of the event loop. */
-const prepareChunk = 16;
-
-/**
- * `prepareRecords` in slices of a few records, yielding to the event loop between slices: the
- * earlier batch's transaction goes on issuing its statements meanwhile (one synchronous pass over
- * 500 records held each of its round trips back by ~75 ms).
- */
-export async function prepareRecordsInSlices(papers: readonly Paper[]): Promise<void> {
-  for (let start = 0; start < papers.length; start += prepareChunk) {
-    if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    prepareRecords(papers.slice(start, start + prepareChunk));
-  }
-}
-
-function deflated(paper: Paper, json: string): Buffer {
-  const ready = deflatedRecords.get(paper);
-  return ready && ready.json === json ? ready.bytes : deflateRawSync(json, { level: 1 });
-}
-
-/** Each record version's inverted document, computed once (when prepared, and when written). */
-const documents = new WeakMap<Paper, InvertedDocument>();
-
-export function documentOf(paper: Paper): InvertedDocument {
-  let document = documents.get(paper);
-  if (!document) {
-    document = invertedDocument(indexedText(paper));
-    documents.set(paper, document);
-  }
-  return document;
 }

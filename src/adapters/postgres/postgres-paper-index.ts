@@ -25,8 +25,9 @@ import {
 import { decodeRecordVector, encodeRecordVector } from '../paper-index/record-vector-codec.js';
 import { planUpsert } from '../paper-index/upsert-plan.js';
 import { Batch, decodeRecord, vectorOf } from './postgres-index-writes.js';
+import { RecordPreparer } from './postgres-inverted-prepare.js';
 import { InvertedSearch } from './postgres-inverted-search.js';
-import { InvertedBatch, prepareRecordsInSlices } from './postgres-inverted-writes.js';
+import { InvertedBatch } from './postgres-inverted-writes.js';
 import { migratePostgresPaperIndex, type PostgresIndexLayout } from './postgres-paper-index-schema.js';
 import { documentVector, quoteLexeme } from './postgres-paper-vector.js';
 import { inTransaction } from './transaction.js';
@@ -103,6 +104,8 @@ export class PostgresPaperIndex implements PaperIndex {
   /** The layout this index was created with. */
   readonly layout: PostgresIndexLayout;
   private readonly inverted: InvertedSearch | undefined;
+  /** Tokenises and deflates the inverted layout's records ahead of their write (its own thread). */
+  private readonly preparer = new RecordPreparer();
 
   constructor(
     private readonly primary: pg.Pool,
@@ -128,7 +131,7 @@ export class PostgresPaperIndex implements PaperIndex {
    */
   async upsert(papers: readonly Paper[]): Promise<UpsertSummary> {
     let prepared: Promise<void> = Promise.resolve();
-    if (this.layout === 'inverted') prepared = prepareRecordsInSlices(papers);
+    if (this.layout === 'inverted') prepared = this.preparer.prepare(papers);
     else for (const paper of papers) vectorOf(paper);
     const previous = this.writes;
     const run = prepared.then(() => previous).then(() => this.write(papers));
@@ -456,6 +459,7 @@ export class PostgresPaperIndex implements PaperIndex {
   }
 
   async close(): Promise<void> {
+    await this.preparer.close();
     await Promise.all([this.primary, ...this.replicas].map((pool) => pool.end()));
   }
 }

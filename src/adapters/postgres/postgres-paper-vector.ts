@@ -1,5 +1,6 @@
 import type { IndexedText } from '../paper-index/index-fields.js';
 import { indexTokens } from '../paper-index/index-tokenizer.js';
+import { walkFieldTokens } from './postgres-inverted-codec.js';
 
 /**
  * A record's tsvector for the PostgreSQL index, written here rather than by `to_tsvector` so that
@@ -20,35 +21,19 @@ export interface VectorDocument {
 const maxLexemeBytes = 2046;
 const maxPositions = 255;
 const maxPosition = 16_383;
-const facetTokensPerRecord = 3;
-
-const fields: Array<[keyof IndexedText, string]> = [
-  ['title', 'A'],
-  ['abstract', 'B'],
-  ['authors', 'C'],
-  ['venue', 'C'],
-  ['extra', 'C'],
-];
+const labels = ['A', 'B', 'C'] as const;
 
 export function documentVector(text: IndexedText): VectorDocument {
   const positions = new Map<string, string[]>();
-  let position = 0;
-  let length = facetTokensPerRecord;
-  for (const [field, label] of fields) {
-    const tokens = indexTokens(text[field]);
-    length += tokens.length;
-    for (const token of tokens) {
-      position += 1;
-      if (!fits(token)) continue;
-      let list = positions.get(token);
-      if (!list) {
-        list = [];
-        positions.set(token, list);
-      }
-      if (list.length < maxPositions && position <= maxPosition) list.push(`${position}${label}`);
+  const length = walkFieldTokens(text, (token, position, field) => {
+    if (!fits(token)) return;
+    let list = positions.get(token);
+    if (!list) {
+      list = [];
+      positions.set(token, list);
     }
-    position += 1;
-  }
+    if (list.length < maxPositions && position <= maxPosition) list.push(`${position}${labels[field]}`);
+  });
   const parts: string[] = [];
   for (const [lexeme, list] of positions) {
     parts.push(list.length > 0 ? `${quoteLexeme(lexeme)}:${list.join(',')}` : quoteLexeme(lexeme));

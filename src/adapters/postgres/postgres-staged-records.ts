@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import { identityKeys, type Paper } from '../../domain/paper.js';
 import { keyHash } from '../paper-index/index-fields.js';
 import { vectorTextChanged } from '../paper-index/record-vector-codec.js';
@@ -44,7 +45,12 @@ export abstract class StagedRecords {
   insert(paper: Paper, keys: string[]): void {
     const id = this.nextId;
     this.nextId += 1;
-    this.put(id, paper, keys, recordJson(paper));
+    this.put(id, paper, keys, this.jsonOf(paper));
+  }
+
+  /** The record's stored JSON (a layout that prepared it ahead returns that). */
+  protected jsonOf(paper: Paper): string {
+    return recordJson(paper);
   }
 
   /** Stages the new version of record `id` (its keys now owned by it). */
@@ -77,5 +83,38 @@ export abstract class StagedRecords {
       this.records.delete(id);
       this.deleted.add(id);
     }
+  }
+
+  /** Deletes the rows of records folded away, the key rows dropped and the stale vectors. */
+  protected async writeRemovals(client: pg.PoolClient): Promise<void> {
+    if (this.deleted.size > 0) {
+      await client.query('DELETE FROM paper_records WHERE id = ANY($1::bigint[])', [[...this.deleted]]);
+    }
+    if (this.dropKeys.length > 0) {
+      await client.query(
+        'DELETE FROM paper_keys WHERE (hash, paper_id) IN (SELECT * FROM unnest($1::bigint[], $2::bigint[]))',
+        [this.dropKeys.map(([hash]) => hash), this.dropKeys.map(([, id]) => id)],
+      );
+    }
+    if (this.staleVectors.size > 0) {
+      await client.query('DELETE FROM paper_record_vectors WHERE id = ANY($1::bigint[])', [
+        [...this.staleVectors],
+      ]);
+    }
+  }
+
+  /** Staged records in id order (the order both layouts write them in). */
+  protected stagedInOrder(): Array<[number, StagedRecord]> {
+    return [...this.staged.entries()].sort(([a], [b]) => a - b);
+  }
+
+  /** Writes the identity keys the staged records own (after their rows). */
+  protected async writeKeys(client: pg.PoolClient, rows: Array<[number, StagedRecord]>): Promise<void> {
+    const keys = rows.flatMap(([id, { keys }]) => keys.map((key): [number, number] => [keyHash(key), id]));
+    if (keys.length === 0) return;
+    await client.query(
+      'INSERT INTO paper_keys (hash, paper_id) SELECT * FROM unnest($1::bigint[], $2::bigint[]) ON CONFLICT DO NOTHING',
+      [keys.map(([hash]) => hash), keys.map(([, id]) => id)],
+    );
   }
 }
