@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunSummary } from '../src/agent/agent-types.js';
 import { auditCitations } from '../src/agent/citation-audit.js';
@@ -30,9 +30,51 @@ interface LitQaItem {
   file: string;
 }
 
-/** How many items a run asks: a Qwen answer takes 30-90 s on 2 cores. */
-const sizes = { full: { pubmedqa: 20, litqa2: 4 }, quick: { pubmedqa: 5, litqa2: 2 } };
+/**
+ * How many items a run asks: a Qwen answer takes 20-90 s on 2 cores. PubMedQA's sample is stratified
+ * by gold label (its yes/no/maybe shares are those of all 667), so answering one label every time
+ * scores the sample's majority class, printed beside the accuracy.
+ */
+const sizes = { full: { pubmedqa: 30, litqa2: 4 }, quick: { pubmedqa: 6, litqa2: 2 } };
 const seed = 15;
+
+/**
+ * Knobs for running the local eval in chunks on a shared machine:
+ * - `EVAL_AGENT_PUBMEDQA_N`: the stratified sample's size (default 30, `--quick` 6);
+ * - `EVAL_AGENT_PUBMEDQA_SLICE=from:to`: ask only these items of the sample (0-based, `to` exclusive);
+ * - `EVAL_AGENT_LABEL=name`: each answered item is appended to `.eval/agent-local-pubmedqa-<name>.jsonl`
+ *   and the PubMedQA figures are over every item of the sample stored under that name (the latest
+ *   answer of each), so slices run one after another add up to the whole sample;
+ * - `EVAL_AGENT_LITQA2_N`: LitQA2 items (default 4, `--quick` 2; 0 skips them).
+ */
+function chunkKnobs(quick: boolean): {
+  pubmedqa: number;
+  slice: [number, number] | undefined;
+  label: string | undefined;
+  litqa2: number;
+} {
+  const size = quick ? sizes.quick : sizes.full;
+  const count = (name: string, fallback: number) => {
+    const value = process.env[name]?.trim();
+    if (!value) return fallback;
+    const parsed = Number(value);
+    if (!Number.isInteger(parsed) || parsed < 0)
+      throw new Error(`${name} must be a whole number, got ${value}`);
+    return parsed;
+  };
+  const sliceText = process.env.EVAL_AGENT_PUBMEDQA_SLICE?.trim();
+  const slice = sliceText ? /^(\d+):(\d+)$/.exec(sliceText) : undefined;
+  if (sliceText && !slice) throw new Error(`EVAL_AGENT_PUBMEDQA_SLICE must be from:to, got ${sliceText}`);
+  const label = process.env.EVAL_AGENT_LABEL?.trim();
+  if (label && !/^[\w.-]+$/.test(label))
+    throw new Error(`EVAL_AGENT_LABEL must be a plain name, got ${label}`);
+  return {
+    pubmedqa: count('EVAL_AGENT_PUBMEDQA_N', size.pubmedqa),
+    slice: slice ? [Number(slice[1]), Number(slice[2])] : undefined,
+    label: label || undefined,
+    litqa2: count('EVAL_AGENT_LITQA2_N', size.litqa2),
+  };
+}
 
 /**
  * The research agent on the local 1.5B model (issue 15's goals): PubMedQA questions, each with its
@@ -40,8 +82,9 @@ const seed = 15;
  * endpoint runs it (the answer must start with yes/no/maybe); LitQA2's multiple-choice items whose
  * source PDFs are in the project of the extractive agent evaluation (the ideal option chosen, the
  * source paper cited); fabricated citations audited on every answer; the extractive agent on the
- * same PubMedQA items beside. A fixed, seeded sample: N is printed. Skipped (with a printed line)
- * when the Qwen weights are not installed.
+ * same PubMedQA items beside. A fixed sample, stratified by gold label and seeded: N, the sample's
+ * majority-class rate and the confusion counts are printed. Skipped (with a printed line) when the
+ * Qwen weights are not installed. Knobs for chunked runs: `chunkKnobs`.
  */
 export async function localAgentEval(options: { quick: boolean }): Promise<EvalReport> {
   const modelPath =
@@ -56,9 +99,10 @@ export async function localAgentEval(options: { quick: boolean }): Promise<EvalR
       ],
     };
   }
-  const size = options.quick ? sizes.quick : sizes.full;
+  const knobs = chunkKnobs(options.quick);
   const all = await readJsonLines<PubMedQaItem>(join(sharedData, 'eval', 'pubmedqa', 'pubmedqa_pqal.jsonl'));
-  const sample = seededSample(all, size.pubmedqa, seed);
+  const sample = stratifiedSample(all, knobs.pubmedqa, seed);
+  const asked = knobs.slice ? sample.slice(knobs.slice[0], knobs.slice[1]) : sample;
   const majority = majorityOf(all);
   const sampleMajority = majorityOf(sample);
 
@@ -72,7 +116,7 @@ export async function localAgentEval(options: { quick: boolean }): Promise<EvalR
     { ALEXANDRIA_CHAT_PROVIDER: 'none' },
     async (container) => {
       await container.stores.index.upsert(all.map(pubmedRecord));
-      return askPubMedQa(container, sample, 'extractive', transcript);
+      return askPubMedQa(container, asked, 'extractive', transcript);
     },
   );
   const localEnv = {
@@ -81,53 +125,119 @@ export async function localAgentEval(options: { quick: boolean }): Promise<EvalR
     ALEXANDRIA_CHAT_TEMPERATURE: process.env.ALEXANDRIA_CHAT_TEMPERATURE ?? '0',
   };
   const local = await withContainer(pubmedDir, localEnv, (container) =>
-    askPubMedQa(container, sample, 'local', transcript),
+    askPubMedQa(container, asked, 'local', transcript),
   );
   // LitQA2: the project the extractive agent evaluation filled (.eval/agent-data, run before this).
-  const litqa = await loadLitQa();
-  const litSample = seededSample(litqa, size.litqa2, seed);
-  const lit = await withContainer(join('.eval', 'agent-data'), localEnv, (container) =>
-    askLitQa(container, litSample, transcript),
-  );
+  const litqa = knobs.litqa2 > 0 ? await loadLitQa() : [];
+  const litSample = seededSample(litqa, knobs.litqa2, seed);
+  const lit =
+    litSample.length > 0
+      ? await withContainer(join('.eval', 'agent-data'), localEnv, (container) =>
+          askLitQa(container, litSample, transcript),
+        )
+      : emptyTally();
   await mkdir('.eval', { recursive: true });
   await writeFile(join('.eval', 'agent-local-answers.md'), transcript.join('\n'));
 
-  const n = sample.length;
-  const accuracy = local.correct / n;
+  // The PubMedQA figures: this run's answers, or with a label every stored answer of the sample.
+  let answers = local.items;
+  let stored = '';
+  if (knobs.label) {
+    const file = join('.eval', `agent-local-pubmedqa-${knobs.label}.jsonl`);
+    await appendFile(file, local.items.map((item) => `${JSON.stringify(item)}\n`).join(''));
+    const latest = new Map((await readJsonLines<ItemResult>(file)).map((item) => [item.pmid, item]));
+    answers = sample.flatMap((item) => latest.get(item.pmid) ?? []);
+    stored = ` (label ${knobs.label}: ${answers.length} of the sample's ${sample.length} items answered so far, in ${file})`;
+  }
+  const pubmed = summarize(answers);
+  const n = answers.length;
+  const accuracy = pubmed.correct / Math.max(1, n);
+  const answered = majorityOf(answers.map((item) => ({ final_decision: item.gold })));
   const fabricated = local.fabricated + lit.fabricated;
-  const p95 = percentile([...local.times, ...lit.times], 0.95);
+  const times = [...local.times, ...lit.times];
+  const p95 = percentile(times, 0.95);
   const model = modelPath.split('/').pop() ?? modelPath;
   const threads = process.env.ALEXANDRIA_CHAT_THREADS ?? '(budget share)';
+  const sliceNote = knobs.slice ? `, items ${knobs.slice[0]}-${knobs.slice[1] - 1} asked` : '';
+  const thisRun = local.items.length + litSample.length;
+  const uncited = local.items.filter((item) => !item.citesAnything).length + lit.uncited;
   return {
-    name: `Research agent on the local model (${model}, llama.cpp threads ${threads}): PubMedQA N=${n}, LitQA2 with PDFs N=${litSample.length}, seed ${seed}`,
+    name: `Research agent on the local model (${model}, llama.cpp threads ${threads}): PubMedQA stratified N=${sample.length}${sliceNote}, LitQA2 with PDFs N=${litSample.length}, seed ${seed}`,
     metrics: {
       'PubMedQA accuracy (local)': accuracy,
       'PubMedQA majority class (all 667)': majority.share,
       'PubMedQA majority class (sample)': sampleMajority.share,
-      'PubMedQA answers with a verdict': local.verdicts / n,
-      'PubMedQA cites the source (local)': local.cited / n,
-      'PubMedQA cites the source (extractive)': extractive.cited / n,
+      'PubMedQA majority class (answered)': answered.share,
+      'PubMedQA answers with a verdict': pubmed.verdicts / Math.max(1, n),
+      'PubMedQA cites the source (local)': pubmed.cited / Math.max(1, n),
+      'PubMedQA cites the source (extractive)': extractive.cited / Math.max(1, asked.length),
       'LitQA2 ideal option (local)': lit.ideal / Math.max(1, litSample.length),
       'LitQA2 cites the source (local)': lit.cited / Math.max(1, litSample.length),
       'fabricated citations (local)': fabricated,
       'fabricated citations (extractive)': extractive.fabricated,
-      'answer p50 s (local)': percentile([...local.times, ...lit.times], 0.5) / 1000,
+      'answers citing nothing (local)': uncited,
+      'answer p50 s (local)': percentile(times, 0.5) / 1000,
       'answer p95 s (local)': p95 / 1000,
       'answer p95 s (extractive)': percentile(extractive.times, 0.95) / 1000,
       'fell back to extractive (local)': local.fallbacks + lit.fallbacks,
     },
     summary: [
-      `PubMedQA accuracy (answer starts with yes/no/maybe): ${local.correct}/${n} = ${pct(accuracy)} (goal ≥ 65%: ${accuracy >= 0.65 ? 'met' : 'NOT met'}); majority class ${majority.label} ${pct(majority.share)} of all 667 (${pct(sampleMajority.share)} of the sample); answers starting with a verdict ${local.verdicts}/${n}; extractive agent: ${extractive.verdicts}/${n} verdicts (it quotes, it does not answer yes/no)`,
-      `PubMedQA cites the source abstract: local ${local.cited}/${n}, extractive ${extractive.cited}/${n}`,
+      `PubMedQA accuracy (answer starts with yes/no/maybe): ${pubmed.correct}/${n} = ${pct(accuracy)} (goal ≥ 65%: ${accuracy >= 0.65 ? 'met' : 'NOT met'}) beside the majority class of the answered items: ${answered.label} ${pct(answered.share)} (stratified sample: ${pct(sampleMajority.share)}; all 667: ${majority.label} ${pct(majority.share)})${stored}; answers starting with a verdict ${pubmed.verdicts}/${n}; extractive agent: ${extractive.verdicts}/${asked.length} verdicts (it quotes, it does not answer yes/no)`,
+      `PubMedQA confusion (gold → answered): ${confusionLine(answers)}`,
+      `PubMedQA cites the source abstract: local ${pubmed.cited}/${n}, extractive ${extractive.cited}/${asked.length}; local answers citing nothing ${pubmed.uncited}/${n}`,
       `LitQA2 items with their PDFs: ideal option chosen ${lit.ideal}/${litSample.length}, right paper cited ${lit.cited}/${litSample.length} (extractive agent: see the section above)`,
-      `fabricated citations (audit): local ${fabricated} over ${n + litSample.length} answers, extractive ${extractive.fabricated} over ${n} (goal 0: ${fabricated === 0 ? 'met' : 'NOT met'})`,
-      `answers that cite nothing: local ${local.uncited + lit.uncited}/${n + litSample.length} ("every answer cites what it states": ${local.uncited + lit.uncited === 0 ? 'met' : 'NOT met'}); extractive PubMedQA ${extractive.uncited}/${n}`,
-      `whole answer (in-process, no HTTP): local p50 ${(percentile([...local.times, ...lit.times], 0.5) / 1000).toFixed(1)} s, p95 ${(p95 / 1000).toFixed(1)} s (goal ≤ 90 s: ${p95 <= 90_000 ? 'met' : 'NOT met'}); extractive p95 ${(percentile(extractive.times, 0.95) / 1000).toFixed(2)} s; first streamed progress: see npm run bench -- agent`,
+      `fabricated citations (audit, this run): local ${fabricated} over ${thisRun} answers, extractive ${extractive.fabricated} over ${asked.length} (goal 0: ${fabricated === 0 ? 'met' : 'NOT met'})`,
+      `answers that cite nothing (this run): local ${uncited}/${thisRun} ("every answer cites what it states": ${uncited === 0 ? 'met' : 'NOT met'}); extractive PubMedQA ${extractive.uncited}/${asked.length}`,
+      `whole answer (this run, in-process, no HTTP): local p50 ${(percentile(times, 0.5) / 1000).toFixed(1)} s, p95 ${(p95 / 1000).toFixed(1)} s (goal ≤ 90 s: ${p95 <= 90_000 ? 'met' : 'NOT met'}); extractive p95 ${(percentile(extractive.times, 0.95) / 1000).toFixed(2)} s; first streamed progress: see npm run bench -- agent`,
       ...local.lines,
       ...lit.lines,
       'answers: .eval/agent-local-answers.md',
     ],
   };
+}
+
+type Verdict = 'yes' | 'no' | 'maybe';
+
+/** One PubMedQA answer of the local agent, as stored for a labelled (chunked) run. */
+interface ItemResult {
+  pmid: string;
+  gold: Verdict;
+  verdict: Verdict | null;
+  /** The source abstract is cited. */
+  cited: boolean;
+  /** Anything is cited. */
+  citesAnything: boolean;
+  fabricated: number;
+  steps: number;
+  ms: number;
+}
+
+function summarize(items: ItemResult[]): {
+  correct: number;
+  verdicts: number;
+  cited: number;
+  uncited: number;
+} {
+  return {
+    correct: items.filter((item) => item.verdict === item.gold).length,
+    verdicts: items.filter((item) => item.verdict !== null).length,
+    cited: items.filter((item) => item.cited).length,
+    uncited: items.filter((item) => !item.citesAnything).length,
+  };
+}
+
+/** "yes → yes 9, no 2, maybe 0, none 0; no → …": how each gold label was answered. */
+export function confusionLine(items: Array<{ gold: Verdict; verdict: Verdict | null }>): string {
+  const labels: Verdict[] = ['yes', 'no', 'maybe'];
+  return labels
+    .map((gold) => {
+      const row = items.filter((item) => item.gold === gold);
+      const counts = [...labels, null].map(
+        (answer) => `${answer ?? 'none'} ${row.filter((item) => item.verdict === answer).length}`,
+      );
+      return `${gold} (${row.length}) → ${counts.join(', ')}`;
+    })
+    .join('; ');
 }
 
 interface Tally {
@@ -140,6 +250,7 @@ interface Tally {
   ideal: number;
   times: number[];
   lines: string[];
+  items: ItemResult[];
 }
 
 const emptyTally = (): Tally => ({
@@ -152,6 +263,7 @@ const emptyTally = (): Tally => ({
   ideal: 0,
   times: [],
   lines: [],
+  items: [],
 });
 
 async function askPubMedQa(
@@ -174,6 +286,16 @@ async function askPubMedQa(
     tally.uncited += run.summary.citations.cited.length === 0 ? 1 : 0;
     tally.fabricated += problems.length;
     tally.fallbacks += run.summary.fallback ? 1 : 0;
+    tally.items.push({
+      pmid: item.pmid,
+      gold: item.final_decision,
+      verdict: verdict ?? null,
+      cited,
+      citesAnything: run.summary.citations.cited.length > 0,
+      fabricated: problems.length,
+      steps: run.summary.steps,
+      ms: Math.round(run.ms),
+    });
     if (label === 'local') {
       tally.lines.push(
         `  pubmedqa ${item.pmid.padEnd(9)} gold ${item.final_decision.padEnd(5)} answer ${(verdict ?? '-').padEnd(5)} cites source: ${cited ? 'yes' : 'no '} fabricated: ${problems.length} steps ${run.summary.steps} (${(run.ms / 1000).toFixed(1)} s)`,
@@ -377,7 +499,39 @@ function seededSample<T>(items: T[], count: number, seedValue: number): T[] {
   return copy.slice(0, count);
 }
 
-function majorityOf(items: PubMedQaItem[]): { label: string; share: number } {
+/**
+ * A sample of `count` items whose gold labels keep the shares of all items (largest remainder per
+ * label; ties to the larger label), each label's items drawn by the seeded shuffle, then the whole
+ * sample shuffled with the same seed so that any slice of it mixes the labels.
+ */
+export function stratifiedSample<T extends { final_decision: string }>(
+  items: T[],
+  count: number,
+  seedValue: number,
+): T[] {
+  const byLabel = new Map<string, T[]>();
+  for (const item of items)
+    byLabel.set(item.final_decision, [...(byLabel.get(item.final_decision) ?? []), item]);
+  const size = Math.min(count, items.length);
+  const quotas = [...byLabel.entries()]
+    .sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0]))
+    .map(([label, members]) => {
+      const exact = (members.length / Math.max(1, items.length)) * size;
+      return { label, members, quota: Math.floor(exact), remainder: exact - Math.floor(exact) };
+    });
+  let left = size - quotas.reduce((sum, entry) => sum + entry.quota, 0);
+  for (const entry of [...quotas].sort(
+    (a, b) => b.remainder - a.remainder || b.members.length - a.members.length,
+  )) {
+    if (left <= 0) break;
+    entry.quota += 1;
+    left -= 1;
+  }
+  const chosen = quotas.flatMap((entry) => seededSample(entry.members, entry.quota, seedValue));
+  return seededSample(chosen, chosen.length, seedValue);
+}
+
+function majorityOf(items: Array<{ final_decision: string }>): { label: string; share: number } {
   const counts = new Map<string, number>();
   for (const item of items) counts.set(item.final_decision, (counts.get(item.final_decision) ?? 0) + 1);
   const [label, count] = [...counts.entries()].sort((a, b) => b[1] - a[1])[0] ?? ['-', 0];

@@ -31,4 +31,6 @@ export const evaluations: Evaluation[] = [
   { name: 'agent', run: (options) => agentEval(options) },
   // The same name: `npm run eval -- agent` runs both (the local model needs the project agentEval fills).
   { name: 'agent', run: (options) => localAgentEval(options) },
+  // The local model alone (PubMedQA needs no other evaluation first; LitQA2 needs agentEval's project).
+  { name: 'agent-local', run: (options) => localAgentEval(options) },
 ];

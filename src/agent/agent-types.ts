@@ -40,6 +40,10 @@ export interface RunSummary {
   citations: CitationReport;
   /** Every record the run retrieved (what the answer may cite), for audits and evaluation. */
   ledger: SourceLedger;
+  /** The verdict step's reply to a yes/no question, when one was taken (the answer starts with it). */
+  verdict?: 'yes' | 'no' | 'maybe';
+  /** Citations the citation attacher added to uncited statements (when it ran). */
+  attachedCitations?: number;
   /** Set when the run fell back to the extractive pipeline, with the reason. */
   fallback?: string;
 }

@@ -1,5 +1,12 @@
 import { isAppError } from '../domain/errors.js';
-import type { ChatModel, ChatModelMessage, ChatToolCall, TokenUsage } from '../ports/chat-model.js';
+import type {
+  ChatFinishReason,
+  ChatModel,
+  ChatModelMessage,
+  ChatToolCall,
+  ChatTurnRequest,
+  TokenUsage,
+} from '../ports/chat-model.js';
 import { PromptFence } from '../text/fence.js';
 import { createAgentTools, prepareToolCall, type ToolSet } from './agent-tools.js';
 import type {
@@ -11,12 +18,24 @@ import type {
   RunSummary,
 } from './agent-types.js';
 import { questionOf } from './agent-types.js';
+import { CitationAttacher } from './citation-attacher.js';
 import { CitationFilter } from './citation-filter.js';
 import { anchorSentences, referencesSection, selectSentences, sentenceLine } from './compose.js';
 import { fitHistory, followUpNote, readFollowUp } from './conversation.js';
 import { answerNowPrompt, compactResearchSystemPrompt, researchSystemPrompt } from './prompts.js';
 import { ReferencesGuard } from './references-guard.js';
 import { SourceLedger } from './source-ledger.js';
+import {
+  afterVerdictPrompt,
+  conclusionPrompt,
+  parseVerdict,
+  type Verdict,
+  VerdictLead,
+  verdictChoices,
+  verdictFindings,
+  verdictPrompt,
+  yesNoQuestion,
+} from './verdict.js';
 
 export interface ToolAgentOptions {
   budgets: AgentBudgets;
@@ -37,6 +56,18 @@ export interface ToolAgentOptions {
    * 24,000.
    */
   historyTokens?: number;
+  /**
+   * Decide a yes/no question's verdict in a step of its own before the answer: the model, shown the
+   * question and the closing and best-matching sentences of the best-matching record, replies yes,
+   * no or maybe (held to those words by a grammar on the local model), and the answer starts with
+   * that verdict. Default: with the compact tool set (a small local model; docs/decisions/0035).
+   */
+  verdictStep?: boolean;
+  /**
+   * Cite the answer's uncited sentences by the retrieved sentence they share most terms with
+   * (`CitationAttacher`; audited like any citation). Default: with the compact tool set.
+   */
+  attachCitations?: boolean;
   /** Clock for "today" in the prompt (tests pin it). */
   today?: () => string;
 }
@@ -66,6 +97,11 @@ export class ToolAgent implements ResearchAgent {
     const guard = new ReferencesGuard();
     const filter = new CitationFilter(ledger);
     const toolSet = this.options.toolSet ?? 'full';
+    const attacher =
+      (this.options.attachCitations ?? toolSet === 'compact') ? new CitationAttacher(ledger) : undefined;
+    const yesNo = (this.options.verdictStep ?? toolSet === 'compact') ? yesNoQuestion(question) : undefined;
+    let verdict: Verdict | undefined;
+    let lead: VerdictLead | undefined;
     const tools = createAgentTools(this.tools, toolSet);
     const definitions = [...tools.values()].map((entry) => entry.tool.definition);
     const usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
@@ -97,12 +133,25 @@ export class ToolAgent implements ResearchAgent {
     // Calls already made (name and arguments): a small model repeats them instead of answering.
     const made = new Set<string>();
     let repeated = false;
+    /** The model chose to answer (with `answerSeparately`): the next call answers. */
+    let chose = false;
     let stoppedBy: RunSummary['stoppedBy'];
     let failure: string | undefined;
     const write = (text: string): AgentEvent | undefined => {
       const checked = filter.push(guard.push(text));
       written += checked;
       return checked ? { type: 'content', text: checked } : undefined;
+    };
+    /** The model's answer text: led by the verdict, uncited statements given their record. */
+    const writeModel = (text: string): AgentEvent | undefined => {
+      const led = lead ? lead.push(text) : text;
+      return write(attacher ? attacher.push(led) : led);
+    };
+    /** What the verdict lead and the citation attacher still hold, at the end of a model turn. */
+    const flushModel = (): AgentEvent | undefined => {
+      const led = lead ? lead.end() : '';
+      const held = attacher ? attacher.push(led) + attacher.end() : led;
+      return held ? write(held) : undefined;
     };
     /** Runs one tool call: its progress line, then its result as the call's `tool` message. */
     const execute = async function* (call: ChatToolCall): AsyncGenerator<AgentEvent, void> {
@@ -140,35 +189,72 @@ export class ToolAgent implements ResearchAgent {
         const late =
           budgets.answerAfterMs !== undefined && performance.now() - startedAt >= budgets.answerAfterMs;
         const mustAnswer =
+          chose ||
           steps >= budgets.maxSteps ||
           spent >= budgets.maxTokens ||
           late ||
           definitions.length === 0 ||
           repeated;
-        if (mustAnswer && definitions.length > 0) {
+        const deciding =
+          mustAnswer && yesNo !== undefined && verdict === undefined && ledger.evidence.length > 0;
+        const forced = mustAnswer && definitions.length > 0 && !chose;
+        if (forced) {
           // A repeated call is the model's own end of the search, not a budget; a late step is the
           // soft time budget (the answer is still the model's, unlike the hard limit's).
           if (!repeated) stoppedBy ??= steps >= budgets.maxSteps ? 'steps' : late ? 'answer-time' : 'tokens';
-          messages.push({ role: 'system', content: answerNowPrompt });
+          // Before a verdict step the note would be its prompt's first line: the 1.5B model then
+          // concluded "The research budget is used up." (the verdict step's prompts say what to do).
+          if (!deciding) messages.push({ role: 'system', content: answerNowPrompt });
+        }
+        if (deciding && yesNo) {
+          verdict = await this.decideVerdict(messages, yesNo, ledger, budgets, signal, usage);
+          steps += 2;
+          if (!verdict && forced) messages.push({ role: 'system', content: answerNowPrompt });
+          if (verdict) {
+            lead = new VerdictLead(verdict);
+            messages.push(
+              { role: 'assistant', content: verdict },
+              { role: 'system', content: afterVerdictPrompt(verdict) },
+            );
+          }
         }
         let text = '';
         const calls: ChatToolCall[] = [];
-        for await (const event of this.model.stream({
-          messages,
-          ...(mustAnswer ? {} : { tools: definitions }),
-          maxTokens: budgets.maxTokensPerCall,
-          signal,
-        })) {
-          if (event.type === 'text') {
-            text += event.text;
-            const out = write(event.text);
-            if (out) yield out;
-          } else if (event.type === 'tool_call') {
-            calls.push(event.call);
-          } else {
-            usage.promptTokens += event.usage.promptTokens;
-            usage.completionTokens += event.usage.completionTokens;
+        let finish: ChatFinishReason | undefined;
+        // With a verdict to decide, a model that chooses to answer stops there (the local adapter's
+        // answer action): the verdict step comes first, then the answer turn.
+        const separately = !mustAnswer && yesNo !== undefined && verdict === undefined;
+        let failed: { error: unknown } | undefined;
+        try {
+          for await (const event of this.model.stream({
+            messages,
+            ...(mustAnswer ? {} : { tools: definitions }),
+            ...(separately ? { answerSeparately: true } : {}),
+            maxTokens: budgets.maxTokensPerCall,
+            signal,
+          })) {
+            if (event.type === 'text') {
+              text += event.text;
+              const out = writeModel(event.text);
+              if (out) yield out;
+            } else if (event.type === 'tool_call') {
+              calls.push(event.call);
+            } else {
+              finish = event.reason;
+              usage.promptTokens += event.usage.promptTokens;
+              usage.completionTokens += event.usage.completionTokens;
+            }
           }
+        } catch (error) {
+          failed = { error };
+        }
+        const held = flushModel();
+        if (held) yield held;
+        if (failed) throw failed.error;
+        if (separately && calls.length === 0 && text.length === 0 && finish === 'stop') {
+          // The model chose to answer: the next call decides the verdict and writes the answer.
+          chose = true;
+          continue;
         }
         if (calls.length === 0 || mustAnswer) break;
         messages.push({ role: 'assistant', content: text || null, toolCalls: calls });
@@ -255,8 +341,58 @@ export class ToolAgent implements ResearchAgent {
         sources: ledger.size,
         citations: filter.report,
         ledger,
+        ...(verdict ? { verdict } : {}),
+        ...(attacher ? { attachedCitations: attacher.attached } : {}),
       },
     };
+  }
+
+  /**
+   * The verdict step, after the search and before the answer: two model calls, shown the findings
+   * of the best-matching records — a one-sentence conclusion in free text, then yes, no or maybe
+   * (`choices`: a grammar on the local model). On success the exchange joins `messages`, so the
+   * answer turn extends it. Undefined when the reply names no verdict (a remote model may ignore
+   * the constraint): the answer is then written without one.
+   */
+  private async decideVerdict(
+    messages: ChatModelMessage[],
+    question: string,
+    ledger: SourceLedger,
+    budgets: AgentBudgets,
+    signal: AbortSignal,
+    usage: TokenUsage,
+  ): Promise<Verdict | undefined> {
+    const findings = verdictFindings(question, ledger.evidence);
+    const call = async (request: ChatTurnRequest): Promise<string> => {
+      let reply = '';
+      for await (const event of this.model.stream(request)) {
+        if (event.type === 'text') reply += event.text;
+        else if (event.type === 'finish') {
+          usage.promptTokens += event.usage.promptTokens;
+          usage.completionTokens += event.usage.completionTokens;
+        }
+      }
+      return reply.trim();
+    };
+    // First what the findings show, in the model's words; then the verdict, given that.
+    const weigh: ChatModelMessage[] = [{ role: 'system', content: conclusionPrompt(question, findings) }];
+    const conclusion = await call({
+      messages: [...messages, ...weigh],
+      maxTokens: Math.min(100, budgets.maxTokensPerCall),
+      signal,
+    });
+    if (conclusion) weigh.push({ role: 'assistant', content: conclusion });
+    weigh.push({ role: 'system', content: verdictPrompt(question) });
+    const verdict = parseVerdict(
+      await call({
+        messages: [...messages, ...weigh],
+        choices: [...verdictChoices],
+        maxTokens: Math.min(8, budgets.maxTokensPerCall),
+        signal,
+      }),
+    );
+    if (verdict) messages.push(...weigh);
+    return verdict;
   }
 
   private async *fallBack(

@@ -43,6 +43,19 @@ export interface ChatTurnRequest {
   messages: ChatModelMessage[];
   /** Tools offered for this turn; none (or empty) means the model must answer in text. */
   tools?: ChatToolDefinition[];
+  /**
+   * The reply must be exactly one of these words (a turn without tools): the local adapter holds
+   * the model to them with a grammar; other adapters send the turn as it is, and the caller reads
+   * the reply's first word (the prompt names the choices too).
+   */
+  choices?: string[];
+  /**
+   * With tools: when the model decides to answer rather than call a tool, end the turn there
+   * (finish `stop`, no text), so the caller can take a step of its own before asking for the answer
+   * in a turn without tools. Adapters where the answer is the turn's own text (OpenAI tool calling)
+   * ignore it.
+   */
+  answerSeparately?: boolean;
   /** Upper bound of generated tokens for this turn. */
   maxTokens?: number;
   /** Sampling temperature; the adapter's default when absent. */

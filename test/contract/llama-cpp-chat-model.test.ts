@@ -92,6 +92,32 @@ describe('the local chat model (llama.cpp, SmolLM2-135M)', () => {
     expect(finish.usage.completionTokens).toBeLessThanOrEqual(24);
   });
 
+  it('replies with exactly one of the choices under a grammar, after tool steps too', async () => {
+    const steps = [
+      { role: 'system' as const, content: 'You are a research assistant.' },
+      { role: 'user' as const, content: 'Does smoking cause lung cancer?' },
+      {
+        role: 'assistant' as const,
+        content: null,
+        toolCalls: [{ id: 'c1', name: 'search_papers', arguments: '{"keywords":"smoking lung cancer"}' }],
+      },
+      {
+        role: 'tool' as const,
+        toolCallId: 'c1',
+        content: 'Smoking raised lung cancer risk 20-fold in a cohort.',
+      },
+    ];
+    for (const messages of [
+      steps.slice(0, 2),
+      [...steps, { role: 'system' as const, content: 'Reply with one word: yes, no or maybe.' }],
+    ]) {
+      const events = await collect(model, { messages, choices: ['yes', 'no', 'maybe'], maxTokens: 8 });
+      const reply = events.flatMap((event) => (event.type === 'text' ? [event.text] : [])).join('');
+      expect(['yes', 'no', 'maybe']).toContain(reply);
+      expect(events.at(-1)).toMatchObject({ type: 'finish', reason: 'stop' });
+    }
+  });
+
   it('honours maxTokens with finish reason "length"', async () => {
     const events = await collect(model, {
       messages: [{ role: 'user', content: 'Write a long story about a lighthouse keeper and the sea.' }],
@@ -267,5 +293,34 @@ describe('constrained actions', () => {
       text: 'Result of search_papers:\nthree records\n\nAnswer now.',
     });
     expect(history[4]).toEqual({ type: 'model', response: [] });
+  });
+
+  it('renders an answer turn after tool steps with the answer action right after the last result', () => {
+    const history = toHistory(
+      [
+        { role: 'user', content: 'Q?' },
+        {
+          role: 'assistant',
+          content: null,
+          toolCalls: [{ id: 'c1', name: 'search_papers', arguments: '{"keywords":"x"}' }],
+        },
+        { role: 'tool', toolCallId: 'c1', content: 'three records' },
+        { role: 'system', content: 'Decide: yes, no or maybe?' },
+        { role: 'assistant', content: 'yes' },
+        { role: 'system', content: 'Now explain.' },
+      ],
+      tools,
+      { answerAfterCalls: true },
+    );
+    expect(history.slice(1)).toEqual([
+      { type: 'user', text: 'Q?' },
+      { type: 'model', response: ['{"action":"search_papers","keywords":"x"}'] },
+      { type: 'user', text: 'Result of search_papers:\nthree records' },
+      { type: 'model', response: ['{"action": "answer"}'] },
+      { type: 'user', text: 'Decide: yes, no or maybe?' },
+      { type: 'model', response: ['yes'] },
+      { type: 'user', text: 'Now explain.' },
+      { type: 'model', response: [] },
+    ]);
   });
 });

@@ -178,7 +178,10 @@ export class LlamaCppChatModel implements ChatModel {
       (message) => message.role === 'assistant' && (message.toolCalls?.length ?? 0) > 0,
     );
     const protocolTools = tools ?? (calledBefore ? this.lastTools : undefined);
-    const history = toHistory(request.messages, protocolTools);
+    // After tool steps, a turn without tools answers: the model's answer action follows the last
+    // tool result, and what the caller added since (a budget note, a verdict exchange) after it, so
+    // each such turn extends the one before it and the sequence re-evaluates only the new text.
+    const history = toHistory(request.messages, protocolTools, { answerAfterCalls: !tools && calledBefore });
     if (tools) this.lastTools = tools;
     const temperature = request.temperature ?? this.options.temperature ?? 0.2;
     const maxTokens = Math.min(request.maxTokens ?? context.contextSize, context.contextSize);
@@ -219,6 +222,11 @@ export class LlamaCppChatModel implements ChatModel {
         finish('tool_calls');
         return;
       }
+      if (request.answerSeparately) {
+        // The caller asks for the answer in a turn of its own (after a step of its own).
+        finish('stop');
+        return;
+      }
       history.splice(
         -1,
         1,
@@ -226,14 +234,25 @@ export class LlamaCppChatModel implements ChatModel {
         { type: 'user', text: writeAnswerNow(request.messages) },
       );
       history.push({ type: 'model', response: [] });
+    } else if (request.choices?.length) {
+      // One of the choices, under a grammar: the last message (the caller's question) is the prompt.
+      const step = await chat.generateResponse(history, {
+        grammar: await this.choiceGrammar(llama, request.choices),
+        maxTokens: Math.min(actionTokenLimit, maxTokens),
+        temperature,
+        signal,
+        onToken: countTokens,
+      });
+      signal.throwIfAborted();
+      if (step.response) channel.push({ type: 'text', text: step.response });
+      finish(step.metadata.stopReason === 'maxTokens' ? 'length' : 'stop');
+      return;
     } else if (calledBefore) {
-      history.splice(
-        -1,
-        1,
-        { type: 'model', response: [answerAction] },
-        { type: 'user', text: writeAnswerNow(request.messages) },
-      );
-      history.push({ type: 'model', response: [] });
+      const last = history.at(-2);
+      const instruction = writeAnswerNow(request.messages);
+      // The answer instruction joins the caller's last note, or follows a reply the model gave.
+      if (last?.type === 'user') last.text = `${last.text}\n\n${instruction}`;
+      else history.splice(-1, 0, { type: 'user', text: instruction });
     }
 
     const answer = await chat.generateResponse(history, {
@@ -248,6 +267,18 @@ export class LlamaCppChatModel implements ChatModel {
     });
     signal.throwIfAborted();
     finish(answer.metadata.stopReason === 'maxTokens' ? 'length' : 'stop');
+  }
+
+  /** The grammar of a reply that is exactly one of `choices` (created once per set of choices). */
+  private choiceGrammar(llama: Llama, choices: string[]): Promise<LlamaGrammar> {
+    const key = `choices ${JSON.stringify(choices)}`;
+    let grammar = this.grammars.get(key);
+    if (!grammar) {
+      grammar = llama.createGrammar({ grammar: choiceGrammarText(choices) });
+      grammar.catch(() => this.grammars.delete(key));
+      this.grammars.set(key, grammar);
+    }
+    return grammar;
   }
 
   /** The JSON-schema grammar of one step's actions (created once per set of tools). */
@@ -315,6 +346,7 @@ async function loadModel(options: LlamaCppChatModelOptions): Promise<Loaded> {
 export function toHistory(
   messages: ChatModelMessage[],
   tools: ChatToolDefinition[] | undefined,
+  options: { answerAfterCalls?: boolean } = {},
 ): ChatHistoryItem[] {
   const items: ChatHistoryItem[] = [];
   const system: string[] = [];
@@ -325,7 +357,13 @@ export function toHistory(
     else if (last?.type === 'model' && type === 'model') last.response.push(`\n\n${text}`);
     else items.push(type === 'user' ? { type, text } : { type, response: [text] });
   };
-  for (const message of messages) {
+  // With `answerAfterCalls`, the model's answer action follows the last call's results.
+  const lastCall = options.answerAfterCalls
+    ? messages.findLastIndex(
+        (message) => message.role === 'tool' || (message.role === 'assistant' && !!message.toolCalls?.length),
+      )
+    : -1;
+  for (const [position, message] of messages.entries()) {
     switch (message.role) {
       case 'system':
         // Instructions before the conversation set it up; later ones (a budget note) are news.
@@ -347,6 +385,7 @@ export function toHistory(
         add('user', `Result of ${callNames.get(message.toolCallId) ?? 'the action'}:\n${message.content}`);
         break;
     }
+    if (position === lastCall) add('model', answerAction);
   }
   // The protocol first: it is the same in every run, while the agent's instructions end with the
   // run's fence nonce, so a new run re-evaluates only the instructions (the sequence keeps the prefix).
@@ -355,6 +394,11 @@ export function toHistory(
   if (system.length > 0) history.push({ type: 'system', text: system.join('\n\n') });
   history.push(...items, { type: 'model', response: [] });
   return history;
+}
+
+/** A GBNF grammar whose only sentences are the given words. */
+export function choiceGrammarText(choices: string[]): string {
+  return `root ::= ${choices.map((choice) => JSON.stringify(choice)).join(' | ')}`;
 }
 
 /** A call as the JSON action the model writes for it (unparseable arguments are left out). */

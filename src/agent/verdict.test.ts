@@ -1,0 +1,275 @@
+import { describe, expect, it } from 'vitest';
+import { FakePaperSearch, paper } from '../../test/fakes/agent-service-fakes.js';
+import type { ChatModel, ChatStreamEvent, ChatTurnRequest } from '../ports/chat-model.js';
+import { type AgentEvent, defaultBudgets, type RunSummary } from './agent-types.js';
+import { auditCitations } from './citation-audit.js';
+import { answerNowPrompt } from './prompts.js';
+import { SourceLedger } from './source-ledger.js';
+import { ToolAgent } from './tool-agent.js';
+import {
+  conclusionPrompt,
+  parseVerdict,
+  VerdictLead,
+  verdictFindings,
+  verdictPrompt,
+  yesNoQuestion,
+} from './verdict.js';
+
+describe('yes/no questions', () => {
+  it('finds the yes/no question a message asks, after a colon too, without its format instructions', () => {
+    expect(yesNoQuestion('Does aspirin reduce stroke risk? Answer yes, no or maybe first.')).toBe(
+      'Does aspirin reduce stroke risk?',
+    );
+    expect(yesNoQuestion('Adjuvant radiation of stage III thymoma: is it necessary?')).toBe(
+      'Adjuvant radiation of stage III thymoma: is it necessary?',
+    );
+    expect(yesNoQuestion('Can statins prevent dementia')).toBeUndefined();
+    expect(yesNoQuestion('Which antibiotics did the strain resist?')).toBeUndefined();
+    expect(
+      yesNoQuestion('Laparoscopic surgery in the elderly: a safe option? Answer yes, no or maybe.'),
+    ).toBe('Laparoscopic surgery in the elderly: a safe option?');
+  });
+
+  it('is not a yes/no question when the message lists lettered options', () => {
+    expect(
+      yesNoQuestion('Is the effect due to which of these?\n(A) heat\n(B) light\n(C) pH'),
+    ).toBeUndefined();
+  });
+
+  it('reads the verdict a reply starts with', () => {
+    expect(parseVerdict('yes')).toBe('yes');
+    expect(parseVerdict(' **No**, it does not')).toBe('no');
+    expect(parseVerdict('Maybe.')).toBe('maybe');
+    expect(parseVerdict('Nothing conclusive')).toBeUndefined();
+  });
+});
+
+describe('the verdict lead', () => {
+  const run = (verdict: 'yes' | 'no' | 'maybe', chunks: string[]) => {
+    const lead = new VerdictLead(verdict);
+    return chunks.map((chunk) => lead.push(chunk)).join('') + lead.end();
+  };
+
+  it('keeps the model’s own matching verdict once, streamed across chunks', () => {
+    expect(run('yes', ['Y', 'es, the trial ', 'found it.'])).toBe('Yes. The trial found it.');
+  });
+
+  it('replaces a different leading verdict, and adds one when the model wrote none', () => {
+    expect(run('no', ['**Yes.** The effect was small.'])).toBe('No. The effect was small.');
+    expect(run('maybe', ['The results were mixed.'])).toBe('Maybe. The results were mixed.');
+    expect(run('no', [''])).toBe('No.');
+  });
+
+  it('holds back only until the first word is known', () => {
+    const lead = new VerdictLead('yes');
+    expect(lead.push('Ye')).toBe('');
+    expect(lead.push('s, ')).toBe('Yes.');
+    expect(lead.push('because')).toBe('because');
+  });
+});
+
+describe('the findings a verdict reads', () => {
+  const ledger = new SourceLedger();
+  const target = ledger.add(
+    paper({
+      title: 'Does exercise improve sleep quality in older adults?',
+      authors: ['Ann Lee'],
+      year: 2020,
+      url: 'https://example.org/sleep',
+    }),
+  );
+  const other = ledger.add(
+    paper({
+      title: 'Diet and blood pressure',
+      authors: ['Bo Kim'],
+      year: 2019,
+      url: 'https://example.org/diet',
+    }),
+  );
+  ledger.addEvidence({
+    source: other,
+    kind: 'abstract',
+    text: 'Salt intake was measured in 300 adults. Blood pressure fell with lower salt intake.',
+  });
+  ledger.addEvidence({
+    source: target,
+    kind: 'abstract',
+    text: 'Sleep complaints are common in older adults. We enrolled 120 participants aged over 65. They were randomised to exercise or control. Outcomes were assessed at 12 weeks. Exercise improved sleep quality scores compared with control (p<0.01). Daytime sleepiness did not change.',
+  });
+
+  it('takes the best-matching record, its closing sentences and its best-matching ones, in order', () => {
+    const findings = verdictFindings('Does exercise improve sleep quality in older adults?', ledger.evidence);
+    expect(findings.map((entry) => entry.source.id)).toEqual([target.id]);
+    const sentences = findings[0]?.sentences ?? [];
+    expect(sentences.slice(-2)).toEqual([
+      'Exercise improved sleep quality scores compared with control (p<0.01).',
+      'Daytime sleepiness did not change.',
+    ]);
+    expect(sentences).toContain('Sleep complaints are common in older adults.');
+    expect(sentences).not.toContain('Blood pressure fell with lower salt intake.');
+    const prompt = conclusionPrompt('Does exercise improve sleep quality in older adults?', findings);
+    expect(prompt).toContain('[Lee, 2020](https://example.org/sleep)');
+    expect(prompt).toContain('(p<0.01). Daytime sleepiness did not change."');
+    expect(verdictPrompt('Does it?')).toMatch(/"Does it\?".*Reply with one word: yes .* no .* maybe/);
+  });
+});
+
+/** A chat model that replays one scripted turn per call and records the requests. */
+class ScriptedModel implements ChatModel {
+  readonly id = 'scripted';
+  readonly requests: ChatTurnRequest[] = [];
+  constructor(private readonly turns: Array<(request: ChatTurnRequest) => ChatStreamEvent[]>) {}
+
+  async *stream(request: ChatTurnRequest): AsyncIterable<ChatStreamEvent> {
+    this.requests.push(request);
+    const turn = this.turns[this.requests.length - 1];
+    if (!turn) throw new Error(`no scripted turn ${this.requests.length}`);
+    for (const event of turn(request)) yield event;
+  }
+}
+
+const finish = (reason: 'stop' | 'tool_calls' = 'stop'): ChatStreamEvent => ({
+  type: 'finish',
+  reason,
+  usage: { promptTokens: 10, completionTokens: 2 },
+  usageEstimated: false,
+});
+const text = (value: string): ChatStreamEvent => ({ type: 'text', text: value });
+
+const trial = paper({
+  title: 'Exercise and sleep quality in older adults: a randomised trial',
+  authors: ['Ann Lee', 'Bo Kim', 'Cy Park'],
+  year: 2020,
+  url: 'https://example.org/trial',
+  abstract:
+    'We randomised 120 adults aged over 65 to exercise or control. Exercise improved sleep quality scores compared with control after 12 weeks. Daytime sleepiness did not change.',
+});
+
+async function ask(model: ChatModel, question: string, maxSteps = defaultBudgets.maxSteps) {
+  const agent = new ToolAgent(
+    model,
+    { search: new FakePaperSearch([trial]) },
+    {
+      budgets: { ...defaultBudgets, maxSteps },
+      toolSet: 'compact',
+      searchFirst: true,
+      today: () => '2026-11-26',
+    },
+  );
+  let content = '';
+  let summary: RunSummary | undefined;
+  const events: AgentEvent[] = [];
+  for await (const event of agent.run({
+    tenantId: 't',
+    messages: [{ role: 'user', content: question }],
+    signal: new AbortController().signal,
+  })) {
+    events.push(event);
+    if (event.type === 'content') content += event.text;
+    if (event.type === 'done') summary = event.summary;
+  }
+  return { content, summary: summary as RunSummary };
+}
+
+describe('the verdict step in a run', () => {
+  it('asks the verdict as one of three words, then the answer starts with it and cites the record', async () => {
+    const model = new ScriptedModel([
+      // The model chooses to answer: with a verdict to decide, the turn stops there.
+      () => [finish()],
+      () => [text('Exercise did not change daytime sleepiness.'), finish()],
+      () => [text('no'), finish()],
+      // The model opens with another verdict and cites nothing: the verdict step's leads, and the
+      // statement gets the record it restates.
+      () => [
+        text('Yes, exercise improved sleep quality scores compared with control after 12 weeks.'),
+        finish(),
+      ],
+    ]);
+    const { content, summary } = await ask(
+      model,
+      'Does exercise improve sleep quality in older adults? Answer yes, no or maybe first.',
+    );
+    expect(model.requests[0]?.answerSeparately).toBe(true);
+    expect(model.requests[0]?.tools?.length).toBeGreaterThan(0);
+    // First the conclusion (free text), then the verdict (one of three words), each extending the last.
+    const conclusionTurn = model.requests[1];
+    expect(conclusionTurn?.tools).toBeUndefined();
+    expect(conclusionTurn?.choices).toBeUndefined();
+    const findingsText = conclusionTurn?.messages.at(-1)?.content ?? '';
+    expect(findingsText).toContain('The question: "Does exercise improve sleep quality in older adults?"');
+    expect(findingsText).toContain('Daytime sleepiness did not change.');
+    const verdictTurn = model.requests[2];
+    expect(verdictTurn?.choices).toEqual(['yes', 'no', 'maybe']);
+    expect(verdictTurn?.tools).toBeUndefined();
+    expect(verdictTurn?.messages.slice(0, conclusionTurn?.messages.length)).toEqual(conclusionTurn?.messages);
+    expect(verdictTurn?.messages.at(-2)).toEqual({
+      role: 'assistant',
+      content: 'Exercise did not change daytime sleepiness.',
+    });
+    // The answer turn extends the verdict turn: its prompt, the reply, then the instruction.
+    const answerTurn = model.requests[3];
+    expect(answerTurn?.tools).toBeUndefined();
+    expect(answerTurn?.messages.slice(0, verdictTurn?.messages.length)).toEqual(verdictTurn?.messages);
+    expect(answerTurn?.messages.at(-2)).toEqual({ role: 'assistant', content: 'no' });
+    expect(answerTurn?.messages.at(-1)?.content).toContain('start with "No."');
+    expect(content.startsWith('No. Exercise improved sleep quality scores')).toBe(true);
+    expect(content).toContain('[Lee et al., 2020](https://example.org/trial).');
+    expect(summary.verdict).toBe('no');
+    expect(summary.attachedCitations).toBe(1);
+    expect(summary.citations.cited.map((source) => source.paper.url)).toEqual(['https://example.org/trial']);
+    expect(auditCitations(content, summary.ledger)).toEqual([]);
+  });
+
+  it('when a budget forces the answer, the verdict step comes first, without the budget note', async () => {
+    const model = new ScriptedModel([
+      () => [text('Sleep quality improved with exercise.'), finish()],
+      () => [text('yes'), finish()],
+      () => [text('Exercise improved sleep quality scores compared with control after 12 weeks.'), finish()],
+    ]);
+    const { content, summary } = await ask(model, 'Does exercise improve sleep quality in older adults?', 1);
+    expect(model.requests.map((request) => request.tools)).toEqual([undefined, undefined, undefined]);
+    expect(model.requests[1]?.choices).toEqual(['yes', 'no', 'maybe']);
+    for (const request of model.requests)
+      expect(request.messages.some((message) => message.content === answerNowPrompt)).toBe(false);
+    expect(content.startsWith('Yes. Exercise improved sleep quality')).toBe(true);
+    expect(summary.stoppedBy).toBe('steps');
+    expect(summary.verdict).toBe('yes');
+  });
+
+  it('takes no verdict step for a question that is not yes/no', async () => {
+    const model = new ScriptedModel([
+      (request) => {
+        expect(request.answerSeparately).toBeUndefined();
+        return [
+          text('Sleep quality scores improved with exercise [Lee et al., 2020](https://example.org/trial).'),
+          finish(),
+        ];
+      },
+    ]);
+    const { content, summary } = await ask(
+      model,
+      'What happens to sleep quality in older adults who exercise?',
+    );
+    expect(model.requests).toHaveLength(1);
+    expect(summary.verdict).toBeUndefined();
+    expect(summary.attachedCitations).toBe(0);
+    expect(content).toContain('[Lee et al., 2020](https://example.org/trial)');
+  });
+
+  it('answers without a verdict when the reply names none', async () => {
+    const model = new ScriptedModel([
+      () => [finish()],
+      () => [text('The trial found better sleep.'), finish()],
+      () => [text('unclear'), finish()],
+      () => [text('The trial found better sleep quality scores with exercise.'), finish()],
+    ]);
+    const { content, summary } = await ask(model, 'Does exercise improve sleep quality in older adults?');
+    expect(summary.verdict).toBeUndefined();
+    const answerTurn = model.requests[3];
+    expect(answerTurn?.messages.some((message) => message.content === 'unclear')).toBe(false);
+    expect(answerTurn?.messages.some((message) => message.content === 'The trial found better sleep.')).toBe(
+      false,
+    );
+    expect(content.startsWith('The trial found')).toBe(true);
+  });
+});

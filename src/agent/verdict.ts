@@ -1,0 +1,172 @@
+import { rankPassages, rankSentences, splitSentences } from '../text/sentences.js';
+import { citationMarkdown, type Evidence, type RetrievedSource } from './source-ledger.js';
+
+/** The answer to a yes/no research question. */
+export type Verdict = 'yes' | 'no' | 'maybe';
+
+export const verdictChoices: readonly Verdict[] = ['yes', 'no', 'maybe'];
+
+/** Auxiliary verbs that open a yes/no question ("Is …?", "Does …?", "Can …?"). */
+const auxiliaries =
+  /^(?:is|are|was|were|am|do|does|did|can|could|should|would|will|shall|has|have|had|may|might|must|isn't|aren't|wasn't|weren't|don't|doesn't|didn't|can't|cannot|couldn't|shouldn't|wouldn't|won't|hasn't|haven't|hadn't)\b/i;
+
+/**
+ * The yes/no question a user's message asks, or undefined when it asks none. A message is a yes/no
+ * question when one of its questions (a sentence ending in "?", or a clause of it after a colon:
+ * "Adjuvant radiation of stage III thymoma: is it necessary?") opens with an auxiliary verb, or when
+ * it asks outright for "yes or no". Messages that list lettered options ("(A) …") ask to choose one:
+ * not a yes/no question. Returns the question sentence itself (without format instructions around it).
+ */
+export function yesNoQuestion(message: string): string | undefined {
+  const text = message.replace(/\s+/g, ' ').trim();
+  if ((message.match(/(?:^|\n)\s*\(?[A-G][).]\s/g) ?? []).length >= 2) return undefined;
+  const questions = text.match(/[^?.!]*\?/g) ?? [];
+  for (const raw of questions) {
+    const question = raw.trim();
+    const clauses = question.split(/[:;—–]\s+|\s-\s/);
+    const last = clauses.at(-1)?.trim() ?? '';
+    if (auxiliaries.test(question) || auxiliaries.test(last)) return question;
+  }
+  if (/\byes\b[^.?!]{0,20}\bno\b/i.test(text) && questions.length > 0) return questions[0]?.trim();
+  return undefined;
+}
+
+/** What the verdict step reads: the question, and the findings of the records that bear on it. */
+export interface VerdictFindings {
+  source: RetrievedSource;
+  /** Sentences of the record, in its own order. */
+  sentences: string[];
+}
+
+/**
+ * The findings for a verdict: the retrieved record whose text (title and what the run read of it)
+ * best matches the question, its closing sentences (where an abstract states its results and
+ * conclusion) and the sentences that best match the question; a second record when it matches
+ * nearly as well (80 % of the best score). At most `maxChars` characters per record.
+ */
+export function verdictFindings(
+  question: string,
+  evidence: Evidence[],
+  options: { closing?: number; matching?: number; maxChars?: number } = {},
+): VerdictFindings[] {
+  const closing = options.closing ?? 3;
+  const matching = options.matching ?? 2;
+  const maxChars = options.maxChars ?? 1200;
+  const bySource = new Map<string, { source: RetrievedSource; texts: string[] }>();
+  for (const item of evidence) {
+    const entry = bySource.get(item.source.id) ?? { source: item.source, texts: [] };
+    entry.texts.push(item.text);
+    bySource.set(item.source.id, entry);
+  }
+  const ranked = rankPassages(
+    question,
+    [...bySource.values()].map((entry) => ({
+      text: `${entry.source.paper.title}\n\n${entry.texts.join('\n\n')}`,
+      origin: entry,
+    })),
+  );
+  const best = ranked[0]?.score ?? 0;
+  const chosen = ranked.filter((entry, index) => index === 0 || entry.score >= best * 0.8).slice(0, 2);
+  return chosen.map(({ origin }) => {
+    const sentences = origin.texts.flatMap((text) => splitSentences(text));
+    const keep = new Set<number>();
+    for (let index = Math.max(0, sentences.length - closing); index < sentences.length; index += 1)
+      keep.add(index);
+    const matched = rankSentences(
+      question,
+      sentences.map((text, index) => ({ text, origin: index })),
+    );
+    for (const entry of matched.slice(0, matching + closing)) {
+      if (keep.size >= closing + matching) break;
+      keep.add(entry.origin);
+    }
+    const picked: string[] = [];
+    let length = 0;
+    // The closing sentences first when the record is long: they state what was found.
+    const order = [...keep].sort((a, b) => a - b);
+    for (const index of order) {
+      const sentence = sentences[index] ?? '';
+      if (length + sentence.length > maxChars && picked.length > 0) continue;
+      picked.push(sentence);
+      length += sentence.length + 1;
+    }
+    return { source: origin.source, sentences: picked };
+  });
+}
+
+/**
+ * The first instruction of the verdict step: the question and the findings quoted with their
+ * record's citation; the model states in one sentence what they conclude, before it is asked for
+ * the verdict (asked for one word at once, the 1.5B model said "yes" to every question, even where
+ * its own answer then said "not necessary": docs/decisions/0035-local-chat-model.md).
+ */
+export function conclusionPrompt(question: string, findings: VerdictFindings[]): string {
+  const quoted = findings
+    .map(
+      (entry) =>
+        `Findings of ${citationMarkdown(entry.source)} (${entry.source.paper.title.replace(/\s+/g, ' ').trim()}):\n"${entry.sentences.join(' ')}"`,
+    )
+    .join('\n\n');
+  return `Before writing the answer, weigh the evidence. The question: "${question}"
+${quoted ? `\n${quoted}\n` : ''}
+In one sentence, state what these findings show about the question, including any "no difference", "not significant" or "did not" result. Do not answer yes or no yet.`;
+}
+
+/**
+ * The second instruction of the verdict step, after the model's conclusion: the three possible
+ * replies, one word (a local model is held to it by a grammar: `ChatTurnRequest.choices`).
+ */
+export function verdictPrompt(question: string): string {
+  return `Given that conclusion, what is the answer to the question "${question}"? Reply with one word: yes if the findings support it, no if they do not support it or contradict it, maybe if they are mixed or inconclusive.`;
+}
+
+/** The instruction after the verdict: write the answer, starting with it, explained and cited. */
+export function afterVerdictPrompt(verdict: Verdict): string {
+  const word = capitalized(verdict);
+  return `The verdict is "${word}". Now write the answer: start with "${word}." and then explain it in 2-4 sentences from the findings, citing the record of each statement as instructed.`;
+}
+
+/** The verdict a reply names (its first word), or undefined. */
+export function parseVerdict(text: string): Verdict | undefined {
+  const first = /^[\s*_"'`]*(yes|no|maybe)\b/i.exec(text);
+  return first?.[1]?.toLowerCase() as Verdict | undefined;
+}
+
+export function capitalized(verdict: Verdict): string {
+  return `${verdict.charAt(0).toUpperCase()}${verdict.slice(1)}`;
+}
+
+/**
+ * Makes a streamed answer start with the verdict: the model's own leading "Yes"/"No"/"Maybe" (with
+ * its punctuation and emphasis) is replaced by the verdict the constrained step chose, so the answer
+ * never opens with a different one. Text is held back only until its first word is known.
+ */
+export class VerdictLead {
+  private pending = '';
+  private decided = false;
+
+  constructor(private readonly verdict: Verdict) {}
+
+  push(text: string): string {
+    if (this.decided) return text;
+    this.pending += text;
+    const trimmed = this.pending.trimStart();
+    // Wait for the first word and what follows it (up to a few characters of emphasis).
+    if (!/^[*_"'`]*[\p{L}]+[^\p{L}]/u.test(trimmed) && trimmed.length < 24) return '';
+    return this.lead();
+  }
+
+  end(): string {
+    if (this.decided) return '';
+    return this.lead();
+  }
+
+  private lead(): string {
+    this.decided = true;
+    const trimmed = this.pending.trimStart();
+    this.pending = '';
+    const rest = trimmed.replace(/^[*_"'`]*(?:yes|no|maybe)\b[*_"'`]*[.,:;!—–-]*[*_"'`]*\s*/i, '');
+    const body = rest.replace(/^\p{Ll}/u, (letter) => letter.toUpperCase());
+    return `${capitalized(this.verdict)}.${body ? ` ${body}` : ''}`;
+  }
+}
