@@ -17,7 +17,7 @@ import { loadConfig } from '../src/config/load-config.js';
 import type { Paper } from '../src/domain/paper.js';
 import type { SearchRequest } from '../src/domain/search.js';
 import { resolveInputs } from '../src/ingest/ingest-inputs.js';
-import { ingest } from '../src/ingest/ingest-pipeline.js';
+import { defaultIngestBatchSize, ingest } from '../src/ingest/ingest-pipeline.js';
 import type { PaperIndex } from '../src/ports/paper-index.js';
 import { SearchService } from '../src/services/search-service.js';
 import { baseInputs, largeCorpus, loadBaseRecords, perturb, seededRandom } from './lib/large-corpus.js';
@@ -146,7 +146,7 @@ interface IngestSplit {
 }
 
 /**
- * Records/s of the ingest pipeline (batches of 500; BENCH_INGEST_BATCH to try another size) over
+ * Records/s of the ingest pipeline (its default batch size; BENCH_INGEST_BATCH to try another) over
  * the real corpora into `index`. With `tokenise`, each batch is tokenised first in the calling thread
  * (timed; the adapter finds the result cached), then upserted (timed). The inverted layout prepares
  * its records itself, between the previous batch's statements (its own count is reported).
@@ -175,7 +175,9 @@ async function ingestRate(index: PaperIndex, tokenise?: (paper: Paper) => unknow
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
-  const report = await ingest(timed, inputs, { batchSize: Number(process.env.BENCH_INGEST_BATCH ?? 500) });
+  const report = await ingest(timed, inputs, {
+    batchSize: Number(process.env.BENCH_INGEST_BATCH ?? defaultIngestBatchSize),
+  });
   return {
     records: report.read,
     rate: report.read / (report.elapsedMs / 1000),

@@ -3,7 +3,12 @@ import type { Config } from '../../config/load-config.js';
 import { defaultProjectId } from '../../domain/project.js';
 import { ingestFormats } from '../../ingest/formats/index.js';
 import { type IngestInput, resolveInputs, separatePdfs } from '../../ingest/ingest-inputs.js';
-import { type FileReport, type IngestReport, ingest } from '../../ingest/ingest-pipeline.js';
+import {
+  defaultIngestBatchSize,
+  type FileReport,
+  type IngestReport,
+  ingest,
+} from '../../ingest/ingest-pipeline.js';
 import { openPaperIndex } from '../../main.js';
 import { CliError } from '../cli-error.js';
 import { cliConfig, cliContainer } from '../context.js';
@@ -51,7 +56,7 @@ export function registerIngest(program: Command): void {
       'default',
     )
     .option('--no-embed', "don't embed PDFs' passages now (their first question does it)")
-    .option('--batch-size <records>', 'records per transaction', positiveCount, 500)
+    .option('--batch-size <records>', 'records per transaction', positiveCount, defaultIngestBatchSize)
     .option('--no-progress', 'no progress bar or progress lines')
     .option('--optimize', 'compact the full-text index afterwards (faster queries after a large load)')
     .option('--json', 'print the summary as JSON')
