@@ -109,6 +109,39 @@ describe('closing OnnxEmbeddingModel while it embeds', () => {
   });
 });
 
+describe('closing OnnxEmbeddingModel with a queue of batches', () => {
+  it('drops the queued batches and waits only for the running one (regression: piscina terminated the worker mid-run after its 30 s close timeout)', async () => {
+    // Six callers, each one batch of 16 of the longest passages (a second or more of ONNX work apiece):
+    // draining them all on close would take far longer than waiting for the one in flight.
+    const passage = Array.from({ length: 300 }, (_, index) => `lipid${index % 89} rafts`).join(' ');
+    const texts = Array.from({ length: 16 }, (_, index) => `Passage ${index}: ${passage}`);
+    const model = new OnnxEmbeddingModel({
+      modelDir: defaultModelDir(),
+      name: 'all-MiniLM-L6-v2',
+      batchSize: texts.length,
+      threads: 1,
+    });
+    await model.embed(['warm up']);
+    const callers = Array.from({ length: 6 }, () =>
+      model.embed(texts).then(
+        () => 'finished',
+        (error: Error) => error.message,
+      ),
+    );
+    // The first batch is running now; the other five wait in the queue.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await model.close();
+    const outcomes = await Promise.all(callers);
+    expect(
+      outcomes.filter((outcome) => outcome === 'The embedding model was closed').length,
+    ).toBeGreaterThanOrEqual(4);
+    expect(
+      outcomes.every((outcome) => ['finished', 'The embedding model was closed'].includes(outcome)),
+    ).toBe(true);
+    expect(process.exitCode ?? 0).toBe(0);
+  });
+});
+
 describe('a question embedded while a document batch is in flight (issue 13: one tenant stalls the others)', () => {
   // 48 passages of the longest input (256 word pieces) in ONE ONNX run: seconds of work on the
   // document worker. Which call finishes first is the test, not how long either took.

@@ -56,6 +56,13 @@ export function defaultOnnxThreads(): number {
  * (`inputType: 'query'`) have a second worker thread of their own unless `queryThread` is off, so a
  * question never waits for a document batch in flight (issue 13, docs/decisions/0018).
  */
+/**
+ * How long close() waits for the batch ONNX Runtime is running (queued batches are dropped). A batch
+ * of 16 passages takes well under a second on a quiet core; the bound is only a guard against a
+ * worker that never answers, since terminating one mid-run aborts the process.
+ */
+const runningBatchCloseTimeoutMs = 10 * 60_000;
+
 export class OnnxEmbeddingModel implements EmbeddingModel {
   readonly id: string;
   /** True unless `queryThread` is off: questions have their own worker thread. */
@@ -124,16 +131,18 @@ export class OnnxEmbeddingModel implements EmbeddingModel {
   }
 
   /**
-   * Stops taking work, lets the batch ONNX Runtime is running finish, then stops the worker.
-   * Terminating a worker while a native `run()` is in flight aborts the whole process
-   * ("terminate called after throwing an instance of 'Napi::Error'"), so the pool is drained, not
-   * destroyed (regression: closing the container during a cold PDF's first question).
+   * Stops taking work, drops the batches still queued (their callers get "closed"), lets the batch
+   * ONNX Runtime is running finish, then stops the worker. Terminating a worker while a native
+   * `run()` is in flight aborts the whole process ("terminate called after throwing an instance of
+   * 'Napi::Error'"): the running batch is always waited for (regressions: closing the container
+   * during a cold PDF's first question; piscina's own 30 s close timeout, reached under load while
+   * a queue of batches drained, then terminated the worker mid-run and crashed a CI test process).
    */
   async close(): Promise<void> {
     this.closed = true;
     const pools = [...this.pools.values()];
     this.pools.clear();
-    await Promise.all(pools.map((pool) => pool.close()));
+    await Promise.all(pools.map((pool) => pool.close({ force: true })));
   }
 
   private load(): { folder: OnnxModelFolder; encoder: TokenEncoder } {
@@ -167,6 +176,8 @@ export class OnnxEmbeddingModel implements EmbeddingModel {
         minThreads: 0,
         maxThreads: 1,
         idleTimeout: this.options.idleTimeoutMs ?? 15 * 60_000,
+        // Never terminate a worker mid-run (see close()): wait for the batch in flight, however slow.
+        closeTimeout: runningBatchCloseTimeoutMs,
       });
       this.pools.set(lane, pool);
     }
