@@ -1,6 +1,10 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPostgresPaperIndex } from '../../src/adapters/postgres/postgres-paper-index.js';
+import { createSqlitePaperIndex } from '../../src/adapters/sqlite/sqlite-paper-index.js';
 import { emptyPaper, type Paper } from '../../src/domain/paper.js';
 import type { IndexClause } from '../../src/ports/paper-index.js';
 import { dropSchema, testPostgresUrl, uniqueSchema } from '../helpers/services.js';
@@ -91,5 +95,59 @@ describe('PostgreSQL inverted layout: postings after merges and folds', () => {
     expect(cited.papers[0]?.cited_by_count).toBe(30);
     await changed.close();
     await fresh.close();
+  });
+});
+
+describe('PostgreSQL inverted layout: a word only scored is read where the matches are', () => {
+  // "moss" is in every record (its postings fill many sealed blocks and a tail); "lichen" in four,
+  // at the first document, two neighbours and the last. A search matched by "lichen" decodes only
+  // the blocks of "moss" that hold a match: scores and totals must stay those of the SQLite index.
+  const records = Array.from({ length: 1300 }, (_, index) => ({
+    ...emptyPaper(`Survey plot ${index} of the northern slope`),
+    type: 'conference-paper',
+    year: 2000 + (index % 20),
+    publication_date: `${2000 + (index % 20)}`,
+    doi: `10.77/plot.${index}`,
+    abstract: [
+      `Moss cover was ${index % 7 === 0 ? 'alpine moss, ' : ''}measured on plot ${index}.`,
+      [0, 1, 640, 1299].includes(index) ? 'Lichen grew among the moss and alpine moss.' : '',
+    ].join(' '),
+  }));
+
+  it('ranks and totals as the SQLite index does, for matches at block edges and in the tail', async () => {
+    // A candidate budget of 10 records: "lichen" alone draws the candidates, "moss" only scores
+    // (at the default 25,000 that takes a corpus of the bench's size); every word is scored.
+    const plan = { candidateBudget: 10, commonFraction: 1, commonFloor: 1000 };
+    const sqlite = await createSqlitePaperIndex(
+      join(mkdtempSync(join(tmpdir(), 'alexandria-index-')), 'index.db'),
+      { shards: 1, ...plan },
+    );
+    const schema = uniqueSchema('paper_inverted');
+    schemas.push(schema);
+    const postgres = await createPostgresPaperIndex(testPostgresUrl, { schema, layout: 'inverted', plan });
+    for (let start = 0; start < records.length; start += 250) {
+      await sqlite.upsert(records.slice(start, start + 250));
+      await postgres.upsert(records.slice(start, start + 250));
+    }
+    const queries = [
+      { ...search, should: [term('lichen'), term('moss')] },
+      { ...search, should: [term('lichen'), phrase('alpine moss')] },
+      { ...search, must: [term('lichen')], should: [term('moss'), term('plot')] },
+      { ...search, should: [term('lichen'), term('moss')], startYear: 2000, endYear: 2000 },
+      { ...search, should: [term('lichen'), term('moss')], offset: 2, limit: 2 },
+    ];
+    for (const query of queries) {
+      const [expected, page] = [await sqlite.search(query), await postgres.search(query)];
+      const label = JSON.stringify([query.must, query.should, query.startYear, query.offset]);
+      expect(page.total, label).toBe(expected.total);
+      expect(expected.papers.length, label).toBeGreaterThan(0);
+      const got = ranking(page);
+      ranking(expected).forEach(([title, score], position) => {
+        expect(got[position]?.[0], `${label} @${position}`).toBe(title);
+        expect(got[position]?.[1], `${label} @${position}`).toBeCloseTo(score as number, 6);
+      });
+    }
+    await sqlite.close();
+    await postgres.close();
   });
 });

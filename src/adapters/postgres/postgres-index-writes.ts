@@ -4,6 +4,7 @@ import { identityKeys, type Paper } from '../../domain/paper.js';
 import { indexedText, keyHash, paperColumns } from '../paper-index/index-fields.js';
 import { documentVector, type VectorDocument } from './postgres-paper-vector.js';
 import { StagedRecords } from './postgres-staged-records.js';
+import { RecordMemo } from './record-memo.js';
 
 /**
  * The write side of the PostgreSQL paper index (docs/decisions/0024): one upsert's working set and
@@ -108,15 +109,10 @@ export class Batch extends StagedRecords {
 }
 
 /** Each record version's vector, computed once (when prepared, counted when staged, written at the end). */
-const vectors = new WeakMap<Paper, VectorDocument>();
+const vectors = new RecordMemo<VectorDocument>((paper) => documentVector(indexedText(paper)));
 
 export function vectorOf(paper: Paper): VectorDocument {
-  let vector = vectors.get(paper);
-  if (!vector) {
-    vector = documentVector(indexedText(paper));
-    vectors.set(paper, vector);
-  }
-  return vector;
+  return vectors.of(paper);
 }
 
 export function decodeRecord(record: Buffer): Paper {
