@@ -28,9 +28,11 @@ import { SourceLedger } from './source-ledger.js';
 import {
   afterVerdictPrompt,
   conclusionPrompt,
+  conclusionTokens,
   parseVerdict,
   type Verdict,
   VerdictLead,
+  verdictAnswerTokens,
   verdictChoices,
   verdictFindings,
   verdictPrompt,
@@ -230,7 +232,10 @@ export class ToolAgent implements ResearchAgent {
             messages,
             ...(mustAnswer ? {} : { tools: definitions }),
             ...(separately ? { answerSeparately: true } : {}),
-            maxTokens: budgets.maxTokensPerCall,
+            // After a verdict the answer is 2-3 sentences: a cap on a small model that copies out.
+            maxTokens: verdict
+              ? Math.min(verdictAnswerTokens, budgets.maxTokensPerCall)
+              : budgets.maxTokensPerCall,
             signal,
           })) {
             if (event.type === 'text') {
@@ -378,7 +383,7 @@ export class ToolAgent implements ResearchAgent {
     const weigh: ChatModelMessage[] = [{ role: 'system', content: conclusionPrompt(question, findings) }];
     const conclusion = await call({
       messages: [...messages, ...weigh],
-      maxTokens: Math.min(100, budgets.maxTokensPerCall),
+      maxTokens: Math.min(conclusionTokens, budgets.maxTokensPerCall),
       signal,
     });
     if (conclusion) weigh.push({ role: 'assistant', content: conclusion });

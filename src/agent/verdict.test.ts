@@ -7,9 +7,12 @@ import { answerNowPrompt } from './prompts.js';
 import { SourceLedger } from './source-ledger.js';
 import { ToolAgent } from './tool-agent.js';
 import {
+  afterVerdictPrompt,
   conclusionPrompt,
+  conclusionTokens,
   parseVerdict,
   VerdictLead,
+  verdictAnswerTokens,
   verdictFindings,
   verdictPrompt,
   yesNoQuestion,
@@ -212,6 +215,11 @@ describe('the verdict step in a run', () => {
     expect(answerTurn?.messages.slice(0, verdictTurn?.messages.length)).toEqual(verdictTurn?.messages);
     expect(answerTurn?.messages.at(-2)).toEqual({ role: 'assistant', content: 'no' });
     expect(answerTurn?.messages.at(-1)?.content).toContain('start with "No."');
+    // Short turns on a slow local model: the conclusion is one sentence, the answer 2-3.
+    expect(conclusionTurn?.maxTokens).toBe(conclusionTokens);
+    expect(verdictTurn?.maxTokens).toBe(8);
+    expect(answerTurn?.maxTokens).toBe(verdictAnswerTokens);
+    expect(answerTurn?.messages.at(-1)?.content).toContain('2-3 sentences');
     expect(content.startsWith('No. Exercise improved sleep quality scores')).toBe(true);
     expect(content).toContain('[Lee et al., 2020](https://example.org/trial).');
     expect(summary.verdict).toBe('no');
@@ -251,9 +259,39 @@ describe('the verdict step in a run', () => {
       'What happens to sleep quality in older adults who exercise?',
     );
     expect(model.requests).toHaveLength(1);
+    // Without a verdict the answer keeps the budget's per-call limit.
+    expect(model.requests[0]?.maxTokens).toBe(defaultBudgets.maxTokensPerCall);
     expect(summary.verdict).toBeUndefined();
     expect(summary.attachedCitations).toBe(0);
     expect(content).toContain('[Lee et al., 2020](https://example.org/trial)');
+  });
+
+  it('caps the conclusion and the answer by the per-call budget when it is lower', async () => {
+    const model = new ScriptedModel([
+      () => [finish()],
+      () => [text('Sleep quality improved.'), finish()],
+      () => [text('yes'), finish()],
+      () => [text('Exercise improved sleep quality scores compared with control after 12 weeks.'), finish()],
+    ]);
+    const agent = new ToolAgent(
+      model,
+      { search: new FakePaperSearch([trial]) },
+      {
+        budgets: { ...defaultBudgets, maxTokensPerCall: 50 },
+        toolSet: 'compact',
+        searchFirst: true,
+        today: () => '2026-11-26',
+      },
+    );
+    for await (const _ of agent.run({
+      tenantId: 't',
+      messages: [{ role: 'user', content: 'Does exercise improve sleep quality in older adults?' }],
+      signal: new AbortController().signal,
+    })) {
+      // drained
+    }
+    expect(model.requests.map((request) => request.maxTokens)).toEqual([50, 50, 8, 50]);
+    expect(afterVerdictPrompt('maybe')).toContain('start with "Maybe."');
   });
 
   it('answers without a verdict when the reply names none', async () => {

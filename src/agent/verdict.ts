@@ -120,10 +120,23 @@ export function verdictPrompt(question: string): string {
   return `Given that conclusion, what is the answer to the question "${question}"? Reply with one word: yes if the findings support it, no if they do not support it or contradict it, maybe if they are mixed or inconclusive.`;
 }
 
+/**
+ * Most tokens of the verdict step's conclusion: one sentence is ~25-45 tokens. Not lowered: the
+ * verdict reads the conclusion (a 60-token cap was tried and not kept: decision 0035).
+ */
+export const conclusionTokens = 100;
+
+/**
+ * Most tokens of the answer written after a verdict: the 2-3 sentences asked for take ~60-150; the
+ * cap stops a small model that copies the quoted findings out at length (a whole answer's slowest
+ * part then), at ~25 s of writing on 2 CPU cores.
+ */
+export const verdictAnswerTokens = 240;
+
 /** The instruction after the verdict: write the answer, starting with it, explained and cited. */
 export function afterVerdictPrompt(verdict: Verdict): string {
   const word = capitalized(verdict);
-  return `The verdict is "${word}". Now write the answer: start with "${word}." and then explain it in 2-4 sentences from the findings, citing the record of each statement as instructed.`;
+  return `The verdict is "${word}". Now write the answer: start with "${word}." and then explain it in 2-3 sentences from the findings, citing the record of each statement as instructed.`;
 }
 
 /** The verdict a reply names (its first word), or undefined. */
