@@ -123,7 +123,10 @@ export async function createContainer(
   const closers: Array<() => Promise<void>> = [];
 
   const projects = config.storage.databaseUrl
-    ? await createPostgresProjectStore(config.storage.databaseUrl)
+    ? await createPostgresProjectStore(config.storage.databaseUrl, {
+        onConnectionError: (error) =>
+          logger.warn({ err: error }, 'PostgreSQL ended an idle connection of the project store'),
+      })
     : await createSqliteProjectStore(join(dataDir, 'alexandria.db'));
   closers.push(() => projects.close());
 
@@ -203,7 +206,7 @@ export async function createContainer(
   });
   // Upstream sources: none unless ALEXANDRIA_SOURCES names some. `federation.search` wraps the local
   // search (pass the index's search service as `local`); `fullTextSources` feed the documents capability.
-  const index = await openPaperIndex(config);
+  const index = await openPaperIndex(config, logger);
   closers.push(() => index.close());
   const embeddings = createEmbeddingModel(config, threads.embedding);
   closers.push(() => embeddings.close());
@@ -426,11 +429,13 @@ export async function createContainer(
  * `<data dir>/index.db`, WAL), so that `alexandria ingest` can write it while the server reads.
  * Used by the container and by the CLI.
  */
-export async function openPaperIndex(config: Config): Promise<PaperIndex> {
+export async function openPaperIndex(config: Config, logger?: Logger): Promise<PaperIndex> {
   if (config.storage.databaseUrl) {
     return createPostgresPaperIndex(config.storage.databaseUrl, {
       readUrls: config.storage.databaseReadUrls,
       layout: config.storage.pgIndexLayout,
+      onConnectionError: (error) =>
+        logger?.warn({ err: error }, 'PostgreSQL ended an idle connection of the paper index'),
     });
   }
   const path = config.search.indexPath ?? join(resolve(config.storage.dataDir), 'index.db');

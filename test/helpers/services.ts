@@ -10,14 +10,19 @@ export function uniqueSchema(prefix: string): string {
   return `${prefix}_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
 }
 
-export async function dropSchema(schema: string): Promise<void> {
+/** One statement on the machine's test database, on a connection of its own. */
+export async function adminQuery(text: string): Promise<void> {
   const client = new pg.Client({ connectionString: testPostgresUrl });
   await client.connect();
   try {
-    await client.query(`drop schema if exists ${schema} cascade`);
+    await client.query(text);
   } finally {
     await client.end();
   }
+}
+
+export async function dropSchema(schema: string): Promise<void> {
+  await adminQuery(`drop schema if exists ${schema} cascade`);
 }
 
 /** Deletes every Redis key under `prefix:` (a test run's queue or cache keys). */

@@ -6,7 +6,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { FastifyInstance } from 'fastify';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Environment, loadConfig } from '../../src/config/load-config.js';
 import { createHttpApp } from '../../src/http/server.js';
@@ -16,7 +15,7 @@ import { type Container, createContainer } from '../../src/main.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { tsxLoaderUrl } from '../../src/platform/worker-file.js';
 import { FigureLinks } from '../../src/services/documents/figure-links.js';
-import { testPostgresUrl, testRedisUrl } from '../helpers/services.js';
+import { adminQuery, testPostgresUrl, testRedisUrl } from '../helpers/services.js';
 import { sharedData, withKey } from '../helpers/test-app.js';
 
 // Issue 12, "nothing replica-local": replicas with data dirs of their own on one PostgreSQL database
@@ -33,16 +32,6 @@ interface Replica {
   app: FastifyInstance;
   dataDir: string;
   key: string;
-}
-
-async function adminQuery(text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: testPostgresUrl });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
 }
 
 async function startReplica(env: Environment = {}): Promise<Replica> {

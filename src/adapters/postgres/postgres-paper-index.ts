@@ -46,6 +46,12 @@ export interface PostgresPaperIndexOptions {
    * `inverted`). An existing index keeps its own.
    */
   layout?: PostgresIndexLayout;
+  /**
+   * Told of an error on an idle pooled connection (the server restarted, failed over, or ended the
+   * connection). The pool drops that connection and opens another on the next query; without a
+   * listener the error would end the process.
+   */
+  onConnectionError?: (error: unknown) => void;
 }
 
 /** Tsvector weight labels per field (D is unused: facets live in columns here). */
@@ -82,6 +88,7 @@ export async function createPostgresPaperIndex(
     });
   const primary = poolOf(connectionString);
   const replicas = (options.readUrls ?? []).map(poolOf);
+  for (const pool of [primary, ...replicas]) pool.on('error', (error) => options.onConnectionError?.(error));
   try {
     const layout = await migratePostgresPaperIndex(primary, schema, options.layout);
     return new PostgresPaperIndex(primary, replicas, { ...options, layout });

@@ -11,7 +11,12 @@ import type { ProjectDatabase } from '../sql/schema.js';
  */
 export async function createPostgresProjectStore(
   connectionString: string,
-  options: { schema?: string; maxConnections?: number } = {},
+  options: {
+    schema?: string;
+    maxConnections?: number;
+    /** Told of an error on an idle pooled connection (dropped by the pool; see the paper index's). */
+    onConnectionError?: (error: unknown) => void;
+  } = {},
 ): Promise<ProjectStore> {
   const schema = options.schema;
   if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
@@ -22,6 +27,8 @@ export async function createPostgresProjectStore(
     max: options.maxConnections ?? 10,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
+  // An idle connection the server ends (restart, failover) is dropped by the pool, not fatal.
+  pool.on('error', (error) => options.onConnectionError?.(error));
   if (schema) await pool.query(`create schema if not exists ${schema}`);
   const db = new Kysely<ProjectDatabase>({ dialect: new PostgresDialect({ pool }) });
   await migrateProjectStore(db as Kysely<unknown>, schema ? { schema } : {});
