@@ -69,14 +69,15 @@ async function benchData(): Promise<{ dataDir: string; papers: number }> {
   const dataDir = join('.bench', 'agent-data');
   await mkdir(dataDir, { recursive: true });
   const config = loadConfig({ ALEXANDRIA_DATA_DIR: dataDir, ALEXANDRIA_LOG_LEVEL: 'silent' });
-  let index = await openPaperIndex(config);
+  const logger = createLogger({ level: 'silent' });
+  let index = await openPaperIndex(config, logger);
   let papers: number;
   try {
     papers = (await index.count()).papers;
     if (papers < 30_000) {
       await index.close();
       await rm(join(dataDir, 'index.db'), { force: true });
-      index = await openPaperIndex(config);
+      index = await openPaperIndex(config, logger);
       for (const file of corpusFiles) {
         await ingest(index, await resolveInputs(file, process.stdin), { format: 'jsonl' });
       }
@@ -85,7 +86,7 @@ async function benchData(): Promise<{ dataDir: string; papers: number }> {
   } finally {
     await index.close();
   }
-  const container = await createContainer(config, createLogger({ level: 'silent' }));
+  const container = await createContainer(config, logger);
   try {
     for (const file of projectPdfs) {
       const bytes = new Uint8Array(await readFile(join(sharedData, 'pdfs', file)));

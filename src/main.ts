@@ -429,13 +429,13 @@ export async function createContainer(
  * `<data dir>/index.db`, WAL), so that `alexandria ingest` can write it while the server reads.
  * Used by the container and by the CLI.
  */
-export async function openPaperIndex(config: Config, logger?: Logger): Promise<PaperIndex> {
+export async function openPaperIndex(config: Config, logger: Logger): Promise<PaperIndex> {
   if (config.storage.databaseUrl) {
     return createPostgresPaperIndex(config.storage.databaseUrl, {
       readUrls: config.storage.databaseReadUrls,
       layout: config.storage.pgIndexLayout,
       onConnectionError: (error) =>
-        logger?.warn({ err: error }, 'PostgreSQL ended an idle connection of the paper index'),
+        logger.warn({ err: error }, 'PostgreSQL ended an idle connection of the paper index'),
     });
   }
   const path = config.search.indexPath ?? join(resolve(config.storage.dataDir), 'index.db');

@@ -1,6 +1,7 @@
 import { type ChatModel, estimateTokens, type TokenUsage } from '../ports/chat-model.js';
 import type { AgentEvent, ResearchRequest, RunSummary } from './agent-types.js';
 import { CitationFilter } from './citation-filter.js';
+import { turnText } from './model-turn.js';
 import { smallTalkPrompt } from './prompts.js';
 import { type ClientTask, type SmallTalkIntent, titleOf } from './small-talk.js';
 import { SourceLedger } from './source-ledger.js';
@@ -71,16 +72,8 @@ export class DirectAnswers {
   ): Promise<string | undefined> {
     const model = this.options.model as ChatModel;
     const signal = AbortSignal.any([clientSignal, AbortSignal.timeout(this.options.timeoutMs)]);
-    let text = '';
     try {
-      for await (const event of model.stream({ messages, maxTokens: maxDirectTokens, signal })) {
-        if (event.type === 'text') text += event.text;
-        else if (event.type === 'finish') {
-          usage.promptTokens += event.usage.promptTokens;
-          usage.completionTokens += event.usage.completionTokens;
-        }
-      }
-      return text;
+      return await turnText(model, { messages, maxTokens: maxDirectTokens, signal }, usage);
     } catch {
       clientSignal.throwIfAborted();
       return undefined;

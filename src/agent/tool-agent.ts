@@ -22,6 +22,7 @@ import { CitationAttacher } from './citation-attacher.js';
 import { CitationFilter } from './citation-filter.js';
 import { anchorSentences, referencesSection, selectSentences, sentenceLine } from './compose.js';
 import { fitHistory, followUpNote, readFollowUp } from './conversation.js';
+import { turnText } from './model-turn.js';
 import { answerNowPrompt, compactResearchSystemPrompt, researchSystemPrompt } from './prompts.js';
 import { ReferencesGuard } from './references-guard.js';
 import { SourceLedger } from './source-ledger.js';
@@ -368,17 +369,7 @@ export class ToolAgent implements ResearchAgent {
     usage: TokenUsage,
   ): Promise<Verdict | undefined> {
     const findings = verdictFindings(question, ledger.evidence);
-    const call = async (request: ChatTurnRequest): Promise<string> => {
-      let reply = '';
-      for await (const event of this.model.stream(request)) {
-        if (event.type === 'text') reply += event.text;
-        else if (event.type === 'finish') {
-          usage.promptTokens += event.usage.promptTokens;
-          usage.completionTokens += event.usage.completionTokens;
-        }
-      }
-      return reply.trim();
-    };
+    const call = async (request: ChatTurnRequest) => (await turnText(this.model, request, usage)).trim();
     // First what the findings show, in the model's words; then the verdict, given that.
     const weigh: ChatModelMessage[] = [{ role: 'system', content: conclusionPrompt(question, findings) }];
     const conclusion = await call({

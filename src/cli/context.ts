@@ -20,13 +20,18 @@ export function cliConfig(): Config {
   return cliSettings().config;
 }
 
-/** A container for a CLI command; logs to stderr so stdout stays for results. */
-export async function cliContainer(
-  config: Config = cliConfig(),
-  logger: Logger = createLogger({
+/** A CLI command's logger: to stderr so stdout stays for results, warnings and up by default. */
+export function cliLogger(config: Config): Logger {
+  return createLogger({
     level: config.server.logLevel === 'info' ? 'warn' : config.server.logLevel,
     destination: 'stderr',
-  }),
+  });
+}
+
+/** A container for a CLI command (see `cliLogger`). */
+export async function cliContainer(
+  config: Config = cliConfig(),
+  logger: Logger = cliLogger(config),
 ): Promise<Container> {
   return createContainer(config, logger);
 }

@@ -11,7 +11,7 @@ import {
 } from '../../ingest/ingest-pipeline.js';
 import { openPaperIndex } from '../../main.js';
 import { CliError } from '../cli-error.js';
-import { cliConfig, cliContainer } from '../context.js';
+import { cliConfig, cliContainer, cliLogger } from '../context.js';
 import { createProgressDisplay, pdfProgressLine } from '../ingest-progress.js';
 import { output } from '../output.js';
 import { ingestPdfs, type PdfIngestReport } from './ingest-pdfs.js';
@@ -125,7 +125,7 @@ async function ingestRecords(
   signal: AbortSignal,
   withPdfs: boolean,
 ): Promise<IngestReport> {
-  const index = await openPaperIndex(config);
+  const index = await openPaperIndex(config, cliLogger(config));
   const display = options.progress
     ? createProgressDisplay({ tty: Boolean(process.stderr.isTTY) })
     : undefined;
