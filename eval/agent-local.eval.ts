@@ -3,6 +3,7 @@ import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunSummary } from '../src/agent/agent-types.js';
 import { auditCitations } from '../src/agent/citation-audit.js';
+import { chooseVerdict, localVerdictWeights } from '../src/agent/verdict.js';
 import { loadConfig } from '../src/config/load-config.js';
 import { chatModelDir, localChatModelFiles } from '../src/config/sections/chat.js';
 import { normalizeDoi } from '../src/domain/identifiers.js';
@@ -37,6 +38,7 @@ interface LitQaItem {
  */
 const sizes = { full: { pubmedqa: 30, litqa2: 4 }, quick: { pubmedqa: 6, litqa2: 2 } };
 const seed = 15;
+const tuningSeed = 16;
 
 /**
  * Knobs for running the local eval in chunks on a shared machine:
@@ -47,7 +49,10 @@ const seed = 15;
  *   answer of each), so slices run one after another add up to the whole sample;
  * - `EVAL_AGENT_LITQA2_N`: LitQA2 items (default 4, `--quick` 2; 0 skips them);
  * - `EVAL_AGENT_WARMUP=0`: no untimed warm-up question before the timed ones (default: one, so each
- *   chunk's first answer does not pay the model's load and a cold sequence; its time is printed).
+ *   chunk's first answer does not pay the model's load and a cold sequence; its time is printed);
+ * - `EVAL_AGENT_PUBMEDQA_SAMPLE=tuning`: a second stratified sample of the same size, drawn (seed 16)
+ *   from the items outside the goal's sample: where the verdict weights are chosen, so that the goal's
+ *   sample is not what they were fitted to.
  */
 function chunkKnobs(quick: boolean): {
   pubmedqa: number;
@@ -55,6 +60,7 @@ function chunkKnobs(quick: boolean): {
   label: string | undefined;
   litqa2: number;
   warmup: boolean;
+  tuning: boolean;
 } {
   const size = quick ? sizes.quick : sizes.full;
   const count = (name: string, fallback: number) => {
@@ -77,7 +83,15 @@ function chunkKnobs(quick: boolean): {
     label: label || undefined,
     litqa2: count('EVAL_AGENT_LITQA2_N', size.litqa2),
     warmup: process.env.EVAL_AGENT_WARMUP?.trim() !== '0',
+    tuning: sampleName() === 'tuning',
   };
+}
+
+function sampleName(): 'goal' | 'tuning' {
+  const name = process.env.EVAL_AGENT_PUBMEDQA_SAMPLE?.trim() || 'goal';
+  if (name !== 'goal' && name !== 'tuning')
+    throw new Error(`EVAL_AGENT_PUBMEDQA_SAMPLE must be goal or tuning, got ${name}`);
+  return name;
 }
 
 /**
@@ -105,14 +119,23 @@ export async function localAgentEval(options: { quick: boolean }): Promise<EvalR
   }
   const knobs = chunkKnobs(options.quick);
   const all = await readJsonLines<PubMedQaItem>(join(sharedData, 'eval', 'pubmedqa', 'pubmedqa_pqal.jsonl'));
-  const sample = stratifiedSample(all, knobs.pubmedqa, seed);
+  const goalSample = stratifiedSample(all, knobs.pubmedqa, seed);
+  const sample = knobs.tuning
+    ? stratifiedSample(
+        all.filter((item) => !goalSample.includes(item)),
+        knobs.pubmedqa,
+        tuningSeed,
+      )
+    : goalSample;
   const asked = knobs.slice ? sample.slice(knobs.slice[0], knobs.slice[1]) : sample;
   const majority = majorityOf(all);
   const sampleMajority = majorityOf(sample);
 
   // With a label each answer is stored as soon as it is written: a chunk cut by a time limit keeps
   // what it answered.
-  const labelFile = knobs.label ? join('.eval', `agent-local-pubmedqa-${knobs.label}.jsonl`) : undefined;
+  const labelFile = knobs.label
+    ? join('.eval', `agent-local-pubmedqa-${knobs.tuning ? 'tuning-' : ''}${knobs.label}.jsonl`)
+    : undefined;
   const pubmedDir = join('.eval', 'agent-pubmedqa-data');
   await mkdir(pubmedDir, { recursive: true });
   const transcript: string[] = [];
@@ -134,7 +157,10 @@ export async function localAgentEval(options: { quick: boolean }): Promise<EvalR
   // A server loads the model at start and has usually answered before (the sequence then holds the
   // action protocol): one untimed question first, not from the sample, so that the timed answers are
   // those of a running service; its time (model load and a cold sequence) is printed on its own.
-  const warmup = knobs.warmup && asked.length > 0 ? all.find((item) => !sample.includes(item)) : undefined;
+  const warmup =
+    knobs.warmup && asked.length > 0
+      ? all.find((item) => !sample.includes(item) && !goalSample.includes(item))
+      : undefined;
   let coldMs: number | undefined;
   const local = await withContainer(pubmedDir, localEnv, async (container) => {
     if (warmup) coldMs = await warmUp(container, `${warmup.question} Answer yes, no or maybe first.`);
@@ -174,7 +200,7 @@ export async function localAgentEval(options: { quick: boolean }): Promise<EvalR
   const thisRun = local.items.length + litSample.length;
   const uncited = local.items.filter((item) => !item.citesAnything).length + lit.uncited;
   return {
-    name: `Research agent on the local model (${model}, llama.cpp threads ${threads}): PubMedQA stratified N=${sample.length}${sliceNote}, LitQA2 with PDFs N=${litSample.length}, seed ${seed}`,
+    name: `Research agent on the local model (${model}, llama.cpp threads ${threads}): PubMedQA stratified N=${sample.length}${knobs.tuning ? ' (the TUNING sample, seed 16, outside the goal sample: not the goal figure)' : ''}${sliceNote}, LitQA2 with PDFs N=${litSample.length}, seed ${seed}`,
     metrics: {
       'PubMedQA accuracy (local)': accuracy,
       'PubMedQA majority class (all 667)': majority.share,
@@ -196,6 +222,7 @@ export async function localAgentEval(options: { quick: boolean }): Promise<EvalR
     summary: [
       `PubMedQA accuracy (answer starts with yes/no/maybe): ${pubmed.correct}/${n} = ${pct(accuracy)} (goal ≥ 65%: ${accuracy >= 0.65 ? 'met' : 'NOT met'}) beside the majority class of the answered items: ${answered.label} ${pct(answered.share)} (stratified sample: ${pct(sampleMajority.share)}; all 667: ${majority.label} ${pct(majority.share)})${stored}; answers starting with a verdict ${pubmed.verdicts}/${n}; extractive agent: ${extractive.verdicts}/${asked.length} verdicts (it quotes, it does not answer yes/no)`,
       `PubMedQA confusion (gold → answered): ${confusionLine(answers)}`,
+      ...verdictWeightLines(answers),
       `PubMedQA cites the source abstract: local ${pubmed.cited}/${n}, extractive ${extractive.cited}/${asked.length}; local answers citing nothing ${pubmed.uncited}/${n}`,
       `LitQA2 items with their PDFs: ideal option chosen ${lit.ideal}/${litSample.length}, right paper cited ${lit.cited}/${litSample.length} (extractive agent: see the section above)`,
       `fabricated citations (audit, this run): local ${fabricated} over ${thisRun} answers, extractive ${extractive.fabricated} over ${asked.length} (goal 0: ${fabricated === 0 ? 'met' : 'NOT met'})`,
@@ -223,6 +250,30 @@ interface ItemResult {
   fabricated: number;
   steps: number;
   ms: number;
+  /** The model's probabilities of yes, no and maybe at the verdict step (when it gave them). */
+  probabilities?: Record<string, number>;
+}
+
+/**
+ * What the answers would have started with under other verdict weights: exact, since the verdict
+ * is chosen from the stored probabilities before the answer is written (the answer's text would
+ * differ, not its first word). On the sample the weights were chosen on, this is in-sample.
+ */
+function verdictWeightLines(items: ItemResult[]): string[] {
+  const scored = items.filter((item) => item.probabilities);
+  if (scored.length === 0) return [];
+  const accuracyWith = (weights: Record<Verdict, number>) =>
+    scored.filter((item) => chooseVerdict(item.probabilities, weights) === item.gold).length;
+  const shipped = accuracyWith(localVerdictWeights);
+  const grid: string[] = [];
+  for (const no of [1, 1.5, 2, 2.5, 3, 4, 5, 6]) {
+    const row = [1, 1.5, 2, 3, 4].map((maybe) => `${accuracyWith({ yes: 1, no, maybe })}`);
+    grid.push(`no×${no}: ${row.join(' ')}`);
+  }
+  return [
+    `verdict weights (items with the model's probabilities: ${scored.length}/${items.length}): the shipped weights (yes ${localVerdictWeights.yes}, no ${localVerdictWeights.no}, maybe ${localVerdictWeights.maybe}) give ${shipped}/${scored.length}; equal weights ${accuracyWith({ yes: 1, no: 1, maybe: 1 })}/${scored.length}`,
+    `verdict weights, correct answers by weight (rows: no × w; columns: maybe × 1, 1.5, 2, 3, 4; yes × 1): ${grid.join('; ')}`,
+  ];
 }
 
 function summarize(items: ItemResult[]): {
@@ -309,6 +360,7 @@ async function askPubMedQa(
       fabricated: problems.length,
       steps: run.summary.steps,
       ms: Math.round(run.ms),
+      ...(run.summary.verdictProbabilities ? { probabilities: run.summary.verdictProbabilities } : {}),
     });
     if (store) {
       await mkdir('.eval', { recursive: true });

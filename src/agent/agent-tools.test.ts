@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FakePaperLibrary } from '../../test/fakes/agent-service-fakes.js';
+import { FakeFullTextReader, FakePaperLibrary } from '../../test/fakes/agent-service-fakes.js';
 import { PromptFence } from '../text/fence.js';
 import { createAgentTools, prepareToolCall, type ToolContext } from './agent-tools.js';
 import { SourceLedger } from './source-ledger.js';
@@ -48,5 +48,31 @@ describe('the agent add_to_project tool', () => {
       { kind: 'url', url: 'https://example.org/a.pdf' },
     ]);
     expect(await call(library, {})).toBe('Error: add_to_project failed: Give paper_id or pdf_url');
+  });
+});
+
+describe('the agent ask_pdf tool', () => {
+  const ask = async (toolSet: 'full' | 'compact', question: string, userQuestion?: string) => {
+    const fullText = new FakeFullTextReader({ 'PROJ:gpt/doc': ['first chunk', 'second chunk'] });
+    const prepared = prepareToolCall(createAgentTools({ fullText }, toolSet), {
+      id: 'call_1',
+      name: 'ask_pdf',
+      arguments: JSON.stringify({ pdf_id: 'PROJ:gpt/doc', question }),
+    });
+    await prepared.execute({ ...context(), ...(userQuestion ? { userQuestion } : {}) });
+    return fullText.calls.map((entry) => entry.argument);
+  };
+
+  it('ranks by the user question and the model question together in the compact set, by the model question alone otherwise', async () => {
+    const user = 'Which antibiotic did the evolved  strains resist?';
+    expect(await ask('compact', 'What is the main finding?', user)).toEqual([
+      'Which antibiotic did the evolved strains resist?\nWhat is the main finding?',
+    ]);
+    expect(await ask('full', 'What is the main finding?', user)).toEqual(['What is the main finding?']);
+    // A model question that repeats the user's is asked once; without a user question, as asked.
+    expect(await ask('compact', 'which antibiotic did the evolved strains resist?', user)).toEqual([
+      'which antibiotic did the evolved strains resist?',
+    ]);
+    expect(await ask('compact', 'What is the main finding?')).toEqual(['What is the main finding?']);
   });
 });

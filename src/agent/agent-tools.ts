@@ -24,6 +24,12 @@ export interface ToolContext {
   ledger: SourceLedger;
   fence: PromptFence;
   timeoutMs: number;
+  /**
+   * The user's question (a follow-up resolved against the earlier turns). With the compact tool
+   * set ask_pdf ranks the PDF's chunks by it and the model's question together: a small model asks
+   * a PDF "What is the main finding?" where the user asked something precise.
+   */
+  userQuestion?: string;
 }
 
 /** One tool: its definition for the model, and how to run it. */
@@ -207,6 +213,12 @@ export function createAgentTools(
     );
   }
   if (fullText) {
+    /** What ask_pdf ranks by: the compact set adds the user's question to the model's. */
+    const rankedBy = (question: string, context: ToolContext) => {
+      const user = context.userQuestion?.replace(/\s+/g, ' ').trim();
+      if (!compact || !user || user.toLowerCase().includes(question.trim().toLowerCase())) return question;
+      return `${user}\n${question}`.slice(0, 2000);
+    };
     tools.push(
       tool(
         'ask_pdf',
@@ -220,10 +232,15 @@ export function createAgentTools(
         async (args, context) => {
           const result = await withDeadline(
             (signal) =>
-              fullText.ask(context.tenantId, documentOf(args.pdf_id, context), args.question, {
-                topK: limits.askChunks,
-                signal,
-              }),
+              fullText.ask(
+                context.tenantId,
+                documentOf(args.pdf_id, context),
+                rankedBy(args.question, context),
+                {
+                  topK: limits.askChunks,
+                  signal,
+                },
+              ),
             context.timeoutMs,
             context.signal,
             'ask_pdf',

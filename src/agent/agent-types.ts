@@ -42,6 +42,8 @@ export interface RunSummary {
   ledger: SourceLedger;
   /** The verdict step's reply to a yes/no question, when one was taken (the answer starts with it). */
   verdict?: 'yes' | 'no' | 'maybe';
+  /** The model's probabilities of yes, no and maybe at the verdict step, when it gave them. */
+  verdictProbabilities?: Record<string, number>;
   /** Citations the citation attacher added to uncited statements (when it ran). */
   attachedCitations?: number;
   /** Set when the run fell back to the extractive pipeline, with the reason. */

@@ -22,17 +22,20 @@ import { CitationAttacher } from './citation-attacher.js';
 import { CitationFilter } from './citation-filter.js';
 import { anchorSentences, referencesSection, selectSentences, sentenceLine } from './compose.js';
 import { fitHistory, followUpNote, readFollowUp } from './conversation.js';
-import { turnText } from './model-turn.js';
+import { turnReply, turnText } from './model-turn.js';
 import { answerNowPrompt, compactResearchSystemPrompt, researchSystemPrompt } from './prompts.js';
 import { ReferencesGuard } from './references-guard.js';
 import { SourceLedger } from './source-ledger.js';
 import {
   afterVerdictPrompt,
+  chooseVerdict,
   conclusionPrompt,
   conclusionTokens,
+  localVerdictWeights,
   parseVerdict,
   type Verdict,
   VerdictLead,
+  type VerdictWeights,
   verdictAnswerTokens,
   verdictChoices,
   verdictFindings,
@@ -66,6 +69,12 @@ export interface ToolAgentOptions {
    * that verdict. Default: with the compact tool set (a small local model; docs/decisions/0035).
    */
   verdictStep?: boolean;
+  /**
+   * How the verdict step weighs the model's probabilities of yes, no and maybe, when the model
+   * gives them (the local adapter): the largest weighted probability is the verdict. Default:
+   * `localVerdictWeights` (measured on PubMedQA; docs/decisions/0035).
+   */
+  verdictWeights?: VerdictWeights;
   /**
    * Cite the answer's uncited sentences by the retrieved sentence they share most terms with
    * (`CitationAttacher`; audited like any citation). Default: with the compact tool set.
@@ -104,6 +113,7 @@ export class ToolAgent implements ResearchAgent {
       (this.options.attachCitations ?? toolSet === 'compact') ? new CitationAttacher(ledger) : undefined;
     const yesNo = (this.options.verdictStep ?? toolSet === 'compact') ? yesNoQuestion(question) : undefined;
     let verdict: Verdict | undefined;
+    let verdictProbabilities: Record<string, number> | undefined;
     let lead: VerdictLead | undefined;
     const tools = createAgentTools(this.tools, toolSet);
     const definitions = [...tools.values()].map((entry) => entry.tool.definition);
@@ -167,6 +177,7 @@ export class ToolAgent implements ResearchAgent {
         ledger,
         fence,
         timeoutMs: budgets.toolTimeoutMs,
+        userQuestion: followUp.resolved,
       });
       messages.push({ role: 'tool', toolCallId: call.id, content });
     };
@@ -210,7 +221,9 @@ export class ToolAgent implements ResearchAgent {
           if (!deciding) messages.push({ role: 'system', content: answerNowPrompt });
         }
         if (deciding && yesNo) {
-          verdict = await this.decideVerdict(messages, yesNo, ledger, budgets, signal, usage);
+          const decided = await this.decideVerdict(messages, yesNo, ledger, budgets, signal, usage);
+          verdict = decided?.verdict;
+          verdictProbabilities = decided?.probabilities;
           steps += 2;
           if (!verdict && forced) messages.push({ role: 'system', content: answerNowPrompt });
           if (verdict) {
@@ -348,6 +361,7 @@ export class ToolAgent implements ResearchAgent {
         citations: filter.report,
         ledger,
         ...(verdict ? { verdict } : {}),
+        ...(verdictProbabilities ? { verdictProbabilities } : {}),
         ...(attacher ? { attachedCitations: attacher.attached } : {}),
       },
     };
@@ -367,7 +381,7 @@ export class ToolAgent implements ResearchAgent {
     budgets: AgentBudgets,
     signal: AbortSignal,
     usage: TokenUsage,
-  ): Promise<Verdict | undefined> {
+  ): Promise<{ verdict: Verdict; probabilities?: Record<string, number> } | undefined> {
     const findings = verdictFindings(question, ledger.evidence);
     const call = async (request: ChatTurnRequest) => (await turnText(this.model, request, usage)).trim();
     // First what the findings show, in the model's words; then the verdict, given that.
@@ -379,16 +393,24 @@ export class ToolAgent implements ResearchAgent {
     });
     if (conclusion) weigh.push({ role: 'assistant', content: conclusion });
     weigh.push({ role: 'system', content: verdictPrompt(question) });
-    const verdict = parseVerdict(
-      await call({
+    const reply = await turnReply(
+      this.model,
+      {
         messages: [...messages, ...weigh],
         choices: [...verdictChoices],
         maxTokens: Math.min(8, budgets.maxTokensPerCall),
         signal,
-      }),
+      },
+      usage,
     );
+    // With the model's probabilities (the local adapter), the weighted choice; else its word.
+    const verdict =
+      chooseVerdict(reply.choiceProbabilities, this.options.verdictWeights ?? localVerdictWeights) ??
+      parseVerdict(reply.text.trim());
     if (verdict) messages.push(...weigh);
-    return verdict;
+    return verdict
+      ? { verdict, ...(reply.choiceProbabilities ? { probabilities: reply.choiceProbabilities } : {}) }
+      : undefined;
   }
 
   private async *fallBack(

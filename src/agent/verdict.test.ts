@@ -8,8 +8,10 @@ import { SourceLedger } from './source-ledger.js';
 import { ToolAgent } from './tool-agent.js';
 import {
   afterVerdictPrompt,
+  chooseVerdict,
   conclusionPrompt,
   conclusionTokens,
+  localVerdictWeights,
   parseVerdict,
   VerdictLead,
   verdictAnswerTokens,
@@ -244,6 +246,31 @@ describe('the verdict step in a run', () => {
     expect(summary.verdict).toBe('yes');
   });
 
+  it('weighs the model\'s probabilities of the three words when it gives them: "no" counts 1.5 times', async () => {
+    const withProbabilities = (probabilities: Record<string, number>, word: string) =>
+      new ScriptedModel([
+        () => [finish()],
+        () => [text('Exercise did not change daytime sleepiness.'), finish()],
+        () => [text(word), { ...finish(), choiceProbabilities: probabilities }],
+        () => [
+          text('Exercise improved sleep quality scores compared with control after 12 weeks.'),
+          finish(),
+        ],
+      ]);
+    const question = 'Does exercise improve sleep quality in older adults? Answer yes, no or maybe first.';
+    // The model's word is "yes" (0.55), but "no" weighs 0.4 × 1.5 = 0.6.
+    const close = { yes: 0.55, no: 0.4, maybe: 0.05 };
+    const leaning = await ask(withProbabilities(close, 'yes'), question);
+    expect(leaning.summary.verdict).toBe('no');
+    expect(leaning.summary.verdictProbabilities).toEqual(close);
+    expect(leaning.content.startsWith('No. ')).toBe(true);
+    // A clear "yes" stays "yes".
+    const clear = await ask(withProbabilities({ yes: 0.8, no: 0.15, maybe: 0.05 }, 'yes'), question);
+    expect(clear.summary.verdict).toBe('yes');
+    expect(clear.content.startsWith('Yes. ')).toBe(true);
+    expect(localVerdictWeights).toEqual({ yes: 1, no: 1.5, maybe: 1 });
+  });
+
   it('takes no verdict step for a question that is not yes/no', async () => {
     const model = new ScriptedModel([
       (request) => {
@@ -309,5 +336,19 @@ describe('the verdict step in a run', () => {
       false,
     );
     expect(content.startsWith('The trial found')).toBe(true);
+  });
+});
+
+describe('chooseVerdict', () => {
+  it('takes the largest weighted probability, and nothing without all three', () => {
+    const probabilities = { yes: 0.6, no: 0.25, maybe: 0.15 };
+    expect(chooseVerdict(probabilities)).toBe('yes');
+    expect(chooseVerdict(probabilities, { yes: 1, no: 3, maybe: 1 })).toBe('no');
+    expect(chooseVerdict(probabilities, { yes: 1, no: 2, maybe: 5 })).toBe('maybe');
+    // A tie keeps the order yes, no, maybe.
+    expect(chooseVerdict({ yes: 0.4, no: 0.4, maybe: 0.2 })).toBe('yes');
+    expect(chooseVerdict(undefined)).toBeUndefined();
+    expect(chooseVerdict({ yes: 0.7, no: 0.3 })).toBeUndefined();
+    expect(chooseVerdict({ yes: Number.NaN, no: 0.3, maybe: 0.1 })).toBeUndefined();
   });
 });

@@ -139,6 +139,41 @@ export function afterVerdictPrompt(verdict: Verdict): string {
   return `The verdict is "${word}". Now write the answer: start with "${word}." and then explain it in 2-3 sentences from the findings, citing the record of each statement as instructed.`;
 }
 
+/**
+ * How much each verdict's probability counts when the model gives them (`chooseVerdict`). Equal
+ * weights take the model's most probable word.
+ */
+export type VerdictWeights = Record<Verdict, number>;
+
+export const equalVerdictWeights: VerdictWeights = { yes: 1, no: 1, maybe: 1 };
+
+/**
+ * The weights of the verdict step on a local model: "no" counts 1.5 times. Qwen2.5-1.5B leans to
+ * "yes" after a null finding ("no significant difference" → yes); chosen on a PubMedQA tuning sample
+ * outside the goal's sample (30 items: 19/30 with equal weights, 21/30 at 1.4-1.5, 20 from 1.1 to
+ * 2.0; docs/decisions/0035-local-chat-model.md).
+ */
+export const localVerdictWeights: VerdictWeights = { yes: 1, no: 1.5, maybe: 1 };
+
+/**
+ * The verdict from the model's probabilities of the three words: the largest weighted probability
+ * (ties in the order yes, no, maybe). Undefined without probabilities for all three.
+ */
+export function chooseVerdict(
+  probabilities: Record<string, number> | undefined,
+  weights: VerdictWeights = equalVerdictWeights,
+): Verdict | undefined {
+  if (!probabilities) return undefined;
+  let best: { verdict: Verdict; score: number } | undefined;
+  for (const verdict of verdictChoices) {
+    const probability = probabilities[verdict];
+    if (typeof probability !== 'number' || !Number.isFinite(probability)) return undefined;
+    const score = probability * weights[verdict];
+    if (!best || score > best.score) best = { verdict, score };
+  }
+  return best?.verdict;
+}
+
 /** The verdict a reply names (its first word), or undefined. */
 export function parseVerdict(text: string): Verdict | undefined {
   const first = /^[\s*_"'`]*(yes|no|maybe)\b/i.exec(text);

@@ -76,7 +76,18 @@ export type ChatFinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filte
 export type ChatStreamEvent =
   | { type: 'text'; text: string }
   | { type: 'tool_call'; call: ChatToolCall }
-  | { type: 'finish'; reason: ChatFinishReason; usage: TokenUsage; usageEstimated: boolean };
+  | {
+      type: 'finish';
+      reason: ChatFinishReason;
+      usage: TokenUsage;
+      usageEstimated: boolean;
+      /**
+       * With `choices`, when the adapter can read them: each choice's probability as the model's
+       * next reply (its first token's, over the choices: they add up to 1). The turn's text is then
+       * the most probable choice; a caller may weigh them otherwise (the agent's verdict step).
+       */
+      choiceProbabilities?: Record<string, number>;
+    };
 
 /** Rough token count of text (≈ 4 characters a token for English), for budgets and estimates. */
 export function estimateTokens(text: string): number {

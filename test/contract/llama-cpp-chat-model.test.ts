@@ -114,8 +114,43 @@ describe('the local chat model (llama.cpp, SmolLM2-135M)', () => {
       const events = await collect(model, { messages, choices: ['yes', 'no', 'maybe'], maxTokens: 8 });
       const reply = events.flatMap((event) => (event.type === 'text' ? [event.text] : [])).join('');
       expect(['yes', 'no', 'maybe']).toContain(reply);
-      expect(events.at(-1)).toMatchObject({ type: 'finish', reason: 'stop' });
+      const finish = events.at(-1);
+      expect(finish).toMatchObject({ type: 'finish', reason: 'stop' });
+      // The choices' probabilities: one per choice, adding up to 1, the reply the most probable.
+      const probabilities = finish?.type === 'finish' ? finish.choiceProbabilities : undefined;
+      expect(Object.keys(probabilities ?? {}).sort()).toEqual(['maybe', 'no', 'yes']);
+      const values = Object.values(probabilities ?? {});
+      expect(values.reduce((sum, value) => sum + value, 0)).toBeCloseTo(1, 6);
+      expect(probabilities?.[reply]).toBe(Math.max(...values));
     }
+  });
+
+  it('writes on after a choice turn from the state it left, and samples under the grammar when choices share a first token', async () => {
+    const messages = [
+      { role: 'system' as const, content: 'You are a research assistant.' },
+      { role: 'user' as const, content: 'Is the sky blue? Reply with one word: yes, no or maybe.' },
+    ];
+    const choice = await collect(model, { messages, choices: ['yes', 'no', 'maybe'], maxTokens: 8 });
+    const word = choice.flatMap((event) => (event.type === 'text' ? [event.text] : [])).join('');
+    // The next turn extends the exchange: the sequence evaluated by the choice turn is reused or
+    // realigned, and the model writes text.
+    const next = await collect(model, {
+      messages: [
+        ...messages,
+        { role: 'assistant', content: word },
+        { role: 'user', content: 'Why? One sentence.' },
+      ],
+      maxTokens: 24,
+    });
+    const text = next.flatMap((event) => (event.type === 'text' ? [event.text] : [])).join('');
+    expect(text.trim().length).toBeGreaterThan(0);
+    expect(next.at(-1)).toMatchObject({ type: 'finish' });
+    // "yes" and "yes indeed" start with the same token: no probabilities, one of them under the grammar.
+    const shared = await collect(model, { messages, choices: ['yes', 'yes indeed'], maxTokens: 8 });
+    const sharedReply = shared.flatMap((event) => (event.type === 'text' ? [event.text] : [])).join('');
+    expect(['yes', 'yes indeed']).toContain(sharedReply);
+    const sharedFinish = shared.at(-1);
+    expect(sharedFinish?.type === 'finish' ? sharedFinish.choiceProbabilities : 'none').toBeUndefined();
   });
 
   it('honours maxTokens with finish reason "length"', async () => {

@@ -168,7 +168,7 @@ export class LlamaCppChatModel implements ChatModel {
   }
 
   private async turn(request: ChatTurnRequest, signal: AbortSignal, channel: Channel<ChatStreamEvent>) {
-    const { llama, chat, context } = await this.loaded();
+    const { llama, model, chat, context } = await this.loaded();
     signal.throwIfAborted();
     const tools = request.tools?.length ? request.tools : undefined;
     // A turn without tools after tool steps (the agent's last, "answer now") keeps the protocol the
@@ -189,7 +189,7 @@ export class LlamaCppChatModel implements ChatModel {
     const countTokens = (tokens: readonly unknown[]) => {
       completionTokens += tokens.length;
     };
-    const finish = (reason: ChatFinishReason) => {
+    const finish = (reason: ChatFinishReason, choiceProbabilities?: Record<string, number>) => {
       channel.push({
         type: 'finish',
         reason,
@@ -198,6 +198,7 @@ export class LlamaCppChatModel implements ChatModel {
           completionTokens,
         },
         usageEstimated: false,
+        ...(choiceProbabilities ? { choiceProbabilities } : {}),
       });
     };
 
@@ -235,7 +236,18 @@ export class LlamaCppChatModel implements ChatModel {
       );
       history.push({ type: 'model', response: [] });
     } else if (request.choices?.length) {
-      // One of the choices, under a grammar: the last message (the caller's question) is the prompt.
+      // The choices' probabilities as the model's next token, where their first tokens differ: the
+      // most probable is the reply, and the caller gets all of them (one evaluation, no sampling).
+      const probabilities = await choiceProbabilities(model, chat, history, request.choices);
+      signal.throwIfAborted();
+      if (probabilities) {
+        const best = Object.entries(probabilities).reduce((a, b) => (b[1] > a[1] ? b : a));
+        channel.push({ type: 'text', text: best[0] });
+        completionTokens = 1;
+        finish('stop', probabilities);
+        return;
+      }
+      // Else one of the choices under a grammar: the last message (the caller's question) is the prompt.
       const step = await chat.generateResponse(history, {
         grammar: await this.choiceGrammar(llama, request.choices),
         maxTokens: Math.min(actionTokenLimit, maxTokens),
@@ -394,6 +406,58 @@ export function toHistory(
   if (system.length > 0) history.push({ type: 'system', text: system.join('\n\n') });
   history.push(...items, { type: 'model', response: [] });
   return history;
+}
+
+/**
+ * Each choice's probability as the model's next reply after `history`, from one evaluation of the
+ * context (the sequence keeps what it already holds): the probability of a choice's first token,
+ * with its capitalised form added ("Yes" and "yes"), normalised over the choices. Undefined when two
+ * choices start with the same token or the context does not fit (the caller then samples under a
+ * grammar instead).
+ */
+async function choiceProbabilities(
+  model: LlamaModel,
+  chat: LlamaChat,
+  history: ChatHistoryItem[],
+  choices: string[],
+): Promise<Record<string, number> | undefined> {
+  const firstTokens = choices.map((choice) => {
+    const forms = new Set([
+      choice,
+      `${choice.charAt(0).toUpperCase()}${choice.slice(1)}`,
+      choice.toLowerCase(),
+    ]);
+    return new Set([...forms].flatMap((form) => model.tokenize(form, false, 'trimLeadingSpace').slice(0, 1)));
+  });
+  const seen = new Set<number>();
+  for (const tokens of firstTokens) {
+    for (const token of tokens) {
+      if (seen.has(token)) return undefined;
+      seen.add(token);
+    }
+    if (tokens.size === 0) return undefined;
+  }
+  const { contextText } = chat.chatWrapper.generateContextState({ chatHistory: history });
+  const tokens = contextText.tokenize(model.tokenizer);
+  const sequence = chat.sequence;
+  if (tokens.length + 1 >= sequence.context.contextSize) return undefined;
+  // Keep what the sequence already holds of this context; at least the last token is evaluated
+  // again, for the probabilities that follow it.
+  const keep = Math.min(sequence.compareContextTokens(tokens).firstDifferentIndex, tokens.length - 1);
+  if (keep < sequence.nextTokenIndex)
+    await sequence.eraseContextTokenRanges([{ start: keep, end: sequence.nextTokenIndex }]);
+  const rest = tokens.slice(keep);
+  const output = await sequence.controlledEvaluate(
+    rest.map((token, index) =>
+      index === rest.length - 1 ? [token, { generateNext: { probabilities: true } }] : token,
+    ),
+  );
+  const next = output.at(-1)?.next.probabilities;
+  if (!next) return undefined;
+  const raw = firstTokens.map((set) => [...set].reduce((sum, token) => sum + (next.get(token) ?? 0), 0));
+  const total = raw.reduce((sum, value) => sum + value, 0);
+  if (!(total > 0)) return undefined;
+  return Object.fromEntries(choices.map((choice, index) => [choice, (raw[index] ?? 0) / total]));
 }
 
 /** A GBNF grammar whose only sentences are the given words. */
