@@ -291,6 +291,18 @@ export class ToolAgent implements ResearchAgent {
             });
             continue;
           }
+          if (
+            toolSet === 'compact' &&
+            fullTextTools.has(call.name) &&
+            !ledger.sources().some((source) => source.paper.pdf_id)
+          ) {
+            // Nothing found has a full text here: a small model asks one anyway (a record without a
+            // PDF, or an id it made up), then searches again for ~20-40 s. The next step answers.
+            repeated = true;
+            yield { type: 'progress', text: 'No full text to read: answering from the abstracts\n' };
+            messages.push({ role: 'tool', toolCallId: call.id, content: noFullTextNote });
+            continue;
+          }
           if (made.has(`${call.name} ${canonicalArguments(call.arguments)}`)) {
             // The same call again: its result is already above; the next step answers.
             repeated = true;
@@ -441,6 +453,13 @@ export class ToolAgent implements ResearchAgent {
     }
   }
 }
+
+/** The tools that read a record's full text. */
+const fullTextTools = new Set(['ask_pdf', 'read_full_text']);
+
+/** The result of a full-text call when no record found has a full text (the compact tool set). */
+export const noFullTextNote =
+  'None of the records found has a full text here: only their abstracts, shown above. Answer the question now from them.';
 
 /** Arguments as a stable text (keys sorted), to recognise a repeated call. */
 function canonicalArguments(text: string): string {

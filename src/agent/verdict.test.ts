@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { FakePaperSearch, paper } from '../../test/fakes/agent-service-fakes.js';
+import { FakeFullTextReader, FakePaperSearch, paper } from '../../test/fakes/agent-service-fakes.js';
 import type { ChatModel, ChatStreamEvent, ChatTurnRequest } from '../ports/chat-model.js';
 import { type AgentEvent, defaultBudgets, type RunSummary } from './agent-types.js';
 import { auditCitations } from './citation-audit.js';
 import { answerNowPrompt } from './prompts.js';
 import { SourceLedger } from './source-ledger.js';
-import { ToolAgent } from './tool-agent.js';
+import { noFullTextNote, ToolAgent } from './tool-agent.js';
 import {
   afterVerdictPrompt,
   chooseVerdict,
@@ -269,6 +269,52 @@ describe('the verdict step in a run', () => {
     expect(clear.summary.verdict).toBe('yes');
     expect(clear.content.startsWith('Yes. ')).toBe(true);
     expect(localVerdictWeights).toEqual({ yes: 1, no: 1.5, maybe: 1 });
+  });
+
+  it('answers from the abstracts when the model asks for a full text and nothing found has one (compact set)', async () => {
+    const fullText = new FakeFullTextReader({ 'PROJ:gpt/doc': ['a chunk'] });
+    const model = new ScriptedModel([
+      () => [
+        {
+          type: 'tool_call',
+          call: {
+            id: 'c1',
+            name: 'ask_pdf',
+            arguments: '{"pdf_id":"S1","question":"What is the main finding?"}',
+          },
+        },
+        finish('tool_calls'),
+      ],
+      () => [text('Exercise improved sleep quality.'), finish()],
+      () => [text('yes'), finish()],
+      () => [text('Exercise improved sleep quality scores compared with control after 12 weeks.'), finish()],
+    ]);
+    const agent = new ToolAgent(
+      model,
+      { search: new FakePaperSearch([trial]), fullText },
+      { budgets: defaultBudgets, toolSet: 'compact', searchFirst: true, today: () => '2026-11-26' },
+    );
+    const progress: string[] = [];
+    let summary: RunSummary | undefined;
+    for await (const event of agent.run({
+      tenantId: 't',
+      messages: [{ role: 'user', content: 'Does exercise improve sleep quality in older adults?' }],
+      signal: new AbortController().signal,
+    })) {
+      if (event.type === 'progress') progress.push(event.text);
+      if (event.type === 'done') summary = event.summary;
+    }
+    // No PDF was asked; the call's result says why, and the next turn decides the verdict (no tools).
+    expect(fullText.calls).toEqual([]);
+    expect(progress).toContain('No full text to read: answering from the abstracts\n');
+    expect(model.requests[1]?.tools).toBeUndefined();
+    expect(model.requests[1]?.messages).toContainEqual({
+      role: 'tool',
+      toolCallId: 'c1',
+      content: noFullTextNote,
+    });
+    expect(summary?.verdict).toBe('yes');
+    expect(summary?.steps).toBe(4);
   });
 
   it('takes no verdict step for a question that is not yes/no', async () => {
