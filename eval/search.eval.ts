@@ -22,7 +22,7 @@ import { recordVectorText } from '../src/services/search/hybrid-rerank.js';
 import { SearchService } from '../src/services/search-service.js';
 import type { EvalReport } from './index.js';
 import { memoizedEmbeddingModel } from './lib/memo-embedding-model.js';
-import { recordWindows } from './lib/record-windows.js';
+import { recordSegments, recordWindows } from './lib/record-windows.js';
 import { vectorsOnRead } from './lib/vectors-on-read.js';
 
 const sharedData = join(import.meta.dirname, '..', '..', 'shared', 'data');
@@ -61,13 +61,13 @@ async function serviceOver(path: string, weights: FieldWeights, candidateBudget?
   return { index, search: new SearchService(index, new MemoryCache(), { cacheTtlSeconds: 0 }) };
 }
 
-interface Claim {
+export interface Claim {
   id: string;
   text: string;
   relevant: Set<string>;
 }
 
-function loadClaims(): Claim[] {
+export function loadClaims(): Claim[] {
   const qrels = new Map<string, Set<string>>();
   for (const line of readFileSync(join(scifactDir, 'qrels.tsv'), 'utf8').trim().split('\n').slice(1)) {
     const [query, doc, score] = line.split('\t');
@@ -201,7 +201,12 @@ async function hybridScores(
     await hybrid.index.close();
     model.save();
     // The levers embed every candidate's windows too (~20 min on a cold cache): asked for, not routine.
-    const levers = process.env.EVAL_SEARCH_LEVERS === '1' ? await fusionLevers(scifact, claims, model) : [];
+    // EVAL_SEARCH_LEVERS=1: every lever; =segments: the fusion rows and the record segments only.
+    const leverSet = process.env.EVAL_SEARCH_LEVERS;
+    const levers =
+      leverSet === '1' || leverSet === 'segments'
+        ? await fusionLevers(scifact, claims, model, { windows: leverSet === '1' })
+        : [];
     model.save();
     for (const [label, ndcg] of levers) metrics[`fusion lever: ${label}: SciFact nDCG@10`] = ndcg;
     metrics['ACL known-title sample for hybrid (queries)'] = sample.length;
@@ -228,12 +233,16 @@ async function hybridScores(
  * and cosine, and cosine alone over the candidates. Then the record vector's truncation and
  * granularity (2026-11-27): a title vector, several vectors per record (the title with each
  * sentence-packed window of the abstract, `recordWindows`) scored by their max (or max + mean),
- * the shipped vector plus the windows' max, each over BM25's top 100 and top 200.
+ * the shipped vector plus the windows' max, each over BM25's top 100 and top 200 (`windows`, only
+ * with EVAL_SEARCH_LEVERS=1). Then (second pass, 2026-11-27) the shipped vector with up to two
+ * continuation segments (`recordSegments`), scored by max, mean or first + max. Exported so the rows
+ * can be run on a SciFact index alone.
  */
-async function fusionLevers(
+export async function fusionLevers(
   scifact: string,
   claims: Claim[],
   model: EmbeddingModel,
+  options: { windows: boolean } = { windows: true },
 ): Promise<Array<[string, number]>> {
   const bm25 = await serviceOver(scifact, defaultFieldWeights);
   const perClaim: Array<{
@@ -267,8 +276,9 @@ async function fusionLevers(
       const cosines = async (texts: string[]) =>
         (await model.embed(texts)).map((vector) => dotProduct(vector, q));
       const full = await cosines(papers.map(recordVectorText));
-      const titles = await cosines(papers.map((paper) => paper.title.trim()));
+      const titles = options.windows ? await cosines(papers.map((paper) => paper.title.trim())) : [];
       const windowsOf = async (maxTokens: number) => {
+        if (!options.windows) return papers.map(() => ({ cosines: [] as number[], centroid: 0 }));
         const windows = papers.map((paper) => {
           const key = `${maxTokens}\u0000${recordVectorText(paper)}`;
           let list = windowTexts.get(key);
@@ -296,6 +306,33 @@ async function fusionLevers(
       };
       const w254 = await windowsOf(254);
       const w128 = await windowsOf(128);
+      // Several vectors per record (2026-11-27, second pass): the shipped vector, then the title
+      // with the sentences it did not reach (`recordSegments`), one sentence of overlap or none.
+      const segmentsOf = async (overlap: number) => {
+        const lists = papers.map((paper) => {
+          const key = `segments ${overlap}\u0000${recordVectorText(paper)}`;
+          let list = windowTexts.get(key);
+          if (!list) {
+            list = recordSegments(
+              paper.title,
+              paper.abstract ?? undefined,
+              { maxTokens: model.maxTokens, overlap, cap: 3 },
+              count,
+            );
+            windowTexts.set(key, list);
+          }
+          return list;
+        });
+        const vectors = await model.embed(lists.flat());
+        let at = 0;
+        return lists.map((list) => {
+          const own = vectors.slice(at, at + list.length);
+          at += list.length;
+          return own.map((vector) => dotProduct(vector, q));
+        });
+      };
+      const s1 = await segmentsOf(1);
+      const s0 = await segmentsOf(0);
       perClaim.push({
         claim,
         ids: papers.slice(0, 100).map(scifactId),
@@ -309,6 +346,8 @@ async function fusionLevers(
           w254: w254[position]?.cosines as number[],
           w128: w128[position]?.cosines as number[],
           w128Centroid: w128[position]?.centroid as number,
+          s1: s1[position] as number[],
+          s0: s0[position] as number[],
         })),
       });
     }
@@ -388,8 +427,7 @@ async function fusionLevers(
   // mixed with min-max BM25 as the service does (convex, `weight` on the dense side).
   const max = (values: number[]) => Math.max(...values);
   const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
-  const dense: Array<[string, (candidate: Candidate) => number]> = [
-    ['title. abstract (shipped)', (c) => c.full],
+  const windowLevers: Array<[string, (candidate: Candidate) => number]> = [
     ['title alone', (c) => c.title],
     ['title. abstract + 0.25 × title', (c) => c.full + 0.25 * c.title],
     ['title. abstract + 0.5 × title', (c) => c.full + 0.5 * c.title],
@@ -401,6 +439,24 @@ async function fusionLevers(
     ['title. abstract + max over ≤254-token windows', (c) => c.full + max(c.w254)],
     ['max(title. abstract, best ≤128-token window)', (c) => Math.max(c.full, max(c.w128))],
     ['one vector: the ≤128-token windows’ vectors summed', (c) => c.w128Centroid],
+  ];
+  // Segments (second pass): segment 1 is the shipped vector; 2–3 continue where it stopped.
+  const rest = (values: number[]) => (values.length > 1 ? max(values.slice(1)) : (values[0] as number));
+  const segmentLevers: Array<[string, (candidate: Candidate) => number]> = [
+    ['max over ≤3 segments, overlap 1', (c) => max(c.s1)],
+    ['max over ≤2 segments, overlap 1', (c) => max(c.s1.slice(0, 2))],
+    ['max over ≤3 segments, overlap 0', (c) => max(c.s0)],
+    ['mean over ≤3 segments, overlap 1', (c) => mean(c.s1)],
+    ['max + mean over ≤3 segments, overlap 1', (c) => max(c.s1) + mean(c.s1)],
+    ['first + max over ≤3 segments, overlap 1', (c) => (c.s1[0] as number) + max(c.s1)],
+    ['first + max of the continuations, overlap 1', (c) => (c.s1[0] as number) + rest(c.s1)],
+    ['first + 0.5 × max of the continuations, overlap 1', (c) => (c.s1[0] as number) + 0.5 * rest(c.s1)],
+    ['first + max of the continuations, overlap 0', (c) => (c.s0[0] as number) + rest(c.s0)],
+  ];
+  const dense: Array<[string, (candidate: Candidate) => number]> = [
+    ['title. abstract (shipped)', (c) => c.full],
+    ...(options.windows ? windowLevers : []),
+    ...segmentLevers,
   ];
   /** nDCG@10 of each claim under one lever, BM25 top `n`, dense weight `weight`. */
   const perClaimNdcg = (score: (candidate: Candidate) => number, n: number, weight: number) =>
@@ -438,8 +494,16 @@ async function fusionLevers(
   const weights = [0.4, 0.5, 0.6, 0.7, 0.8];
   const validated: Array<[string, (candidate: Candidate) => number]> = [
     dense[0] as [string, (candidate: Candidate) => number],
-    ...dense.filter(([label]) => label.includes('max over ≤')),
-    ['max over title + ≤128-token windows', (c) => max(c.w128)],
+    ...(options.windows
+      ? [
+          ...windowLevers.filter(([label]) => label.includes('max over ≤')),
+          ['max over title + ≤128-token windows', (c: Candidate) => max(c.w128)] as [
+            string,
+            (candidate: Candidate) => number,
+          ],
+        ]
+      : []),
+    ...segmentLevers,
   ];
   for (const [label, score] of validated) {
     for (const n of [100, 200]) {
@@ -476,6 +540,9 @@ interface Candidate {
   w128: number[];
   /** Cosine of one vector for the record: the ≤128-token windows' vectors summed, re-normalised. */
   w128Centroid: number;
+  /** The shipped vector, then up to 2 continuation segments (recordSegments), overlap 1 / 0. */
+  s1: number[];
+  s0: number[];
 }
 
 function dotProduct(a: Float32Array, b: Float32Array): number {

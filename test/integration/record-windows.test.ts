@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { recordWindows } from '../../eval/lib/record-windows.js';
+import { recordSegments, recordWindows } from '../../eval/lib/record-windows.js';
 
 /** Words as tokens: enough to check the packing. */
 const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
@@ -34,5 +34,38 @@ describe('recordWindows (search eval: several vectors per record)', () => {
   it('gives a record without an abstract one window, its title', () => {
     expect(recordWindows(' Only a title ', undefined, 128, words)).toEqual(['Only a title']);
     expect(recordWindows('Only a title', '  ', 128, words)).toEqual(['Only a title']);
+  });
+});
+
+describe('recordSegments (search eval: the shipped vector and continuations)', () => {
+  const abstract = 'A b c. D e f. G h i. J k l. M n o.';
+  const first = `T. ${abstract}`;
+
+  it('keeps the shipped text first and continues from the sentence the window cut, one sentence back', () => {
+    // "T. A b c. D e f." is 7 words: the window of 8 reads two sentences whole and cuts the third.
+    expect(recordSegments('T', abstract, { maxTokens: 8, overlap: 1, cap: 3 }, words)).toEqual([
+      first,
+      'T. D e f. G h i.',
+      'T. G h i. J k l.',
+    ]);
+    expect(recordSegments('T', abstract, { maxTokens: 8, overlap: 1, cap: 2 }, words)).toEqual([
+      first,
+      'T. D e f. G h i.',
+    ]);
+  });
+
+  it('without overlap, continues at the cut sentence', () => {
+    expect(recordSegments('T', abstract, { maxTokens: 8, overlap: 0, cap: 3 }, words)).toEqual([
+      first,
+      'T. G h i. J k l.',
+      'T. M n o.',
+    ]);
+  });
+
+  it('gives a record the window reads whole one segment, the shipped text', () => {
+    expect(recordSegments('T', abstract, { maxTokens: 254, overlap: 1, cap: 3 }, words)).toEqual([first]);
+    expect(recordSegments(' Only ', undefined, { maxTokens: 8, overlap: 1, cap: 3 }, words)).toEqual([
+      'Only',
+    ]);
   });
 });
