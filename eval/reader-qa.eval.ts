@@ -13,6 +13,7 @@ import type { EvalReport } from './index.js';
 import { answerEvidence, minimumCoverage } from './lib/answer-evidence.js';
 import { containsPassage, trigramCoverage } from './lib/evidence.js';
 import { loadPdfQuestions, withOptions } from './lib/litqa2-pdf.js';
+import { llmRerankRows, pubmedRerankItems } from './lib/llm-rerank-eval.js';
 import { memoizedEmbeddingModel, textOnlyExtractor } from './lib/memo-embedding-model.js';
 import { type PaperLayout, paperFontKind, writePaperPdf } from './lib/paper-pdf.js';
 import { type RankingSetting, serviceRanking } from './lib/ranking-levers.js';
@@ -28,7 +29,7 @@ const groupSize = 12;
 const abstractShare = 1 / 3;
 
 /** One question's passage scores and its gold chunks. */
-interface Scored {
+export interface Scored {
   question: string;
   scores: PassageScores;
   gold: ReadonlySet<number>;
@@ -54,7 +55,8 @@ interface Scored {
  * Generated PDFs are cached in `.eval/reader-qa/pdfs` (keyed by their layout, font and pdfkit
  * version); the parse always runs, so a change to the PDF pipeline is measured. Passage vectors are
  * memoised in `.eval/embeddings`. `--quick` asks the first 120 PubMedQA questions instead of 667;
- * `READER_QA_PASSAGE_TOKENS` sets another passage size.
+ * `READER_QA_PASSAGE_TOKENS` sets another passage size. `READER_QA_LLM_RERANK=3,5,8` adds the local
+ * LLM re-ranking of the top N chunks (`eval/lib/llm-rerank-eval.ts`; minutes of model time, cached).
  */
 export async function readerQaEval(
   options: { quick: boolean },
@@ -234,6 +236,23 @@ export async function readerQaEval(
         );
         metrics[`${setting.label}: qasper top-1`] = q1;
       }
+    }
+    // Opt-in: a local LLM re-ranks the hybrid ranking's top N chunks (`READER_QA_LLM_RERANK=3,5,8`).
+    const rerankSizes = (process.env.READER_QA_LLM_RERANK ?? '')
+      .split(',')
+      .map(Number)
+      .filter((n) => Number.isInteger(n) && n > 1);
+    if (rerankSizes.length > 0) {
+      model.save(); // the vectors on disk before the model's minutes
+      const pubmedEvery = Math.max(1, Math.round(pubmed.length / pubmedRerankItems()));
+      summary.push(
+        ...(await llmRerankRows(rerankSizes, [
+          { name: 'LitQA2 bare', items: litqaBare },
+          { name: 'LitQA2 with options', items: litqaOptions },
+          { name: 'QASPER', items: qasper },
+          { name: 'PubMedQA', items: pubmed.filter((_, index) => index % pubmedEvery === 0) },
+        ])),
+      );
     }
     summary.push(`embedded ${model.embedded} new texts, reused ${model.reused}`);
     return { name: "Readers' questions to PDFs: the top chunk holds the answer", metrics, summary };
