@@ -153,6 +153,38 @@ describe('the local chat model (llama.cpp, SmolLM2-135M)', () => {
     expect(sharedFinish?.type === 'finish' ? sharedFinish.choiceProbabilities : 'none').toBeUndefined();
   });
 
+  it('never opens an answer after tool steps with a JSON object (the action protocol echoed)', async () => {
+    const messages = [
+      { role: 'system' as const, content: 'You are a research assistant.' },
+      { role: 'user' as const, content: 'How many people took part in the manikin study?' },
+      {
+        role: 'assistant' as const,
+        content: null,
+        toolCalls: [{ id: 'c1', name: 'search_papers', arguments: '{"keywords":"manikin laypersons"}' }],
+      },
+      {
+        role: 'tool' as const,
+        toolCallId: 'c1',
+        content: '150 laypersons inserted the device in a manikin.',
+      },
+      {
+        role: 'assistant' as const,
+        content: null,
+        toolCalls: [{ id: 'c2', name: 'ask_pdf', arguments: '{"pdf_id":"S1","question":"How many?"}' }],
+      },
+      { role: 'tool' as const, toolCallId: 'c2', content: 'No full text here. Answer the question now.' },
+      { role: 'system' as const, content: 'The research budget is used up. Answer now. Do not call tools.' },
+    ];
+    // First a step with tools, so that the adapter's protocol is the one of this conversation.
+    await collect(model, { messages: messages.slice(0, 2), tools, maxTokens: 40 });
+    for (const maxTokens of [6, 30]) {
+      const events = await collect(model, { messages, maxTokens });
+      const reply = events.flatMap((event) => (event.type === 'text' ? [event.text] : [])).join('');
+      expect(reply.trimStart().startsWith('{')).toBe(false);
+      expect(reply.trimStart().startsWith('```')).toBe(false);
+    }
+  });
+
   it('honours maxTokens with finish reason "length"', async () => {
     const events = await collect(model, {
       messages: [{ role: 'user', content: 'Write a long story about a lighthouse keeper and the sea.' }],

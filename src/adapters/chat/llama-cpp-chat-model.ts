@@ -6,6 +6,7 @@ import type {
   LlamaContext,
   LlamaGrammar,
   LlamaModel,
+  TokenBias,
 } from 'node-llama-cpp';
 import { UpstreamError } from '../../domain/errors.js';
 import type {
@@ -95,6 +96,7 @@ export class LlamaCppChatModel implements ChatModel {
   private loading: Promise<Loaded> | undefined;
   private tail: Promise<unknown> = Promise.resolve();
   private readonly grammars = new Map<string, Promise<LlamaGrammar>>();
+  private openingBiases: Promise<{ noBrace: TokenBias; none: TokenBias }> | undefined;
   private closed = false;
   /** The tools of the last turn that offered some: the protocol of a following turn without tools. */
   private lastTools: ChatToolDefinition[] | undefined;
@@ -267,18 +269,38 @@ export class LlamaCppChatModel implements ChatModel {
       else history.splice(-1, 0, { type: 'user', text: instruction });
     }
 
+    // An answer under the action protocol never opens with "{": the 1.5B model otherwise wrote
+    // `{"action":"answer"}` again as the whole answer after a note (seen on the web page, a
+    // follow-up answered from abstracts). Only the first token is held; braces later are free.
+    const opening = protocolTools ? await this.openingBias(model) : undefined;
+    let started = false;
     const answer = await chat.generateResponse(history, {
       // The turn's limit covers the action written before the answer too.
       maxTokens: Math.max(1, maxTokens - completionTokens),
       temperature,
       signal,
-      onToken: countTokens,
+      ...(opening ? { tokenBias: () => (started ? opening.none : opening.noBrace) } : {}),
+      onToken: (tokens) => {
+        if (tokens.length > 0) started = true;
+        countTokens(tokens);
+      },
       onTextChunk: (text) => {
         if (text) channel.push({ type: 'text', text });
       },
     });
     signal.throwIfAborted();
     finish(answer.metadata.stopReason === 'maxTokens' ? 'length' : 'stop');
+  }
+
+  /** Token biases of an answer's first token: no token that opens a JSON object; and none. */
+  private openingBias(model: LlamaModel): Promise<{ noBrace: TokenBias; none: TokenBias }> {
+    this.openingBiases ??= import('node-llama-cpp').then(({ TokenBias }) => {
+      const noBrace = new TokenBias(model.tokenizer);
+      for (const text of ['{', '{"', ' {', ' {"', '{\n', '{\n"', '```json', '```'])
+        for (const token of model.tokenize(text, false).slice(0, 1)) noBrace.set(token, 'never');
+      return { noBrace, none: new TokenBias(model.tokenizer) };
+    });
+    return this.openingBiases;
   }
 
   /** The grammar of a reply that is exactly one of `choices` (created once per set of choices). */
