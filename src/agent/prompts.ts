@@ -41,7 +41,7 @@ ${options.fence.rule()}`;
 
 /** Told to the model when a budget runs out: answer now, no more tools. */
 export const answerNowPrompt =
-  'The research budget is used up. Answer the question now from the records already retrieved, citing them as instructed. Do not call tools.';
+  'Answer the question now from the records already retrieved, citing them as instructed (the research budget is used up; no more tools).';
 
 /** The prompt of a generative-mode answer for one paper. */
 export function paperAnswerPrompt(options: { fence: PromptFence }): string {

@@ -218,7 +218,9 @@ export class ToolAgent implements ResearchAgent {
           if (!repeated) stoppedBy ??= steps >= budgets.maxSteps ? 'steps' : late ? 'answer-time' : 'tokens';
           // Before a verdict step the note would be its prompt's first line: the 1.5B model then
           // concluded "The research budget is used up." (the verdict step's prompts say what to do).
-          if (!deciding) messages.push({ role: 'system', content: answerNowPrompt });
+          // After a repeated or pointless call its result already says to answer: a second note
+          // is what the 1.5B model then wrote as its whole answer (seen on the web page).
+          if (!deciding && !repeated) messages.push({ role: 'system', content: answerNowPrompt });
         }
         if (deciding && yesNo) {
           const decided = await this.decideVerdict(messages, yesNo, ledger, budgets, signal, usage);
