@@ -11,6 +11,7 @@ import { emptyPaper, type Paper } from '../src/domain/paper.js';
 import { type Container, createContainer } from '../src/main.js';
 import { createLogger } from '../src/platform/logger.js';
 import type { EvalReport } from './index.js';
+import { percentile } from './lib/percentile.js';
 
 const sharedData = join(import.meta.dirname, '..', '..', 'shared', 'data');
 
@@ -647,12 +648,6 @@ function majorityOf(items: Array<{ final_decision: string }>): { label: string; 
   for (const item of items) counts.set(item.final_decision, (counts.get(item.final_decision) ?? 0) + 1);
   const [label, count] = [...counts.entries()].sort((a, b) => b[1] - a[1])[0] ?? ['-', 0];
   return { label, share: count / Math.max(1, items.length) };
-}
-
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] as number;
 }
 
 const pct = (value: number) => `${(value * 100).toFixed(0)}%`;

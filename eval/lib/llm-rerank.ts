@@ -133,9 +133,3 @@ export function rerankedOrder(
   mixed.sort((a, b) => b.value - a.value || a.rank - b.rank);
   return [...mixed.map((entry) => entry.index), ...candidates.slice(n).map((candidate) => candidate.index)];
 }
-
-export function percentile(values: readonly number[], q: number): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] as number;
-}

@@ -49,6 +49,11 @@ async function collect(model: ChatModel, request: ChatTurnRequest): Promise<Chat
   return events;
 }
 
+/** The text a turn streamed. */
+function replyText(events: ChatStreamEvent[]): string {
+  return events.flatMap((event) => (event.type === 'text' ? [event.text] : [])).join('');
+}
+
 describe('the local chat model (llama.cpp, SmolLM2-135M)', () => {
   let model: LlamaCppChatModel;
   beforeAll(async () => {
@@ -112,7 +117,7 @@ describe('the local chat model (llama.cpp, SmolLM2-135M)', () => {
       [...steps, { role: 'system' as const, content: 'Reply with one word: yes, no or maybe.' }],
     ]) {
       const events = await collect(model, { messages, choices: ['yes', 'no', 'maybe'], maxTokens: 8 });
-      const reply = events.flatMap((event) => (event.type === 'text' ? [event.text] : [])).join('');
+      const reply = replyText(events);
       expect(['yes', 'no', 'maybe']).toContain(reply);
       const finish = events.at(-1);
       expect(finish).toMatchObject({ type: 'finish', reason: 'stop' });
@@ -131,7 +136,7 @@ describe('the local chat model (llama.cpp, SmolLM2-135M)', () => {
       { role: 'user' as const, content: 'Is the sky blue? Reply with one word: yes, no or maybe.' },
     ];
     const choice = await collect(model, { messages, choices: ['yes', 'no', 'maybe'], maxTokens: 8 });
-    const word = choice.flatMap((event) => (event.type === 'text' ? [event.text] : [])).join('');
+    const word = replyText(choice);
     // The next turn extends the exchange: the sequence evaluated by the choice turn is reused or
     // realigned, and the model writes text.
     const next = await collect(model, {
@@ -142,12 +147,12 @@ describe('the local chat model (llama.cpp, SmolLM2-135M)', () => {
       ],
       maxTokens: 24,
     });
-    const text = next.flatMap((event) => (event.type === 'text' ? [event.text] : [])).join('');
+    const text = replyText(next);
     expect(text.trim().length).toBeGreaterThan(0);
     expect(next.at(-1)).toMatchObject({ type: 'finish' });
     // "yes" and "yes indeed" start with the same token: no probabilities, one of them under the grammar.
     const shared = await collect(model, { messages, choices: ['yes', 'yes indeed'], maxTokens: 8 });
-    const sharedReply = shared.flatMap((event) => (event.type === 'text' ? [event.text] : [])).join('');
+    const sharedReply = replyText(shared);
     expect(['yes', 'yes indeed']).toContain(sharedReply);
     const sharedFinish = shared.at(-1);
     expect(sharedFinish?.type === 'finish' ? sharedFinish.choiceProbabilities : 'none').toBeUndefined();
@@ -179,7 +184,7 @@ describe('the local chat model (llama.cpp, SmolLM2-135M)', () => {
     await collect(model, { messages: messages.slice(0, 2), tools, maxTokens: 40 });
     for (const maxTokens of [6, 30]) {
       const events = await collect(model, { messages, maxTokens });
-      const reply = events.flatMap((event) => (event.type === 'text' ? [event.text] : [])).join('');
+      const reply = replyText(events);
       expect(reply.trimStart().startsWith('{')).toBe(false);
       expect(reply.trimStart().startsWith('```')).toBe(false);
     }
