@@ -268,12 +268,12 @@ function verdictWeightLines(items: ItemResult[]): string[] {
   const shipped = accuracyWith(localVerdictWeights);
   const grid: string[] = [];
   for (const no of [1, 1.5, 2, 2.5, 3, 4, 5, 6]) {
-    const row = [1, 1.5, 2, 3, 4].map((maybe) => `${accuracyWith({ yes: 1, no, maybe })}`);
+    const row = [0.3, 0.5, 1, 1.5, 2].map((maybe) => `${accuracyWith({ yes: 1, no, maybe })}`);
     grid.push(`no×${no}: ${row.join(' ')}`);
   }
   return [
     `verdict weights (items with the model's probabilities: ${scored.length}/${items.length}): the shipped weights (yes ${localVerdictWeights.yes}, no ${localVerdictWeights.no}, maybe ${localVerdictWeights.maybe}) give ${shipped}/${scored.length}; equal weights ${accuracyWith({ yes: 1, no: 1, maybe: 1 })}/${scored.length}`,
-    `verdict weights, correct answers by weight (rows: no × w; columns: maybe × 1, 1.5, 2, 3, 4; yes × 1): ${grid.join('; ')}`,
+    `verdict weights, correct answers by weight (rows: no × w; columns: maybe × 0.3, 0.5, 1, 1.5, 2; yes × 1): ${grid.join('; ')}`,
   ];
 }
 

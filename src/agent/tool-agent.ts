@@ -38,6 +38,7 @@ import {
   type VerdictWeights,
   verdictAnswerTokens,
   verdictChoices,
+  verdictClassificationMessages,
   verdictFindings,
   verdictPrompt,
   yesNoQuestion,
@@ -407,12 +408,15 @@ export class ToolAgent implements ResearchAgent {
     });
     if (conclusion) weigh.push({ role: 'assistant', content: conclusion });
     weigh.push({ role: 'system', content: verdictPrompt(question) });
+    // The word itself from a classification turn of its own, with worked examples: inside the
+    // conversation the 1.5B model said "yes" after its own "no difference" conclusion.
     const reply = await turnReply(
       this.model,
       {
-        messages: [...messages, ...weigh],
+        messages: verdictClassificationMessages(question, findings),
         choices: [...verdictChoices],
         maxTokens: Math.min(8, budgets.maxTokensPerCall),
+        isolated: true,
         signal,
       },
       usage,

@@ -203,18 +203,30 @@ describe('the verdict step in a run', () => {
     const findingsText = conclusionTurn?.messages.at(-1)?.content ?? '';
     expect(findingsText).toContain('The question: "Does exercise improve sleep quality in older adults?"');
     expect(findingsText).toContain('Daytime sleepiness did not change.');
+    // The verdict word: a classification turn of its own (isolated), the worked examples, then
+    // the findings and the question.
     const verdictTurn = model.requests[2];
     expect(verdictTurn?.choices).toEqual(['yes', 'no', 'maybe']);
     expect(verdictTurn?.tools).toBeUndefined();
-    expect(verdictTurn?.messages.slice(0, conclusionTurn?.messages.length)).toEqual(conclusionTurn?.messages);
-    expect(verdictTurn?.messages.at(-2)).toEqual({
+    expect(verdictTurn?.isolated).toBe(true);
+    expect(verdictTurn?.messages[0]?.role).toBe('system');
+    expect(verdictTurn?.messages.filter((message) => message.role === 'assistant').length).toBe(5);
+    const classified = verdictTurn?.messages.at(-1)?.content ?? '';
+    expect(classified).toContain('Daytime sleepiness did not change.');
+    expect(classified).toContain('Question: Does exercise improve sleep quality in older adults?');
+    // The answer turn extends the conclusion turn: the model's conclusion, the verdict question,
+    // the decided word, then the instruction.
+    const answerTurn = model.requests[3];
+    expect(answerTurn?.tools).toBeUndefined();
+    expect(answerTurn?.isolated).toBeUndefined();
+    expect(answerTurn?.messages.slice(0, conclusionTurn?.messages.length)).toEqual(conclusionTurn?.messages);
+    expect(answerTurn?.messages.at(-4)).toEqual({
       role: 'assistant',
       content: 'Exercise did not change daytime sleepiness.',
     });
-    // The answer turn extends the verdict turn: its prompt, the reply, then the instruction.
-    const answerTurn = model.requests[3];
-    expect(answerTurn?.tools).toBeUndefined();
-    expect(answerTurn?.messages.slice(0, verdictTurn?.messages.length)).toEqual(verdictTurn?.messages);
+    expect(answerTurn?.messages.at(-3)?.content).toBe(
+      verdictPrompt('Does exercise improve sleep quality in older adults?'),
+    );
     expect(answerTurn?.messages.at(-2)).toEqual({ role: 'assistant', content: 'no' });
     expect(answerTurn?.messages.at(-1)?.content).toContain('start with "No."');
     // Short turns on a slow local model: the conclusion is one sentence, the answer 2-3.
@@ -246,7 +258,7 @@ describe('the verdict step in a run', () => {
     expect(summary.verdict).toBe('yes');
   });
 
-  it('weighs the model\'s probabilities of the three words when it gives them: "no" counts 1.5 times', async () => {
+  it('weighs the model\'s probabilities of the three words when it gives them: "no" 1.5 times, "maybe" half', async () => {
     const withProbabilities = (probabilities: Record<string, number>, word: string) =>
       new ScriptedModel([
         () => [finish()],
@@ -268,7 +280,10 @@ describe('the verdict step in a run', () => {
     const clear = await ask(withProbabilities({ yes: 0.8, no: 0.15, maybe: 0.05 }, 'yes'), question);
     expect(clear.summary.verdict).toBe('yes');
     expect(clear.content.startsWith('Yes. ')).toBe(true);
-    expect(localVerdictWeights).toEqual({ yes: 1, no: 1.5, maybe: 1 });
+    // The model's word is "maybe" (0.5), but "yes" weighs 0.45 against 0.5 × 0.5 = 0.25.
+    const hedging = await ask(withProbabilities({ yes: 0.45, no: 0.05, maybe: 0.5 }, 'maybe'), question);
+    expect(hedging.summary.verdict).toBe('yes');
+    expect(localVerdictWeights).toEqual({ yes: 1, no: 1.5, maybe: 0.5 });
   });
 
   it('answers from the abstracts when the model asks for a full text and nothing found has one (compact set)', async () => {

@@ -1,3 +1,4 @@
+import type { ChatModelMessage } from '../ports/chat-model.js';
 import { rankPassages, rankSentences, splitSentences } from '../text/sentences.js';
 import { citationMarkdown, type Evidence, type RetrievedSource } from './source-ledger.js';
 
@@ -140,6 +141,76 @@ export function afterVerdictPrompt(verdict: Verdict): string {
 }
 
 /**
+ * Worked examples for the verdict's classification turn, written for this project (not taken from
+ * any benchmark): findings and a question, and the word they call for. One per reading a small
+ * model gets wrong: a measured benefit (yes), no difference (no), the opposite of what is asked
+ * (no), a benefit in one subgroup only on a small sample (maybe).
+ */
+const verdictExamples: ReadonlyArray<{ findings: string; question: string; verdict: Verdict }> = [
+  {
+    findings:
+      'Patients given the drug had fewer relapses over two years than those given placebo (18% vs 31%, p=0.004). Adverse events were similar in both arms.',
+    question: 'Does the drug reduce relapses?',
+    verdict: 'yes',
+  },
+  {
+    findings:
+      'Length of stay did not differ between the two groups (6.1 vs 6.4 days, p=0.52), and neither did readmission rates.',
+    question: 'Does early mobilisation shorten hospital stay?',
+    verdict: 'no',
+  },
+  {
+    findings:
+      'The score was associated with mortality in older patients (OR 2.1) but not in those under 65; the confidence intervals were wide and the sample small.',
+    question: 'Does the score predict mortality?',
+    verdict: 'maybe',
+  },
+  {
+    findings:
+      'Surgeons who trained on the simulator completed the task faster and made fewer errors than those who did not.',
+    question: 'Does simulator training improve surgical skill?',
+    verdict: 'yes',
+  },
+  {
+    findings: 'Rates of infection were higher, not lower, in the screened group (4.2% vs 2.9%).',
+    question: 'Does screening lower infection rates?',
+    verdict: 'no',
+  },
+];
+
+const classifyInstruction =
+  'You judge whether the findings of a study answer a research question with yes, no or maybe. yes: the findings support it. no: the findings show no effect, no difference, no association, or the opposite. maybe: mixed, partial or inconclusive findings.';
+
+const classifyQuestion = (findings: string, question: string) =>
+  `Findings: "${findings}"\nQuestion: ${question}\nAnswer yes, no or maybe.`;
+
+/**
+ * The verdict's classification turn: a conversation of its own (`ChatTurnRequest.isolated`), the
+ * instruction and the worked examples (a stable prefix the local model evaluates once), then the
+ * findings and the question. Asked inside the research conversation, right after the model's own
+ * conclusion, the 1.5B model answered "yes" to 17 of 17 "yes" items and 8 of 10 "no" items of the
+ * PubMedQA goal sample; measured apart on 58 items outside it: docs/decisions/0035-local-chat-model.md.
+ */
+export function verdictClassificationMessages(
+  question: string,
+  findings: VerdictFindings[],
+): ChatModelMessage[] {
+  const text = findings
+    .map((entry) => entry.sentences.join(' '))
+    .join(' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return [
+    { role: 'system', content: classifyInstruction },
+    ...verdictExamples.flatMap((example): ChatModelMessage[] => [
+      { role: 'user', content: classifyQuestion(example.findings, example.question) },
+      { role: 'assistant', content: example.verdict },
+    ]),
+    { role: 'user', content: classifyQuestion(text || 'none were found', question) },
+  ];
+}
+
+/**
  * How much each verdict's probability counts when the model gives them (`chooseVerdict`). Equal
  * weights take the model's most probable word.
  */
@@ -148,12 +219,13 @@ export type VerdictWeights = Record<Verdict, number>;
 export const equalVerdictWeights: VerdictWeights = { yes: 1, no: 1, maybe: 1 };
 
 /**
- * The weights of the verdict step on a local model: "no" counts 1.5 times. Qwen2.5-1.5B leans to
- * "yes" after a null finding ("no significant difference" → yes); chosen on a PubMedQA tuning sample
- * outside the goal's sample (30 items: 19/30 with equal weights, 21/30 at 1.4-1.5, 20 from 1.1 to
- * 2.0; docs/decisions/0035-local-chat-model.md).
+ * The weights of the classification turn's probabilities on a local model: "no" counts 1.5 times,
+ * "maybe" half. Qwen2.5-1.5B leans to "yes" after a null finding, and the examples' "maybe" draws
+ * it to "maybe" on clear findings. Chosen on the PubMedQA tuning sample (30 items outside the goal's
+ * sample: 22/30, against 17/30 with equal weights) and checked on 28 more items outside both
+ * (19/28 against 17/28): docs/decisions/0035-local-chat-model.md.
  */
-export const localVerdictWeights: VerdictWeights = { yes: 1, no: 1.5, maybe: 1 };
+export const localVerdictWeights: VerdictWeights = { yes: 1, no: 1.5, maybe: 0.5 };
 
 /**
  * The verdict from the model's probabilities of the three words: the largest weighted probability

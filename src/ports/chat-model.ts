@@ -62,6 +62,12 @@ export interface ChatTurnRequest {
   temperature?: number;
   /** Per-call deadline in milliseconds (the adapter's configured default when absent). */
   timeoutMs?: number;
+  /**
+   * A side question whose messages are not a continuation of the conversation (the verdict step's
+   * classification): the local adapter evaluates it apart, so the conversation's evaluated prefix
+   * is kept for the next turn. Other adapters send every turn whole and ignore it.
+   */
+  isolated?: boolean;
   signal?: AbortSignal;
 }
 

@@ -158,6 +158,41 @@ describe('the local chat model (llama.cpp, SmolLM2-135M)', () => {
     expect(sharedFinish?.type === 'finish' ? sharedFinish.choiceProbabilities : 'none').toBeUndefined();
   });
 
+  it('runs an isolated turn on a sequence of its own: the conversation keeps what it evaluated', async () => {
+    const messages = [
+      { role: 'system' as const, content: 'You are a research assistant.' },
+      { role: 'user' as const, content: 'Name one planet of the solar system.' },
+    ];
+    await collect(model, { messages, maxTokens: 12, temperature: 0 });
+    const before = await model.heldTokens();
+    expect(before.conversation).toBeGreaterThan(10);
+    const side = [
+      { role: 'system' as const, content: 'Classify the statement.' },
+      { role: 'user' as const, content: 'Statement: water is wet. Reply yes, no or maybe.' },
+    ];
+    const isolated = await collect(model, {
+      messages: side,
+      choices: ['yes', 'no', 'maybe'],
+      maxTokens: 4,
+      isolated: true,
+    });
+    const finish = isolated.at(-1);
+    const probabilities = finish?.type === 'finish' ? finish.choiceProbabilities : undefined;
+    expect(Object.keys(probabilities ?? {}).sort()).toEqual(['maybe', 'no', 'yes']);
+    const after = await model.heldTokens();
+    // The conversation's sequence is untouched; the side turn's tokens are in the other one.
+    expect(after.conversation).toBe(before.conversation);
+    expect(after.isolated).toBeGreaterThan(10);
+    // The same side turn in the conversation's sequence gives the same probabilities.
+    const inline = await collect(model, { messages: side, choices: ['yes', 'no', 'maybe'], maxTokens: 4 });
+    const inlineFinish = inline.at(-1);
+    const inlineProbabilities =
+      inlineFinish?.type === 'finish' ? inlineFinish.choiceProbabilities : undefined;
+    for (const word of ['yes', 'no', 'maybe'])
+      expect(inlineProbabilities?.[word]).toBeCloseTo(probabilities?.[word] ?? Number.NaN, 2);
+    expect((await model.heldTokens()).conversation).not.toBe(before.conversation);
+  });
+
   it('never opens an answer after tool steps with a JSON object (the action protocol echoed)', async () => {
     const messages = [
       { role: 'system' as const, content: 'You are a research assistant.' },

@@ -110,6 +110,16 @@ export class LlamaCppChatModel implements ChatModel {
     return this.loaded().then(() => undefined);
   }
 
+  /**
+   * How many tokens each sequence holds (diagnostics and tests): the conversation's, and the one
+   * isolated turns run on. Zero for both before the model is loaded.
+   */
+  async heldTokens(): Promise<{ conversation: number; isolated: number }> {
+    if (!this.loading) return { conversation: 0, isolated: 0 };
+    const { chat, aside } = await this.loading;
+    return { conversation: chat.sequence.nextTokenIndex, isolated: aside.sequence.nextTokenIndex };
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     const loading = this.loading;
@@ -170,7 +180,11 @@ export class LlamaCppChatModel implements ChatModel {
   }
 
   private async turn(request: ChatTurnRequest, signal: AbortSignal, channel: Channel<ChatStreamEvent>) {
-    const { llama, model, chat, context } = await this.loaded();
+    const loaded = await this.loaded();
+    const { llama, model, context } = loaded;
+    // An isolated turn (a side question) runs on the second sequence: the conversation's sequence
+    // keeps what it has evaluated, and the side turn's own stable prefix stays in the other.
+    const chat = request.isolated ? loaded.aside : loaded.chat;
     signal.throwIfAborted();
     const tools = request.tools?.length ? request.tools : undefined;
     // A turn without tools after tool steps (the agent's last, "answer now") keeps the protocol the
@@ -335,6 +349,8 @@ interface Loaded {
   model: LlamaModel;
   context: LlamaContext;
   chat: LlamaChat;
+  /** A second sequence for `isolated` turns, so the conversation's evaluated prefix stays in `chat`. */
+  aside: LlamaChat;
 }
 
 async function loadModel(options: LlamaCppChatModelOptions): Promise<Loaded> {
@@ -361,11 +377,12 @@ async function loadModel(options: LlamaCppChatModelOptions): Promise<Loaded> {
     const threads = model.size < smallModelBytes ? 1 : options.threads;
     const context = await model.createContext({
       contextSize: Math.min(options.contextTokens, trained > 0 ? trained : options.contextTokens),
-      sequences: 1,
+      sequences: 2,
       threads: { ideal: threads, min: threads },
     });
     const chat = new LlamaChat({ contextSequence: context.getSequence() });
-    return { llama, model, context, chat };
+    const aside = new LlamaChat({ contextSequence: context.getSequence() });
+    return { llama, model, context, chat, aside };
   } catch (error) {
     await llama.dispose().catch(() => undefined);
     throw error;
