@@ -21,8 +21,18 @@ import type { EmbeddingModel } from '../src/ports/embedding-model.js';
 import { recordVectorText } from '../src/services/search/hybrid-rerank.js';
 import { SearchService } from '../src/services/search-service.js';
 import type { EvalReport } from './index.js';
+import {
+  candidateGram,
+  convexMix,
+  type DensePrfSetting,
+  densePrfGrid,
+  densePrfScores,
+  descendingOrder,
+  firstPassDenseWeight,
+} from './lib/dense-prf.js';
 import { memoizedEmbeddingModel } from './lib/memo-embedding-model.js';
 import { recordSegments, recordWindows } from './lib/record-windows.js';
+import { crossValidate, pairedBootstrap } from './lib/resampling.js';
 import { vectorsOnRead } from './lib/vectors-on-read.js';
 
 const sharedData = join(import.meta.dirname, '..', '..', 'shared', 'data');
@@ -201,14 +211,24 @@ async function hybridScores(
     await hybrid.index.close();
     model.save();
     // The levers embed every candidate's windows too (~20 min on a cold cache): asked for, not routine.
-    // EVAL_SEARCH_LEVERS=1: every lever; =segments: the fusion rows and the record segments only.
+    // EVAL_SEARCH_LEVERS=1: every lever; =segments: the fusion rows and the record segments only;
+    // =prf: the fusion rows and dense pseudo-relevance feedback only (the shipped vectors alone).
     const leverSet = process.env.EVAL_SEARCH_LEVERS;
     const levers =
-      leverSet === '1' || leverSet === 'segments'
-        ? await fusionLevers(scifact, claims, model, { windows: leverSet === '1' })
+      leverSet === '1' || leverSet === 'segments' || leverSet === 'prf'
+        ? await fusionLevers(scifact, claims, model, {
+            windows: leverSet === '1',
+            segments: leverSet !== 'prf',
+            prf: leverSet !== 'segments',
+          })
         : [];
     model.save();
-    for (const [label, ndcg] of levers) metrics[`fusion lever: ${label}: SciFact nDCG@10`] = ndcg;
+    for (const [label, value] of levers) {
+      // Figures that are not an nDCG (a difference, its interval) carry their own unit in the label.
+      metrics[
+        typeof value === 'number' ? `fusion lever: ${label}: SciFact nDCG@10` : `fusion lever: ${label}`
+      ] = value;
+    }
     metrics['ACL known-title sample for hybrid (queries)'] = sample.length;
     metrics['ACL known-title sample: BM25 top-1'] = plain.strict;
     metrics[`ACL known-title sample: hybrid (BM25 top-${candidates}) top-1`] = titles.strict;
@@ -235,15 +255,18 @@ async function hybridScores(
  * sentence-packed window of the abstract, `recordWindows`) scored by their max (or max + mean),
  * the shipped vector plus the windows' max, each over BM25's top 100 and top 200 (`windows`, only
  * with EVAL_SEARCH_LEVERS=1). Then (second pass, 2026-11-27) the shipped vector with up to two
- * continuation segments (`recordSegments`), scored by max, mean or first + max. Exported so the rows
- * can be run on a SciFact index alone.
+ * continuation segments (`recordSegments`), scored by max, mean or first + max (`segments`). Then
+ * dense pseudo-relevance feedback over the top 100 (`prf`, `densePrfRows`). Exported so the rows can
+ * be run on a SciFact index alone.
  */
 export async function fusionLevers(
   scifact: string,
   claims: Claim[],
   model: EmbeddingModel,
-  options: { windows: boolean } = { windows: true },
-): Promise<Array<[string, number]>> {
+  options: { windows: boolean; segments?: boolean; prf?: boolean } = { windows: true },
+): Promise<Array<[string, number | string]>> {
+  const withSegments = options.segments ?? true;
+  const withPrf = options.prf ?? true;
   const bm25 = await serviceOver(scifact, defaultFieldWeights);
   const perClaim: Array<{
     claim: Claim;
@@ -251,6 +274,8 @@ export async function fusionLevers(
     bm25: number[];
     cosine: number[];
     candidates: Candidate[];
+    /** Dense pseudo-relevance feedback: the top 100's cosines with each other (dense-prf.ts). */
+    gram?: Float64Array;
   }> = [];
   const count = (text: string) => model.countTokens(text);
   /** Windows of each record, packed once (a record is a candidate of many claims). */
@@ -275,7 +300,8 @@ export async function fusionLevers(
       const q = query as Float32Array;
       const cosines = async (texts: string[]) =>
         (await model.embed(texts)).map((vector) => dotProduct(vector, q));
-      const full = await cosines(papers.map(recordVectorText));
+      const fullVectors = await model.embed(papers.map(recordVectorText));
+      const full = fullVectors.map((vector) => dotProduct(vector, q));
       const titles = options.windows ? await cosines(papers.map((paper) => paper.title.trim())) : [];
       const windowsOf = async (maxTokens: number) => {
         if (!options.windows) return papers.map(() => ({ cosines: [] as number[], centroid: 0 }));
@@ -309,6 +335,7 @@ export async function fusionLevers(
       // Several vectors per record (2026-11-27, second pass): the shipped vector, then the title
       // with the sentences it did not reach (`recordSegments`), one sentence of overlap or none.
       const segmentsOf = async (overlap: number) => {
+        if (!withSegments) return papers.map(() => [] as number[]);
         const lists = papers.map((paper) => {
           const key = `segments ${overlap}\u0000${recordVectorText(paper)}`;
           let list = windowTexts.get(key);
@@ -338,6 +365,7 @@ export async function fusionLevers(
         ids: papers.slice(0, 100).map(scifactId),
         bm25: scores.slice(0, 100),
         cosine: full.slice(0, 100),
+        ...(withPrf ? { gram: candidateGram(fullVectors.slice(0, 100)) } : {}),
         candidates: papers.map((paper, position) => ({
           id: scifactId(paper),
           bm25: scores[position] as number,
@@ -417,7 +445,7 @@ export async function fusionLevers(
   };
   const descending = (scores: number[]) =>
     [...scores.keys()].sort((a, b) => (scores[b] as number) - (scores[a] as number) || a - b);
-  const rows: Array<[string, number]> = settings.map(([label, fuse]) => {
+  const rows: Array<[string, number | string]> = settings.map(([label, fuse]) => {
     let total = 0;
     for (const item of perClaim) total += ndcgOf(item, descending(fuse(item.bm25, item.cosine)), item.ids);
     return [label, total / Math.max(1, perClaim.length)];
@@ -456,7 +484,7 @@ export async function fusionLevers(
   const dense: Array<[string, (candidate: Candidate) => number]> = [
     ['title. abstract (shipped)', (c) => c.full],
     ...(options.windows ? windowLevers : []),
-    ...segmentLevers,
+    ...(withSegments ? segmentLevers : []),
   ];
   /** nDCG@10 of each claim under one lever, BM25 top `n`, dense weight `weight`. */
   const perClaimNdcg = (score: (candidate: Candidate) => number, n: number, weight: number) =>
@@ -503,7 +531,7 @@ export async function fusionLevers(
           ],
         ]
       : []),
-    ...segmentLevers,
+    ...(withSegments ? segmentLevers : []),
   ];
   for (const [label, score] of validated) {
     for (const n of [100, 200]) {
@@ -524,6 +552,95 @@ export async function fusionLevers(
         total / (2 * halves.length),
       ]);
     }
+  }
+  if (withPrf) rows.push(...densePrfRows(perClaim, ndcgOf));
+  return rows;
+}
+
+/**
+ * Dense pseudo-relevance feedback (2026-11-27, issue 14; `eval/lib/dense-prf.ts`): every setting of
+ * `densePrfGrid` over BM25's top 100, the shipped convex mix (dense weight 0.6) as the reference;
+ * then, because the setting is chosen on the claims it scores, 5-fold cross-validation (20 shuffles,
+ * the best setting of a family picked on 4/5 of the claims and scored on the other 1/5) and a paired
+ * bootstrap (2 000 resamples of the claims) of the difference to the shipped ranking, both for the
+ * best setting on all claims and for the cross-validated (held-out) per-claim figures.
+ */
+function densePrfRows<
+  Item extends {
+    claim: { relevant: Set<string> };
+    cosine: number[];
+    bm25: number[];
+    ids: Array<string | undefined>;
+  },
+>(
+  perClaim: Array<Item & { gram?: Float64Array }>,
+  ndcgOf: (item: Item, order: number[], ids: Array<string | undefined>) => number,
+): Array<[string, number | string]> {
+  const rows: Array<[string, number | string]> = [];
+  const scoreOf = (fused: (item: Item & { gram?: Float64Array }) => number[]) =>
+    perClaim.map((item) => ndcgOf(item, descendingOrder(fused(item)), item.ids));
+  const mean = (values: number[]) =>
+    values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);
+  const shipped = scoreOf((item) => convexMix(item.bm25, item.cosine, firstPassDenseWeight));
+  rows.push(['dense PRF: reference, the shipped convex mix (dense weight 0.6)', mean(shipped)]);
+  // How often a feedback document is relevant: what the feedback vector adds besides noise.
+  for (const [source, first] of [
+    ['first fusion', (item: Item) => convexMix(item.bm25, item.cosine, firstPassDenseWeight)],
+    ['BM25', (item: Item) => item.bm25],
+  ] as const) {
+    for (const k of [1, 3, 5, 10]) {
+      const precision = perClaim.map((item) => {
+        const top = descendingOrder(first(item)).slice(0, k);
+        return top.filter((position) => item.claim.relevant.has(item.ids[position] ?? '')).length / k;
+      });
+      rows.push([
+        `dense PRF: feedback documents relevant (precision@${k} of the ${source}), fraction`,
+        mean(precision).toFixed(3),
+      ]);
+    }
+  }
+  const grid = densePrfGrid();
+  const table = grid.map((setting) =>
+    scoreOf((item) =>
+      densePrfScores({ bm25: item.bm25, cosine: item.cosine, gram: item.gram ?? candidateGram([]) }, setting),
+    ),
+  );
+  grid.forEach((setting, index) => {
+    rows.push([`dense PRF: ${setting.label}`, mean(table[index] as number[])]);
+  });
+  const points = (value: number) => `${value >= 0 ? '+' : '−'}${Math.abs(100 * value).toFixed(2)}`;
+  const families: Array<[string, (setting: DensePrfSetting) => boolean]> = [
+    ['every setting', () => true],
+    ['Rocchio, feedback by first fusion', (s) => s.kind === 'rocchio' && s.source === 'fused'],
+    ['Rocchio, feedback by BM25', (s) => s.kind === 'rocchio' && s.source === 'bm25'],
+    ['neighbour agreement, feedback by first fusion', (s) => s.kind === 'agreement' && s.source === 'fused'],
+    ['neighbour agreement, feedback by BM25', (s) => s.kind === 'agreement' && s.source === 'bm25'],
+  ];
+  for (const [family, member] of families) {
+    const members = grid
+      .map((setting, index) => ({ setting, scores: table[index] as number[] }))
+      .filter((entry) => member(entry.setting));
+    const best = members.reduce((top, entry) => (mean(entry.scores) > mean(top.scores) ? entry : top));
+    const onAll = pairedBootstrap(best.scores, shipped);
+    const validated = crossValidate(members.map((entry) => entry.scores));
+    const held = pairedBootstrap(validated.perQuery, shipped);
+    const picked = validated.picks
+      .map((count, index) => ({ count, label: members[index]?.setting.label ?? '' }))
+      .sort((a, b) => b.count - a.count)
+      .slice(0, 2)
+      .map((entry) => `${entry.label} (${entry.count}×)`)
+      .join('; ');
+    rows.push([`dense PRF, ${family}: best on all claims (${best.setting.label})`, mean(best.scores)]);
+    rows.push([
+      `dense PRF, ${family}: best on all claims − shipped, points, 95% bootstrap interval, claims better/worse`,
+      `${points(onAll.difference)} [${points(onAll.low)}, ${points(onAll.high)}], ${onAll.better}/${onAll.worse}`,
+    ]);
+    rows.push([`dense PRF, ${family}: cross-validated (5-fold × 20)`, validated.score]);
+    rows.push([
+      `dense PRF, ${family}: cross-validated − shipped, points, 95% bootstrap interval, claims better/worse`,
+      `${points(held.difference)} [${points(held.low)}, ${points(held.high)}], ${held.better}/${held.worse}`,
+    ]);
+    rows.push([`dense PRF, ${family}: settings most picked across folds`, picked]);
   }
   return rows;
 }
