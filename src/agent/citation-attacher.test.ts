@@ -85,6 +85,37 @@ describe('citation attacher', () => {
     );
   });
 
+  it("cites a statement that restates the record's title, or joins two of its adjacent sentences", () => {
+    const ledger = new SourceLedger();
+    const trial = ledger.add(
+      paper({
+        title: 'Regional versus general anaesthesia for hip fracture surgery in older patients',
+        authors: ['Dee Moss'],
+        year: 2012,
+        url: 'https://example.org/hip',
+      }),
+    );
+    ledger.addEvidence({
+      source: trial,
+      kind: 'abstract',
+      text: 'We reviewed 9,000 operations. Mortality at 30 days was similar. Costs were lower with regional anaesthesia. Complications were rare.',
+    });
+    const attacher = new CitationAttacher(ledger);
+    const title = attacher.push(
+      'The study of regional versus general anaesthesia for hip fracture surgery in older patients found similar outcomes. ',
+    );
+    expect(title).toContain('[Moss, 2012](https://example.org/hip).');
+    const joined = stream(new CitationAttacher(ledger), [
+      'Mortality at 30 days was similar, while costs were clearly lower with regional anaesthesia.',
+    ]);
+    expect(joined).toContain('[Moss, 2012](https://example.org/hip).');
+    // Two sentences that are not adjacent in the record do not join.
+    const apart = stream(new CitationAttacher(ledger), [
+      'We reviewed operations where complications were rare.',
+    ]);
+    expect(apart).toBe('We reviewed operations where complications were rare.');
+  });
+
   it('never cites what the run did not retrieve: an empty ledger attaches nothing', () => {
     const attacher = new CitationAttacher(new SourceLedger());
     const text = 'Pseudomonas aeruginosa biofilms tolerate antibiotics. ';

@@ -22,7 +22,8 @@ const abbreviations = new Set(
  * Attaches citations to the answer's uncited statements, deterministically: a model (a small local
  * one above all) often states what a retrieved abstract says without citing it. As the answer
  * streams, each finished sentence that carries no citation, link or source id is compared with
- * every sentence the run retrieved (`ledger.evidence`): the retrieved sentence that shares the largest
+ * every sentence the run retrieved (`ledger.evidence`; two adjacent ones together, and each record's
+ * title, count too): the retrieved sentence that shares the largest
  * share of the sentence's content terms — at least `minShared` terms and `minOverlap` of them — gives
  * its record, whose citation is inserted before the sentence's final punctuation. Ties go to the
  * record retrieved first. Only records in the ledger can be attached, and the text still passes the
@@ -37,6 +38,8 @@ export class CitationAttacher {
   private sent = 0;
   private sentences: Array<{ terms: Set<string>; source: RetrievedSource }> = [];
   private indexed = 0;
+  /** Records whose title is already among `sentences`. */
+  private readonly titled = new Set<string>();
   /** Citations attached so far. */
   attached = 0;
   private readonly minShared: number;
@@ -104,14 +107,28 @@ export class CitationAttacher {
     return best?.source;
   }
 
-  /** Splits the evidence retrieved since the last call into sentences. */
+  /**
+   * Splits the evidence retrieved since the last call into what a statement is compared with: each
+   * sentence, each two adjacent sentences (a small model joins two findings in one sentence), and
+   * each record's title (an answer restates the study it cites: "the study comparing regional with
+   * general anaesthesia … found no difference").
+   */
   private index(): void {
     const evidence = this.ledger.evidence;
     for (; this.indexed < evidence.length; this.indexed += 1) {
       const item = evidence[this.indexed];
       if (!item) continue;
-      for (const text of splitSentences(item.text))
+      const add = (text: string) =>
         this.sentences.push({ terms: new Set(contentTerms(text)), source: item.source });
+      if (!this.titled.has(item.source.id)) {
+        this.titled.add(item.source.id);
+        if (item.source.paper.title.trim()) add(item.source.paper.title);
+      }
+      const sentences = splitSentences(item.text);
+      sentences.forEach((text, index) => {
+        add(text);
+        if (index > 0) add(`${sentences[index - 1]} ${text}`);
+      });
     }
   }
 
