@@ -6,6 +6,7 @@ import { pdfQaEval } from './pdf-qa.eval.js';
 import { readerQaEval } from './reader-qa.eval.js';
 import { referencesEval } from './references.eval.js';
 import { searchEval } from './search.eval.js';
+import { verdictPromptsEval } from './verdict-prompts.eval.js';
 
 /** One quality measurement: named figures and verdicts against the goals. */
 export interface EvalReport {
@@ -19,6 +20,8 @@ export interface EvalReport {
 export interface Evaluation {
   name: string;
   run(options: { quick: boolean }): Promise<EvalReport>;
+  /** Run only when named (`npm run eval -- <name>`): a measurement behind a decision, not a goal. */
+  onlyWhenNamed?: boolean;
 }
 
 /** Every evaluation, in run order. A capability adds its evaluation here. */
@@ -33,4 +36,6 @@ export const evaluations: Evaluation[] = [
   { name: 'agent', run: (options) => localAgentEval(options) },
   // The local model alone (PubMedQA needs no other evaluation first; LitQA2 needs agentEval's project).
   { name: 'agent-local', run: (options) => localAgentEval(options) },
+  // The verdict step's prompts alone, on PubMedQA items outside the goal sample (decision 0035).
+  { name: 'verdict-prompts', run: (options) => verdictPromptsEval(options), onlyWhenNamed: true },
 ];

@@ -5,7 +5,9 @@ import { type EvalReport, evaluations } from './index.js';
 
 const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
 const quick = process.argv.includes('--quick');
-const selected = evaluations.filter((evaluation) => wanted.length === 0 || wanted.includes(evaluation.name));
+const selected = evaluations.filter((evaluation) =>
+  wanted.length === 0 ? !evaluation.onlyWhenNamed : wanted.includes(evaluation.name),
+);
 if (selected.length === 0) {
   console.error(
     `No evaluation named ${wanted.join(', ')}; known: ${evaluations.map((e) => e.name).join(', ')}`,
