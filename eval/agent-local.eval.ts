@@ -408,8 +408,19 @@ async function askLitQa(container: Container, items: LitQaItem[], transcript: st
     tally.uncited += run.summary.citations.cited.length === 0 ? 1 : 0;
     tally.fabricated += problems.length;
     tally.fallbacks += run.summary.fallback ? 1 : 0;
+    // The option step's letter and the model's probabilities of the letters, when it took one.
+    const ideal = letters[options.indexOf(item.ideal)];
+    const step = run.summary.option
+      ? ` option step ${run.summary.option} (ideal ${ideal}${
+          run.summary.optionProbabilities
+            ? `; ${Object.entries(run.summary.optionProbabilities)
+                .map(([letter, probability]) => `${letter} ${probability.toFixed(2)}`)
+                .join(', ')}`
+            : ''
+        })`
+      : '';
     tally.lines.push(
-      `  litqa2 ${item.file.padEnd(40)} ideal ${right ? 'yes' : 'NO '} (chose ${chosen ?? '-'}) cites source: ${cited ? 'yes' : 'no '} fabricated: ${problems.length} steps ${run.summary.steps} (${(run.ms / 1000).toFixed(1)} s)`,
+      `  litqa2 ${item.file.padEnd(40)} ideal ${right ? 'yes' : 'NO '} (chose ${chosen ?? '-'}) cites source: ${cited ? 'yes' : 'no '} fabricated: ${problems.length} steps ${run.summary.steps} (${(run.ms / 1000).toFixed(1)} s)${step}`,
     );
     transcript.push(
       `## [local, LitQA2] ${question}\n\nIdeal: ${item.ideal}; source ${item.file}; chose ${chosen ?? '-'}; ${run.summary.steps} steps, ${(run.ms / 1000).toFixed(1)} s\n\n${run.progress}\n${run.content}\n`,

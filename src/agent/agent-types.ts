@@ -44,6 +44,13 @@ export interface RunSummary {
   verdict?: 'yes' | 'no' | 'maybe';
   /** The model's probabilities of yes, no and maybe at the verdict step, when it gave them. */
   verdictProbabilities?: Record<string, number>;
+  /**
+   * The option step's letter for a question with lettered options, when one was taken (the answer
+   * starts with that option).
+   */
+  option?: string;
+  /** The model's probabilities of the option letters at the option step, when it gave them. */
+  optionProbabilities?: Record<string, number>;
   /** Citations the citation attacher added to uncited statements (when it ran). */
   attachedCitations?: number;
   /** Set when the run fell back to the extractive pipeline, with the reason. */

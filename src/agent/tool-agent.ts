@@ -27,11 +27,22 @@ import { answerNowPrompt, compactResearchSystemPrompt, researchSystemPrompt } fr
 import { ReferencesGuard } from './references-guard.js';
 import { SourceLedger } from './source-ledger.js';
 import {
+  type AnswerLead,
+  afterOptionPrompt,
   afterVerdictPrompt,
+  chooseOption,
   chooseVerdict,
   conclusionPrompt,
   conclusionTokens,
+  type LetteredOption,
+  letteredOptions,
   localVerdictWeights,
+  type MultipleChoice,
+  OptionLead,
+  optionChoices,
+  optionClassificationMessages,
+  optionFindings,
+  parseOption,
   parseVerdict,
   type Verdict,
   VerdictLead,
@@ -77,6 +88,14 @@ export interface ToolAgentOptions {
    */
   verdictWeights?: VerdictWeights;
   /**
+   * Choose a multiple-choice question's option (its message lists lettered options) in a step of
+   * its own before the answer: a classification turn shown the question, its options and the
+   * passages of what the run read that best match them, replying with a letter (the local model's
+   * probabilities of the letters, the most probable taken); the answer starts with that option.
+   * Default: with the compact tool set (docs/decisions/0035).
+   */
+  optionStep?: boolean;
+  /**
    * Cite the answer's uncited sentences by the retrieved sentence they share most terms with
    * (`CitationAttacher`; audited like any citation). Default: with the compact tool set.
    */
@@ -115,7 +134,11 @@ export class ToolAgent implements ResearchAgent {
     const yesNo = (this.options.verdictStep ?? toolSet === 'compact') ? yesNoQuestion(question) : undefined;
     let verdict: Verdict | undefined;
     let verdictProbabilities: Record<string, number> | undefined;
-    let lead: VerdictLead | undefined;
+    const choice = (this.options.optionStep ?? toolSet === 'compact') ? letteredOptions(question) : undefined;
+    let option: LetteredOption | undefined;
+    let optionProbabilities: Record<string, number> | undefined;
+    let optionTried = false;
+    let lead: AnswerLead | undefined;
     const tools = createAgentTools(this.tools, toolSet);
     const definitions = [...tools.values()].map((entry) => entry.tool.definition);
     const usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
@@ -210,8 +233,10 @@ export class ToolAgent implements ResearchAgent {
           late ||
           definitions.length === 0 ||
           repeated;
+        const choosing = mustAnswer && choice !== undefined && !optionTried && ledger.evidence.length > 0;
         const deciding =
-          mustAnswer && yesNo !== undefined && verdict === undefined && ledger.evidence.length > 0;
+          choosing ||
+          (mustAnswer && yesNo !== undefined && verdict === undefined && ledger.evidence.length > 0);
         const forced = mustAnswer && definitions.length > 0 && !chose;
         if (forced) {
           // A repeated call is the model's own end of the search, not a budget; a late step is the
@@ -237,12 +262,26 @@ export class ToolAgent implements ResearchAgent {
             );
           }
         }
+        if (choosing && choice) {
+          optionTried = true;
+          const chosen = await this.chooseOption(choice, ledger, budgets, signal, usage);
+          option = chosen?.option;
+          optionProbabilities = chosen?.probabilities;
+          steps += 1;
+          if (!option && forced) messages.push({ role: 'system', content: answerNowPrompt });
+          if (option) {
+            lead = new OptionLead(option, choice);
+            messages.push({ role: 'system', content: afterOptionPrompt(option) });
+          }
+        }
         let text = '';
         const calls: ChatToolCall[] = [];
         let finish: ChatFinishReason | undefined;
-        // With a verdict to decide, a model that chooses to answer stops there (the local adapter's
-        // answer action): the verdict step comes first, then the answer turn.
-        const separately = !mustAnswer && yesNo !== undefined && verdict === undefined;
+        // With a verdict to decide or an option to choose, a model that chooses to answer stops there
+        // (the local adapter's answer action): the verdict or option step comes first, then the answer.
+        const separately =
+          !mustAnswer &&
+          ((yesNo !== undefined && verdict === undefined) || (choice !== undefined && !optionTried));
         let failed: { error: unknown } | undefined;
         try {
           for await (const event of this.model.stream({
@@ -250,9 +289,10 @@ export class ToolAgent implements ResearchAgent {
             ...(mustAnswer ? {} : { tools: definitions }),
             ...(separately ? { answerSeparately: true } : {}),
             // After a verdict the answer is 2-3 sentences: a cap on a small model that copies out.
-            maxTokens: verdict
-              ? Math.min(verdictAnswerTokens, budgets.maxTokensPerCall)
-              : budgets.maxTokensPerCall,
+            maxTokens:
+              verdict || option
+                ? Math.min(verdictAnswerTokens, budgets.maxTokensPerCall)
+                : budgets.maxTokensPerCall,
             signal,
           })) {
             if (event.type === 'text') {
@@ -377,6 +417,8 @@ export class ToolAgent implements ResearchAgent {
         ledger,
         ...(verdict ? { verdict } : {}),
         ...(verdictProbabilities ? { verdictProbabilities } : {}),
+        ...(option ? { option: option.letter } : {}),
+        ...(optionProbabilities ? { optionProbabilities } : {}),
         ...(attacher ? { attachedCitations: attacher.attached } : {}),
       },
     };
@@ -428,6 +470,37 @@ export class ToolAgent implements ResearchAgent {
     if (verdict) messages.push(...weigh);
     return verdict
       ? { verdict, ...(reply.choiceProbabilities ? { probabilities: reply.choiceProbabilities } : {}) }
+      : undefined;
+  }
+
+  /**
+   * The option step, after the search and before the answer: one classification turn of its own
+   * (`isolated`), shown the passages of what the run read that best match the question and its
+   * options, replying with one of the option letters (`choices`). With the model's probabilities of
+   * the letters (the local adapter) the most probable; else the letter it wrote. Undefined when the
+   * reply names no option: the answer is then written without one.
+   */
+  private async chooseOption(
+    choice: MultipleChoice,
+    ledger: SourceLedger,
+    budgets: AgentBudgets,
+    signal: AbortSignal,
+    usage: TokenUsage,
+  ): Promise<{ option: LetteredOption; probabilities?: Record<string, number> } | undefined> {
+    const reply = await turnReply(
+      this.model,
+      {
+        messages: optionClassificationMessages(choice, optionFindings(choice, ledger.evidence)),
+        choices: optionChoices(choice),
+        maxTokens: Math.min(4, budgets.maxTokensPerCall),
+        isolated: true,
+        signal,
+      },
+      usage,
+    );
+    const option = chooseOption(choice, reply.choiceProbabilities) ?? parseOption(choice, reply.text);
+    return option
+      ? { option, ...(reply.choiceProbabilities ? { probabilities: reply.choiceProbabilities } : {}) }
       : undefined;
   }
 

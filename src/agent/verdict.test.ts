@@ -7,11 +7,18 @@ import { answerNowPrompt } from './prompts.js';
 import { SourceLedger } from './source-ledger.js';
 import { noFullTextNote, ToolAgent } from './tool-agent.js';
 import {
+  afterOptionPrompt,
   afterVerdictPrompt,
+  chooseOption,
   chooseVerdict,
   conclusionPrompt,
   conclusionTokens,
+  letteredOptions,
   localVerdictWeights,
+  OptionLead,
+  optionClassificationMessages,
+  optionFindings,
+  parseOption,
   parseVerdict,
   VerdictLead,
   verdictAnswerTokens,
@@ -411,5 +418,247 @@ describe('chooseVerdict', () => {
     expect(chooseVerdict(undefined)).toBeUndefined();
     expect(chooseVerdict({ yes: 0.7, no: 0.3 })).toBeUndefined();
     expect(chooseVerdict({ yes: Number.NaN, no: 0.3, maybe: 0.1 })).toBeUndefined();
+  });
+});
+
+describe('questions with lettered options', () => {
+  const message =
+    'Acinetobacter lwoffii evolved resistance to which of these antibiotics in the lab?\n(A) meropenem\n(B) ciprofloxacin\n(C) gentamicin\n(D) colistin\nAnswer with the letter of the right option first, then explain, citing the paper.';
+  const choice = letteredOptions(message);
+
+  it('reads the question and its options, and nothing from a message without options', () => {
+    expect(choice).toEqual({
+      question: 'Acinetobacter lwoffii evolved resistance to which of these antibiotics in the lab?',
+      options: [
+        { letter: 'A', text: 'meropenem' },
+        { letter: 'B', text: 'ciprofloxacin' },
+        { letter: 'C', text: 'gentamicin' },
+        { letter: 'D', text: 'colistin' },
+      ],
+    });
+    expect(letteredOptions('Which gene is it?\nA) FLC\nB. SOC1')?.options.map((o) => o.text)).toEqual([
+      'FLC',
+      'SOC1',
+    ]);
+    expect(letteredOptions('Does exercise improve sleep?')).toBeUndefined();
+    expect(letteredOptions('Which one?\n(A) heat')).toBeUndefined();
+    // Letters out of order are not a list of options.
+    expect(letteredOptions('Which one?\n(B) heat\n(C) light')).toBeUndefined();
+  });
+
+  it('chooses the most probable letter, or the letter the reply names', () => {
+    if (!choice) throw new Error('no options');
+    expect(chooseOption(choice, { A: 0.1, B: 0.6, C: 0.2, D: 0.1 })?.text).toBe('ciprofloxacin');
+    expect(chooseOption(choice, { A: 0.5, B: 0.5 })).toBeUndefined();
+    expect(chooseOption(choice, undefined)).toBeUndefined();
+    expect(parseOption(choice, ' **(C)** gentamicin')?.letter).toBe('C');
+    expect(parseOption(choice, 'E')).toBeUndefined();
+    expect(parseOption(choice, 'Because')).toBeUndefined();
+    expect(afterOptionPrompt({ letter: 'B', text: 'ciprofloxacin' })).toContain(
+      'start with "(B) ciprofloxacin."',
+    );
+  });
+
+  it('reads the full text the run read before the abstracts, with the sentence that names an option', () => {
+    if (!choice) throw new Error('no options');
+    const ledger = new SourceLedger();
+    const source = ledger.add(paper({ title: 'Antibiotic resistance evolution in Acinetobacter' }));
+    ledger.addEvidence({
+      source,
+      kind: 'abstract',
+      text: 'We evolved Acinetobacter lwoffii under antibiotic pressure in the lab and sequenced the resistant lines.',
+    });
+    ledger.addEvidence({
+      source,
+      kind: 'fulltext',
+      chunk: 4,
+      text: 'Cultures were passaged daily for six weeks. A. baumannii readily evolved resistance to meropenem and gentamicin in our experiments. A. lwoffii only evolved resistance to ciprofloxacin after 20 passages. Sequencing found mutations in gyrA of every resistant line.',
+    });
+    const findings = optionFindings(choice, ledger.evidence);
+    expect(findings).toHaveLength(1);
+    const sentences = findings[0]?.sentences ?? [];
+    expect(sentences).toContain('A. lwoffii only evolved resistance to ciprofloxacin after 20 passages.');
+    expect(sentences.join(' ')).not.toContain('sequenced the resistant lines');
+    const messages = optionClassificationMessages(choice, findings);
+    expect(messages[0]?.role).toBe('system');
+    expect(messages.filter((entry) => entry.role === 'assistant').map((entry) => entry.content)).toEqual([
+      'C',
+      'B',
+    ]);
+    const asked = messages.at(-1)?.content ?? '';
+    expect(asked).toContain('A. lwoffii only evolved resistance to ciprofloxacin');
+    expect(asked).toContain('(B) ciprofloxacin\n(C) gentamicin');
+  });
+});
+
+describe('the option lead', () => {
+  const choice = letteredOptions('Which gene?\n(A) FLC\n(B) SOC1\n(C) Shift equilibrium to super-open state');
+  const run = (letter: string, chunks: string[]) => {
+    if (!choice) throw new Error('no options');
+    const option = choice.options.find((entry) => entry.letter === letter);
+    if (!option) throw new Error('no option');
+    const lead = new OptionLead(option, choice);
+    return chunks.map((chunk) => lead.push(chunk)).join('') + lead.end();
+  };
+
+  it('keeps the model’s own matching option once, streamed across chunks', () => {
+    expect(run('A', ['(A', ') FLC. ', 'Plants lacking FLC flowered earlier than the wild type did.'])).toBe(
+      '(A) FLC. Plants lacking FLC flowered earlier than the wild type did.',
+    );
+    expect(run('A', ['**A.** FLC: plants lacking it flowered early.'])).toBe(
+      '(A) FLC. Plants lacking it flowered early.',
+    );
+    expect(run('A', ['The answer is A, plants lacking FLC flowered early.'])).toBe(
+      '(A) FLC. Plants lacking FLC flowered early.',
+    );
+  });
+
+  it('replaces another option the model leads with, and adds one when it states none', () => {
+    expect(run('C', ['(B) SOC1. The mutation shifts the balance of states.'])).toBe(
+      '(C) Shift equilibrium to super-open state. The mutation shifts the balance of states.',
+    );
+    expect(run('B', ['SOC1. Its loss delayed flowering.'])).toBe('(B) SOC1. Its loss delayed flowering.');
+    expect(run('B', ['A. thaliana plants lacking SOC1 flowered late.'])).toBe(
+      '(B) SOC1. A. thaliana plants lacking SOC1 flowered late.',
+    );
+    expect(run('A', [''])).toBe('(A) FLC.');
+  });
+});
+
+describe('the option step in a run', () => {
+  const study = paper({
+    title: 'Experimental evolution of antibiotic resistance in Acinetobacter',
+    authors: ['Dana Ross', 'Eli Wu'],
+    year: 2024,
+    url: 'https://example.org/acinetobacter',
+    pdf_id: 'PROJ:gpt/doc',
+    abstract: 'We evolved two Acinetobacter species under antibiotic pressure in the laboratory.',
+  });
+  const chunks = [
+    'Acinetobacter species cause hospital infections worldwide and resist many antibiotics.',
+    'A. baumannii readily evolved resistance to meropenem and gentamicin in our experiments. A. lwoffii only evolved resistance to ciprofloxacin after 20 passages. Neither species became resistant to colistin.',
+  ];
+  const question =
+    'Acinetobacter lwoffii evolved resistance to which of these antibiotics in the lab?\n(A) meropenem\n(B) ciprofloxacin\n(C) gentamicin\n(D) colistin\nAnswer with the letter of the right option first, then explain, citing the paper.';
+
+  async function askWithPdf(model: ChatModel, message: string) {
+    const agent = new ToolAgent(
+      model,
+      { search: new FakePaperSearch([study]), fullText: new FakeFullTextReader({ 'PROJ:gpt/doc': chunks }) },
+      { budgets: defaultBudgets, toolSet: 'compact', searchFirst: true, today: () => '2026-11-27' },
+    );
+    let content = '';
+    let summary: RunSummary | undefined;
+    for await (const event of agent.run({
+      tenantId: 't',
+      messages: [{ role: 'user', content: message }],
+      signal: new AbortController().signal,
+    })) {
+      if (event.type === 'content') content += event.text;
+      if (event.type === 'done') summary = event.summary;
+    }
+    return { content, summary: summary as RunSummary };
+  }
+
+  const askPdf: ChatStreamEvent = {
+    type: 'tool_call',
+    call: {
+      id: 'c1',
+      name: 'ask_pdf',
+      arguments: '{"pdf_id":"S1","question":"Which antibiotics did A. lwoffii evolve resistance to?"}',
+    },
+  };
+
+  it('chooses the letter in an isolated turn over the passages read, then the answer starts with it and cites the record', async () => {
+    const probabilities = { A: 0.2, B: 0.55, C: 0.2, D: 0.05 };
+    const model = new ScriptedModel([
+      () => [askPdf, finish('tool_calls')],
+      // The model chooses to answer: with an option to choose, the turn stops there.
+      () => [finish()],
+      () => [text('B'), { ...finish(), choiceProbabilities: probabilities }],
+      // The model opens with another option and cites nothing: the option step's leads, and the
+      // statement gets the record it restates.
+      () => [
+        text('(A) meropenem. A. lwoffii only evolved resistance to ciprofloxacin after 20 passages.'),
+        finish(),
+      ],
+    ]);
+    const { content, summary } = await askWithPdf(model, question);
+    expect(model.requests[0]?.answerSeparately).toBe(true);
+    expect(model.requests[1]?.answerSeparately).toBe(true);
+    const optionTurn = model.requests[2];
+    expect(optionTurn?.isolated).toBe(true);
+    expect(optionTurn?.choices).toEqual(['A', 'B', 'C', 'D']);
+    expect(optionTurn?.tools).toBeUndefined();
+    expect(optionTurn?.messages[0]?.role).toBe('system');
+    const asked = optionTurn?.messages.at(-1)?.content ?? '';
+    expect(asked).toContain('A. lwoffii only evolved resistance to ciprofloxacin after 20 passages.');
+    expect(asked).toContain(
+      'Question: Acinetobacter lwoffii evolved resistance to which of these antibiotics in the lab?',
+    );
+    expect(asked).toContain('(D) colistin');
+    // The answer turn extends the conversation (not the isolated turn) with the instruction.
+    const answerTurn = model.requests[3];
+    expect(answerTurn?.isolated).toBeUndefined();
+    expect(answerTurn?.tools).toBeUndefined();
+    expect(answerTurn?.messages.slice(0, model.requests[1]?.messages.length)).toEqual(
+      model.requests[1]?.messages,
+    );
+    expect(answerTurn?.messages.at(-1)?.content).toContain('start with "(B) ciprofloxacin."');
+    expect(answerTurn?.maxTokens).toBe(verdictAnswerTokens);
+    expect(content.startsWith('(B) ciprofloxacin. A. lwoffii only evolved resistance to ciprofloxacin')).toBe(
+      true,
+    );
+    expect(content).toContain('[Ross and Wu, 2024](https://example.org/acinetobacter)');
+    expect(summary.option).toBe('B');
+    expect(summary.optionProbabilities).toEqual(probabilities);
+    expect(summary.verdict).toBeUndefined();
+    expect(summary.steps).toBe(4);
+    expect(summary.citations.cited.map((source) => source.paper.url)).toEqual([
+      'https://example.org/acinetobacter',
+    ]);
+    expect(auditCitations(content, summary.ledger)).toEqual([]);
+  });
+
+  it('takes the letter the reply names when the model gives no probabilities', async () => {
+    const model = new ScriptedModel([
+      () => [finish()],
+      () => [text('D'), finish()],
+      () => [text('Neither species became resistant to colistin.'), finish()],
+    ]);
+    const { content, summary } = await askWithPdf(model, question);
+    expect(model.requests[1]?.choices).toEqual(['A', 'B', 'C', 'D']);
+    expect(summary.option).toBe('D');
+    expect(summary.optionProbabilities).toBeUndefined();
+    expect(content.startsWith('(D) colistin. Neither species')).toBe(true);
+  });
+
+  it('takes no option step for a question without options, and a yes/no question still takes the verdict step', async () => {
+    const open = new ScriptedModel([
+      (request) => {
+        expect(request.answerSeparately).toBeUndefined();
+        return [text('A. lwoffii evolved resistance to ciprofloxacin only.'), finish()];
+      },
+    ]);
+    const plain = await askWithPdf(
+      open,
+      'Which antibiotics did Acinetobacter lwoffii evolve resistance to in the lab?',
+    );
+    expect(open.requests).toHaveLength(1);
+    expect(plain.summary.option).toBeUndefined();
+    const yesNo = new ScriptedModel([
+      () => [finish()],
+      () => [text('A. lwoffii evolved resistance to ciprofloxacin only.'), finish()],
+      () => [text('yes'), finish()],
+      () => [text('A. lwoffii only evolved resistance to ciprofloxacin after 20 passages.'), finish()],
+    ]);
+    const verdictRun = await askWithPdf(
+      yesNo,
+      'Did Acinetobacter lwoffii evolve resistance to ciprofloxacin in the lab?',
+    );
+    expect(yesNo.requests[2]?.choices).toEqual(['yes', 'no', 'maybe']);
+    expect(verdictRun.summary.verdict).toBe('yes');
+    expect(verdictRun.summary.option).toBeUndefined();
+    expect(verdictRun.content.startsWith('Yes. ')).toBe(true);
   });
 });

@@ -40,6 +40,34 @@ export interface VerdictFindings {
 }
 
 /**
+ * The retrieved records whose title and text (what the run read of them) best match `query`
+ * (BM25 over the records): the best, and a second when it scores at least 80 % of the best.
+ */
+function bestRecords(
+  query: string,
+  evidence: Evidence[],
+): Array<{ source: RetrievedSource; texts: string[] }> {
+  const bySource = new Map<string, { source: RetrievedSource; texts: string[] }>();
+  for (const item of evidence) {
+    const entry = bySource.get(item.source.id) ?? { source: item.source, texts: [] };
+    entry.texts.push(item.text);
+    bySource.set(item.source.id, entry);
+  }
+  const ranked = rankPassages(
+    query,
+    [...bySource.values()].map((entry) => ({
+      text: `${entry.source.paper.title}\n\n${entry.texts.join('\n\n')}`,
+      origin: entry,
+    })),
+  );
+  const best = ranked[0]?.score ?? 0;
+  return ranked
+    .filter((entry, index) => index === 0 || entry.score >= best * 0.8)
+    .slice(0, 2)
+    .map((entry) => entry.origin);
+}
+
+/**
  * The findings for a verdict: the retrieved record whose text (title and what the run read of it)
  * best matches the question, its closing sentences (where an abstract states its results and
  * conclusion) and the sentences that best match the question; a second record when it matches
@@ -53,22 +81,7 @@ export function verdictFindings(
   const closing = options.closing ?? 3;
   const matching = options.matching ?? 2;
   const maxChars = options.maxChars ?? 1200;
-  const bySource = new Map<string, { source: RetrievedSource; texts: string[] }>();
-  for (const item of evidence) {
-    const entry = bySource.get(item.source.id) ?? { source: item.source, texts: [] };
-    entry.texts.push(item.text);
-    bySource.set(item.source.id, entry);
-  }
-  const ranked = rankPassages(
-    question,
-    [...bySource.values()].map((entry) => ({
-      text: `${entry.source.paper.title}\n\n${entry.texts.join('\n\n')}`,
-      origin: entry,
-    })),
-  );
-  const best = ranked[0]?.score ?? 0;
-  const chosen = ranked.filter((entry, index) => index === 0 || entry.score >= best * 0.8).slice(0, 2);
-  return chosen.map(({ origin }) => {
+  return bestRecords(question, evidence).map((origin) => {
     const sentences = origin.texts.flatMap((text) => splitSentences(text));
     const keep = new Set<number>();
     for (let index = Math.max(0, sentences.length - closing); index < sentences.length; index += 1)
@@ -195,18 +208,36 @@ export function verdictClassificationMessages(
   question: string,
   findings: VerdictFindings[],
 ): ChatModelMessage[] {
+  return classificationTurn(
+    classifyInstruction,
+    verdictExamples.map((example) => [classifyQuestion(example.findings, example.question), example.verdict]),
+    classifyQuestion(findingsText(findings), question),
+  );
+}
+
+/** The findings' sentences as one paragraph ("none were found" when there are none). */
+function findingsText(findings: VerdictFindings[]): string {
   const text = findings
     .map((entry) => entry.sentences.join(' '))
     .join(' ')
     .replace(/\s+/g, ' ')
     .trim();
+  return text || 'none were found';
+}
+
+/** A classification turn: the instruction, each worked example as an exchange, then the asked item. */
+function classificationTurn(
+  instruction: string,
+  examples: Array<[string, string]>,
+  asked: string,
+): ChatModelMessage[] {
   return [
-    { role: 'system', content: classifyInstruction },
-    ...verdictExamples.flatMap((example): ChatModelMessage[] => [
-      { role: 'user', content: classifyQuestion(example.findings, example.question) },
-      { role: 'assistant', content: example.verdict },
+    { role: 'system', content: instruction },
+    ...examples.flatMap(([question, reply]): ChatModelMessage[] => [
+      { role: 'user', content: question },
+      { role: 'assistant', content: reply },
     ]),
-    { role: 'user', content: classifyQuestion(text || 'none were found', question) },
+    { role: 'user', content: asked },
   ];
 }
 
@@ -257,36 +288,301 @@ export function capitalized(verdict: Verdict): string {
 }
 
 /**
- * Makes a streamed answer start with the verdict: the model's own leading "Yes"/"No"/"Maybe" (with
- * its punctuation and emphasis) is replaced by the verdict the constrained step chose, so the answer
- * never opens with a different one. Text is held back only until its first word is known.
+ * Makes a streamed answer start with a decided lead (a verdict, an option): the model's own opening,
+ * when it states a lead of its kind (`strip` removes it, with its punctuation and emphasis), is
+ * replaced by the decided one, so the answer never opens with a different one. Text is held back
+ * only until `ready` says enough of the opening is known (or the turn ends).
  */
-export class VerdictLead {
+export class AnswerLead {
   private pending = '';
   private decided = false;
 
-  constructor(private readonly verdict: Verdict) {}
+  constructor(
+    private readonly lead: string,
+    private readonly strip: (opening: string) => string,
+    private readonly ready: (opening: string) => boolean,
+  ) {}
 
   push(text: string): string {
     if (this.decided) return text;
     this.pending += text;
-    const trimmed = this.pending.trimStart();
-    // Wait for the first word and what follows it (up to a few characters of emphasis).
-    if (!/^[*_"'`]*[\p{L}]+[^\p{L}]/u.test(trimmed) && trimmed.length < 24) return '';
-    return this.lead();
+    if (!this.ready(this.pending.trimStart())) return '';
+    return this.emit();
   }
 
   end(): string {
     if (this.decided) return '';
-    return this.lead();
+    return this.emit();
   }
 
-  private lead(): string {
+  private emit(): string {
     this.decided = true;
-    const trimmed = this.pending.trimStart();
+    const rest = this.strip(this.pending.trimStart());
     this.pending = '';
-    const rest = trimmed.replace(/^[*_"'`]*(?:yes|no|maybe)\b[*_"'`]*[.,:;!—–-]*[*_"'`]*\s*/i, '');
     const body = rest.replace(/^\p{Ll}/u, (letter) => letter.toUpperCase());
-    return `${capitalized(this.verdict)}.${body ? ` ${body}` : ''}`;
+    return `${this.lead}${body ? ` ${body}` : ''}`;
+  }
+}
+
+/**
+ * Makes a streamed answer start with the verdict: the model's own leading "Yes"/"No"/"Maybe" (with
+ * its punctuation and emphasis) is replaced by the verdict the constrained step chose. Text is held
+ * back only until its first word is known.
+ */
+export class VerdictLead extends AnswerLead {
+  constructor(verdict: Verdict) {
+    super(
+      `${capitalized(verdict)}.`,
+      (opening) => opening.replace(/^[*_"'`]*(?:yes|no|maybe)\b[*_"'`]*[.,:;!—–-]*[*_"'`]*\s*/i, ''),
+      // Wait for the first word and what follows it (up to a few characters of emphasis).
+      (opening) => /^[*_"'`]*[\p{L}]+[^\p{L}]/u.test(opening) || opening.length >= 24,
+    );
+  }
+}
+
+/** One lettered option of a multiple-choice question: "(B) gentamicin". */
+export interface LetteredOption {
+  letter: string;
+  text: string;
+}
+
+/** A question that asks to choose one of its lettered options. */
+export interface MultipleChoice {
+  /** The question, without its options and the instructions after them. */
+  question: string;
+  options: LetteredOption[];
+}
+
+const optionLetters = 'ABCDEFG';
+
+/**
+ * The multiple-choice question a user's message asks, or undefined: at least two lines that list
+ * options lettered from A on ("(A) …", "A) …" or "A. …", the form `yesNoQuestion` recognises),
+ * one a line, in order. The question is the text before the first option.
+ */
+export function letteredOptions(message: string): MultipleChoice | undefined {
+  const lines = message.split('\n');
+  const options: LetteredOption[] = [];
+  let first = -1;
+  for (const [index, line] of lines.entries()) {
+    const match = /^\s*\(?([A-G])[).]\s+(\S.*?)\s*$/.exec(line);
+    const letter = match?.[1];
+    if (letter && letter === optionLetters[options.length]) {
+      if (options.length === 0) first = index;
+      options.push({ letter, text: match?.[2] ?? '' });
+    } else if (options.length > 0) {
+      break;
+    }
+  }
+  if (options.length < 2) return undefined;
+  const question = lines.slice(0, first).join(' ').replace(/\s+/g, ' ').trim();
+  return { question, options };
+}
+
+/**
+ * The passages an option step reads: of the full text the run read (`ask_pdf`, `read_full_text`),
+ * else of the abstracts, the record that best matches the question with its options (and a second
+ * one matching nearly as well, as `verdictFindings`), and in it the sentences that best match the
+ * question with its options and, for each option, the sentence that best matches the option itself
+ * (a sentence naming it is what tells the options apart). At most `maxChars` characters per
+ * record, in the record's own order.
+ */
+export function optionFindings(
+  choice: MultipleChoice,
+  evidence: Evidence[],
+  options: { matching?: number; maxChars?: number } = {},
+): VerdictFindings[] {
+  const matching = options.matching ?? 4;
+  const maxChars = options.maxChars ?? 1500;
+  const fullText = evidence.filter((item) => item.kind === 'fulltext');
+  const pool = fullText.length > 0 ? fullText : evidence;
+  const query = [choice.question, ...choice.options.map((option) => option.text)].join(' ');
+  return bestRecords(query, pool).map((origin) => {
+    const sentences = origin.texts
+      .flatMap((text) => splitSentences(text))
+      .map((text, index) => ({ text, origin: index }));
+    // Fragments and run-on extraction artefacts left out, as `rankSentences` does.
+    const candidates = sentences.filter((entry) => entry.text.length >= 30 && entry.text.length <= 500);
+    const rankAmong = (terms: string) => rankPassages(terms, candidates).map((entry) => entry.origin);
+    const wanted: number[] = [...rankAmong(query).slice(0, matching)];
+    for (const option of choice.options) {
+      const top = rankAmong(option.text)[0];
+      if (top !== undefined) wanted.push(top);
+    }
+    const keep: number[] = [];
+    let length = 0;
+    for (const index of wanted) {
+      if (keep.includes(index)) continue;
+      const sentence = sentences[index]?.text ?? '';
+      if (length + sentence.length > maxChars && keep.length > 0) continue;
+      keep.push(index);
+      length += sentence.length + 1;
+    }
+    return {
+      source: origin.source,
+      sentences: keep.sort((a, b) => a - b).map((index) => sentences[index]?.text ?? ''),
+    };
+  });
+}
+
+/**
+ * Worked examples for the option step's classification turn, written for this project (not taken
+ * from any benchmark): passages, a question with lettered options, and the letter they call for.
+ * Their letters differ (C, B), so neither example teaches a favourite position.
+ */
+const optionExamples: ReadonlyArray<{ passages: string; choice: MultipleChoice; letter: string }> = [
+  {
+    passages:
+      'Wild-type plants flowered 30 days after sowing under long days. Plants lacking FLC flowered after 18 days, and plants lacking SOC1 after 41 days.',
+    choice: {
+      question: 'Loss of which gene made the plants flower earlier?',
+      options: [
+        { letter: 'A', text: 'SOC1' },
+        { letter: 'B', text: 'FT' },
+        { letter: 'C', text: 'FLC' },
+        { letter: 'D', text: 'CO' },
+      ],
+    },
+    letter: 'C',
+  },
+  {
+    passages:
+      'Of 212 patients screened, 148 were enrolled and randomised to the two arms; 131 completed the six-month follow-up.',
+    choice: {
+      question: 'How many patients were randomised?',
+      options: [
+        { letter: 'A', text: '212' },
+        { letter: 'B', text: '148' },
+        { letter: 'C', text: '131' },
+        { letter: 'D', text: '81' },
+      ],
+    },
+    letter: 'B',
+  },
+];
+
+const optionInstruction =
+  'You answer a multiple-choice question about a study from passages of its text. Reply with the letter of the option the passages support; when no passage names the answer outright, the letter of the option most consistent with them.';
+
+const optionQuestion = (passages: string, choice: MultipleChoice) =>
+  `Passages: "${passages}"\nQuestion: ${choice.question}\n${choice.options
+    .map((option) => `(${option.letter}) ${option.text}`)
+    .join('\n')}\nReply with the letter of the right option.`;
+
+/**
+ * The option step's classification turn: a conversation of its own (`ChatTurnRequest.isolated`),
+ * the instruction and two worked examples, then the passages, the question and its options. Its
+ * choices are the option letters (`optionChoices`).
+ */
+export function optionClassificationMessages(
+  choice: MultipleChoice,
+  findings: VerdictFindings[],
+): ChatModelMessage[] {
+  return classificationTurn(
+    optionInstruction,
+    optionExamples.map((example) => [optionQuestion(example.passages, example.choice), example.letter]),
+    optionQuestion(findingsText(findings), choice),
+  );
+}
+
+/** The replies the option step allows: the options' letters. */
+export function optionChoices(choice: MultipleChoice): string[] {
+  return choice.options.map((option) => option.letter);
+}
+
+/**
+ * The option the model's probabilities of the letters favour (ties in the letters' order), or
+ * undefined without a probability for every letter.
+ */
+export function chooseOption(
+  choice: MultipleChoice,
+  probabilities: Record<string, number> | undefined,
+): LetteredOption | undefined {
+  if (!probabilities) return undefined;
+  let best: { option: LetteredOption; probability: number } | undefined;
+  for (const option of choice.options) {
+    const probability = probabilities[option.letter];
+    if (typeof probability !== 'number' || !Number.isFinite(probability)) return undefined;
+    if (!best || probability > best.probability) best = { option, probability };
+  }
+  return best?.option;
+}
+
+/** The option a reply names by its letter first ("B", "(B)", "**B.**"), or undefined. */
+export function parseOption(choice: MultipleChoice, text: string): LetteredOption | undefined {
+  const letter = /^[\s*_"'`]*\(?([A-G])(?![\p{L}\d])/u.exec(text)?.[1];
+  return choice.options.find((option) => option.letter === letter);
+}
+
+/** An option as the answer states it: "(B) gentamicin." */
+export function optionStatement(option: LetteredOption): string {
+  const text = option.text.trim();
+  return `(${option.letter}) ${text}${/[.!?]$/.test(text) ? '' : '.'}`;
+}
+
+/** The instruction after the option step: write the answer, starting with the option, explained and cited. */
+export function afterOptionPrompt(option: LetteredOption): string {
+  return `The passages point to option (${option.letter}). Now write the answer: start with "${optionStatement(option)}" and then explain it in 2-3 sentences from what you read, citing the record of each statement as instructed.`;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * The part of an answer's opening that states an option, the model's own way: "(B)", "B)", "**B**",
+ * "B." before the option's text, "The answer is B:", each perhaps followed by the option's text, or
+ * the option's text alone before a punctuation mark. Returns the opening without it (unchanged when
+ * it states none; "A. baumannii evolved …" is not option A).
+ */
+function stripOptionOpening(opening: string, options: LetteredOption[]): string {
+  const start = /^[*_"'`#>\s]*/.exec(opening)?.[0].length ?? 0;
+  const text = opening.slice(start);
+  const prefix =
+    /^(?:the\s+)?(?:(?:correct|right|best)\s+)?(?:answer|option|choice)(?:\s+is)?\s*:?\s*[*_"'`]*/i.exec(
+      text,
+    );
+  const afterPrefix = prefix ? text.slice(prefix[0].length) : text;
+  const trailing = /^[*_"'`]*[.,:;!—–-]*[*_"'`]*\s*/;
+  const skip = (rest: string) => rest.slice(trailing.exec(rest)?.[0].length ?? 0);
+  for (const option of options) {
+    const { letter } = option;
+    const statement = escapeRegExp(option.text.trim().replace(/[.!?]$/, ''));
+    const letterForm = new RegExp(
+      prefix
+        ? `^(?:\\(${letter}\\)|${letter}(?![\\p{L}\\d]))`
+        : `^(?:\\(${letter}\\)|${letter}\\)|${letter}[.:]?(?=[*_]{1,2}(?![\\p{L}\\d]))|${letter}[.:](?=[*_"'\`]*\\s*(?:${statement})(?![\\p{L}\\d])|[*_"'\`]*\\s*$))`,
+      'u',
+    ).exec(afterPrefix);
+    if (letterForm) {
+      let rest = afterPrefix.slice(letterForm[0].length);
+      rest = rest.replace(/^[*_"'`]*[.,:;—–-]?\s*/, '');
+      const named = new RegExp(`^[*_"'\`]*${statement}(?![\\p{L}\\d])`, 'iu').exec(rest);
+      if (named) rest = rest.slice(named[0].length);
+      return skip(rest);
+    }
+  }
+  // The option's text alone, closed by a punctuation mark ("Gentamicin. The strain …").
+  for (const option of options) {
+    const statement = escapeRegExp(option.text.trim().replace(/[.!?]$/, ''));
+    const named = new RegExp(`^${statement}[*_"'\`]*(?=[.,:;!—–-]|\\s*$)`, 'iu').exec(afterPrefix);
+    if (named) return skip(afterPrefix.slice(named[0].length));
+  }
+  return opening;
+}
+
+/**
+ * Makes a streamed answer start with the option the option step chose, "(B) gentamicin.", in place
+ * of the option the model's own opening states (any of them). Text is held back until the opening
+ * is long enough to hold the longest option with its letter, or the turn ends.
+ */
+export class OptionLead extends AnswerLead {
+  constructor(option: LetteredOption, choice: MultipleChoice) {
+    const hold = Math.min(240, Math.max(...choice.options.map((entry) => entry.text.length)) + 24);
+    super(
+      optionStatement(option),
+      (opening) => stripOptionOpening(opening, choice.options),
+      (opening) => opening.length >= hold,
+    );
   }
 }
