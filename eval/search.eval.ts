@@ -29,6 +29,7 @@ import {
   densePrfScores,
   descendingOrder,
   firstPassDenseWeight,
+  minMax,
 } from './lib/dense-prf.js';
 import { memoizedEmbeddingModel } from './lib/memo-embedding-model.js';
 import { recordSegments, recordWindows } from './lib/record-windows.js';
@@ -390,11 +391,6 @@ export async function fusionLevers(
     });
     return rank;
   };
-  const minMax = (scores: number[]) => {
-    const low = Math.min(...scores);
-    const span = Math.max(...scores) - low;
-    return scores.map((score) => (span > 0 ? (score - low) / span : 0));
-  };
   const zScore = (scores: number[]) => {
     const mean = scores.reduce((sum, score) => sum + score, 0) / Math.max(1, scores.length);
     const sd = Math.sqrt(
@@ -490,9 +486,11 @@ export async function fusionLevers(
   const perClaimNdcg = (score: (candidate: Candidate) => number, n: number, weight: number) =>
     perClaim.map((item) => {
       const candidates = item.candidates.slice(0, n);
-      const lexical = minMax(candidates.map((c) => c.bm25));
-      const semantic = minMax(candidates.map(score));
-      const fused = lexical.map((value, i) => (1 - weight) * value + weight * (semantic[i] as number));
+      const fused = convexMix(
+        candidates.map((c) => c.bm25),
+        candidates.map(score),
+        weight,
+      );
       return ndcgOf(
         item,
         descending(fused),
