@@ -11,6 +11,7 @@ import { emptyPaper, type Paper } from '../src/domain/paper.js';
 import { type Container, createContainer } from '../src/main.js';
 import { createLogger } from '../src/platform/logger.js';
 import type { EvalReport } from './index.js';
+import { readJsonLines } from './lib/jsonl.js';
 import { percentile } from './lib/percentile.js';
 
 const sharedData = join(import.meta.dirname, '..', '..', 'shared', 'data');
@@ -662,10 +663,3 @@ function majorityOf(items: Array<{ final_decision: string }>): { label: string; 
 }
 
 const pct = (value: number) => `${(value * 100).toFixed(0)}%`;
-
-async function readJsonLines<T>(path: string): Promise<T[]> {
-  return (await readFile(path, 'utf8'))
-    .split('\n')
-    .filter((line) => line.trim().length > 0)
-    .map((line) => JSON.parse(line) as T);
-}

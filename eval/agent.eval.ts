@@ -9,6 +9,7 @@ import { createContainer } from '../src/main.js';
 import { createLogger } from '../src/platform/logger.js';
 import { contentTerms } from '../src/text/keywords.js';
 import type { EvalReport } from './index.js';
+import { readJsonLines } from './lib/jsonl.js';
 
 const sharedData = join(import.meta.dirname, '..', '..', 'shared', 'data');
 const tenantId = 'eval-agent';
@@ -200,11 +201,4 @@ function coverage(answer: string, passage: string): number {
   let found = 0;
   for (const term of terms) if (present.has(term)) found += 1;
   return found / terms.size;
-}
-
-async function readJsonLines<T>(path: string): Promise<T[]> {
-  return (await readFile(path, 'utf8'))
-    .split('\n')
-    .filter((line) => line.trim().length > 0)
-    .map((line) => JSON.parse(line) as T);
 }

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { appendFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LlamaCppChatModel } from '../src/adapters/chat/llama-cpp-chat-model.js';
 import type { Evidence, RetrievedSource } from '../src/agent/source-ledger.js';
@@ -20,6 +20,7 @@ import { emptyPaper } from '../src/domain/paper.js';
 import type { ChatModel, ChatModelMessage } from '../src/ports/chat-model.js';
 import { stratifiedSample } from './agent-local.eval.js';
 import type { EvalReport } from './index.js';
+import { readJsonLines } from './lib/jsonl.js';
 
 /**
  * `npm run eval -- verdict-prompts`: how the verdict step's prompts answer PubMedQA items on the
@@ -69,10 +70,7 @@ export async function verdictPromptsEval(options: { quick: boolean }): Promise<E
         `SKIPPED: no local model at ${modelPath} (node scripts/setup-model.mjs --chat-model qwen2.5-1.5b)`,
       ],
     };
-  const all = (await readFile(join(sharedData, 'eval', 'pubmedqa', 'pubmedqa_pqal.jsonl'), 'utf8'))
-    .split('\n')
-    .filter((line) => line.trim())
-    .map((line) => JSON.parse(line) as Item);
+  const all = await readJsonLines<Item>(join(sharedData, 'eval', 'pubmedqa', 'pubmedqa_pqal.jsonl'));
   const goal = stratifiedSample(all, 30, goalSeed);
   const outside = all.filter((item) => !goal.includes(item));
   const tuning = stratifiedSample(outside, 30, tuningSeed);
@@ -88,12 +86,7 @@ export async function verdictPromptsEval(options: { quick: boolean }): Promise<E
   ];
   const store = join('.eval', 'verdict-prompts.jsonl');
   await mkdir('.eval', { recursive: true });
-  const stored = existsSync(store)
-    ? (await readFile(store, 'utf8'))
-        .split('\n')
-        .filter((line) => line.trim())
-        .map((line) => JSON.parse(line) as Row)
-    : [];
+  const stored = existsSync(store) ? await readJsonLines<Row>(store) : [];
   const rows = new Map(stored.map((row) => [row.pmid, row]));
   const model = new LlamaCppChatModel({
     modelPath,
