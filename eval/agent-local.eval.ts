@@ -606,7 +606,7 @@ async function loadLitQa(): Promise<LitQaItem[]> {
 }
 
 /** A fixed sample: the items shuffled by a seeded generator (mulberry32), the first `count`. */
-function seededSample<T>(items: T[], count: number, seedValue: number): T[] {
+export function seededSample<T>(items: T[], count: number, seedValue: number): T[] {
   let state = seedValue >>> 0;
   const random = () => {
     state = (state + 0x6d2b79f5) >>> 0;

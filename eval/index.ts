@@ -1,6 +1,7 @@
 import { agentEval } from './agent.eval.js';
 import { localAgentEval } from './agent-local.eval.js';
 import { rankingLevers } from './lib/ranking-levers.js';
+import { optionPromptsEval } from './option-prompts.eval.js';
 import { pdfMetadataEval } from './pdf-metadata.eval.js';
 import { pdfQaEval } from './pdf-qa.eval.js';
 import { readerQaEval } from './reader-qa.eval.js';
@@ -38,4 +39,6 @@ export const evaluations: Evaluation[] = [
   { name: 'agent-local', run: (options) => localAgentEval(options) },
   // The verdict step's prompts alone, on PubMedQA items outside the goal sample (decision 0035).
   { name: 'verdict-prompts', run: (options) => verdictPromptsEval(options), onlyWhenNamed: true },
+  // The option step alone, on LitQA2 items outside the agent eval, per cyclic shift of the options.
+  { name: 'option-prompts', run: (options) => optionPromptsEval(options), onlyWhenNamed: true },
 ];

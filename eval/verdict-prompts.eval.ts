@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { appendFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { LlamaCppChatModel } from '../src/adapters/chat/llama-cpp-chat-model.js';
 import type { Evidence, RetrievedSource } from '../src/agent/source-ledger.js';
 import {
   chooseVerdict,
@@ -15,12 +14,12 @@ import {
   verdictFindings,
   verdictPrompt,
 } from '../src/agent/verdict.js';
-import { chatModelDir, localChatModelFiles } from '../src/config/sections/chat.js';
 import { emptyPaper } from '../src/domain/paper.js';
 import type { ChatModel, ChatModelMessage } from '../src/ports/chat-model.js';
 import { stratifiedSample } from './agent-local.eval.js';
 import type { EvalReport } from './index.js';
 import { readJsonLines } from './lib/jsonl.js';
+import { promptEvalModel } from './lib/local-model.js';
 
 /**
  * `npm run eval -- verdict-prompts`: how the verdict step's prompts answer PubMedQA items on the
@@ -60,16 +59,10 @@ interface Row {
 const promptNames = ['conversation', 'direct', 'direct, calibrated', 'instruction only', 'classification'];
 
 export async function verdictPromptsEval(options: { quick: boolean }): Promise<EvalReport> {
-  const modelPath = join(chatModelDir(), localChatModelFiles['qwen2.5-1.5b']);
   const name = 'Verdict prompts on the local model (PubMedQA items outside the goal sample)';
-  if (!existsSync(modelPath))
-    return {
-      name,
-      metrics: {},
-      summary: [
-        `SKIPPED: no local model at ${modelPath} (node scripts/setup-model.mjs --chat-model qwen2.5-1.5b)`,
-      ],
-    };
+  const opened = promptEvalModel(name);
+  if ('skipped' in opened) return opened.skipped;
+  const { model } = opened;
   const all = await readJsonLines<Item>(join(sharedData, 'eval', 'pubmedqa', 'pubmedqa_pqal.jsonl'));
   const goal = stratifiedSample(all, 30, goalSeed);
   const outside = all.filter((item) => !goal.includes(item));
@@ -88,13 +81,6 @@ export async function verdictPromptsEval(options: { quick: boolean }): Promise<E
   await mkdir('.eval', { recursive: true });
   const stored = existsSync(store) ? await readJsonLines<Row>(store) : [];
   const rows = new Map(stored.map((row) => [row.pmid, row]));
-  const model = new LlamaCppChatModel({
-    modelPath,
-    threads: 2,
-    contextTokens: 4096,
-    timeoutMs: 180_000,
-    temperature: 0,
-  });
   try {
     for (const { item, sample } of asked) {
       if (rows.has(item.pmid)) continue;

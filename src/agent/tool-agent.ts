@@ -38,12 +38,15 @@ import {
   letteredOptions,
   localVerdictWeights,
   type MultipleChoice,
+  meanOverShifts,
   OptionLead,
+  type OptionReading,
   optionChoices,
   optionClassificationMessages,
   optionFindings,
   parseOption,
   parseVerdict,
+  shiftedChoice,
   type Verdict,
   VerdictLead,
   type VerdictWeights,
@@ -95,6 +98,19 @@ export interface ToolAgentOptions {
    * Default: with the compact tool set (docs/decisions/0035).
    */
   optionStep?: boolean;
+  /**
+   * How many cyclic shifts of the options the option step asks, when the model gives the letters'
+   * probabilities: each shift shows every option at another letter, and the options' mean
+   * probabilities decide (a small model favours a letter). Default: one per option (every letter
+   * for every option); 1 asks once (docs/decisions/0035).
+   */
+  optionShifts?: number;
+  /**
+   * Before the option step, read for each option the chunk of the full text the run read that best
+   * answers the question with that option (`FullTextReader.ask`), and show the option step each
+   * option's best sentences of it. Default: on; false reads nothing more (docs/decisions/0035).
+   */
+  optionReading?: boolean;
   /**
    * Cite the answer's uncited sentences by the retrieved sentence they share most terms with
    * (`CitationAttacher`; audited like any citation). Default: with the compact tool set.
@@ -264,7 +280,7 @@ export class ToolAgent implements ResearchAgent {
         }
         if (choosing && choice) {
           optionTried = true;
-          const chosen = await this.chooseOption(choice, ledger, budgets, signal, usage);
+          const chosen = await this.chooseOption(choice, ledger, request.tenantId, budgets, signal, usage);
           option = chosen?.option;
           optionProbabilities = chosen?.probabilities;
           steps += 1;
@@ -483,25 +499,91 @@ export class ToolAgent implements ResearchAgent {
   private async chooseOption(
     choice: MultipleChoice,
     ledger: SourceLedger,
+    tenantId: string,
     budgets: AgentBudgets,
     signal: AbortSignal,
     usage: TokenUsage,
   ): Promise<{ option: LetteredOption; probabilities?: Record<string, number> } | undefined> {
-    const reply = await turnReply(
-      this.model,
-      {
-        messages: optionClassificationMessages(choice, optionFindings(choice, ledger.evidence)),
-        choices: optionChoices(choice),
-        maxTokens: Math.min(4, budgets.maxTokensPerCall),
-        isolated: true,
-        signal,
-      },
-      usage,
-    );
-    const option = chooseOption(choice, reply.choiceProbabilities) ?? parseOption(choice, reply.text);
-    return option
-      ? { option, ...(reply.choiceProbabilities ? { probabilities: reply.choiceProbabilities } : {}) }
-      : undefined;
+    const readings =
+      this.options.optionReading === false
+        ? []
+        : await this.readForOptions(choice, ledger, tenantId, budgets, signal);
+    // One set of passages for every asking: only the options' letters differ between them.
+    const findings = optionFindings(choice, ledger.evidence, { readings });
+    const ask = (shown: MultipleChoice) =>
+      turnReply(
+        this.model,
+        {
+          messages: optionClassificationMessages(shown, findings),
+          choices: optionChoices(shown),
+          maxTokens: Math.min(4, budgets.maxTokensPerCall),
+          isolated: true,
+          signal,
+        },
+        usage,
+      );
+    const first = await ask(choice);
+    // A model that gives the letters' probabilities (the local adapter) is asked once more per
+    // cyclic shift of the options, so each option is read at each letter and the mean decides;
+    // a model that gives only text is asked once.
+    const shifts = first.choiceProbabilities ? (this.options.optionShifts ?? choice.options.length) : 1;
+    const perShift: Array<Record<string, number> | undefined> = [first.choiceProbabilities];
+    for (let shift = 1; shift < shifts && shift < choice.options.length; shift += 1)
+      perShift.push((await ask(shiftedChoice(choice, shift))).choiceProbabilities);
+    const probabilities = shifts > 1 ? meanOverShifts(choice, perShift) : first.choiceProbabilities;
+    const option = chooseOption(choice, probabilities) ?? parseOption(choice, first.text);
+    return option ? { option, ...(probabilities ? { probabilities } : {}) } : undefined;
+  }
+
+  /**
+   * For each option, the chunk of each full text the run read (at most two records) that best
+   * answers the question with that option (`FullTextReader.ask`), added to the ledger as evidence:
+   * the passage that tells the options apart is often not among what the model asked for. A read
+   * that fails or runs past the tool deadline is left out; the option step goes on without it.
+   */
+  private async readForOptions(
+    choice: MultipleChoice,
+    ledger: SourceLedger,
+    tenantId: string,
+    budgets: AgentBudgets,
+    signal: AbortSignal,
+  ): Promise<OptionReading[]> {
+    const { fullText } = this.tools;
+    if (!fullText) return [];
+    const sources = [
+      ...new Map(
+        ledger.evidence
+          .filter((item) => item.kind === 'fulltext' && item.source.paper.pdf_id)
+          .map((item) => [item.source.id, item.source]),
+      ).values(),
+    ].slice(0, 2);
+    const readings: OptionReading[] = [];
+    const deadline = AbortSignal.any([signal, AbortSignal.timeout(budgets.toolTimeoutMs)]);
+    for (const source of sources) {
+      const pdfRef = source.paper.pdf_id as string;
+      for (const option of choice.options) {
+        if (deadline.aborted) return readings;
+        try {
+          const result = await fullText.ask(tenantId, pdfRef, `${choice.question}\n${option.text}`, {
+            topK: 1,
+            signal: deadline,
+          });
+          const texts = result.chunks.map((chunk) => chunk.chunk);
+          for (const chunk of result.chunks) {
+            const known = ledger.evidence.some(
+              (item) =>
+                item.source.id === source.id && item.kind === 'fulltext' && item.chunk === chunk.chunk_num,
+            );
+            if (!known)
+              ledger.addEvidence({ source, text: chunk.chunk, kind: 'fulltext', chunk: chunk.chunk_num });
+          }
+          if (texts.length > 0) readings.push({ letter: option.letter, sourceId: source.id, texts });
+        } catch {
+          if (signal.aborted) throw signal.reason;
+        }
+      }
+    }
+    return readings;
   }
 
   private async *fallBack(

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { FakeFullTextReader, FakePaperSearch, paper } from '../../test/fakes/agent-service-fakes.js';
 import type { ChatModel, ChatStreamEvent, ChatTurnRequest } from '../ports/chat-model.js';
-import { type AgentEvent, defaultBudgets, type RunSummary } from './agent-types.js';
+import { type AgentEvent, defaultBudgets, type ResearchTools, type RunSummary } from './agent-types.js';
 import { auditCitations } from './citation-audit.js';
 import { answerNowPrompt } from './prompts.js';
 import { SourceLedger } from './source-ledger.js';
-import { noFullTextNote, ToolAgent } from './tool-agent.js';
+import { noFullTextNote, ToolAgent, type ToolAgentOptions } from './tool-agent.js';
 import {
   afterOptionPrompt,
   afterVerdictPrompt,
@@ -15,17 +15,25 @@ import {
   conclusionTokens,
   letteredOptions,
   localVerdictWeights,
+  meanOverShifts,
   OptionLead,
   optionClassificationMessages,
   optionFindings,
   parseOption,
   parseVerdict,
+  shiftedChoice,
   VerdictLead,
   verdictAnswerTokens,
   verdictFindings,
   verdictPrompt,
   yesNoQuestion,
 } from './verdict.js';
+
+/** The model's call of ask_pdf on the first record. */
+const askPdfCall = (question: string): ChatStreamEvent => ({
+  type: 'tool_call',
+  call: { id: 'c1', name: 'ask_pdf', arguments: JSON.stringify({ pdf_id: 'S1', question }) },
+});
 
 describe('yes/no questions', () => {
   it('finds the yes/no question a message asks, after a colon too, without its format instructions', () => {
@@ -296,17 +304,7 @@ describe('the verdict step in a run', () => {
   it('answers from the abstracts when the model asks for a full text and nothing found has one (compact set)', async () => {
     const fullText = new FakeFullTextReader({ 'PROJ:gpt/doc': ['a chunk'] });
     const model = new ScriptedModel([
-      () => [
-        {
-          type: 'tool_call',
-          call: {
-            id: 'c1',
-            name: 'ask_pdf',
-            arguments: '{"pdf_id":"S1","question":"What is the main finding?"}',
-          },
-        },
-        finish('tool_calls'),
-      ],
+      () => [askPdfCall('What is the main finding?'), finish('tool_calls')],
       () => [text('Exercise improved sleep quality.'), finish()],
       () => [text('yes'), finish()],
       () => [text('Exercise improved sleep quality scores compared with control after 12 weeks.'), finish()],
@@ -459,6 +457,33 @@ describe('questions with lettered options', () => {
     );
   });
 
+  it('shifts the options cyclically and averages each option over the shifts by its own letter', () => {
+    if (!choice) throw new Error('no options');
+    expect(shiftedChoice(choice, 0)).toEqual(choice);
+    const once = shiftedChoice(choice, 1);
+    expect(once.question).toBe(choice.question);
+    expect(once.options.map((option) => option.letter)).toEqual(['A', 'B', 'C', 'D']);
+    expect(once.options.map((option) => option.text)).toEqual([
+      choice.options[3]?.text,
+      choice.options[0]?.text,
+      choice.options[1]?.text,
+      choice.options[2]?.text,
+    ]);
+    expect(shiftedChoice(choice, 4)).toEqual(choice);
+    // Shift 0 shows B at B; shift 1 shows it at C.
+    const means = meanOverShifts(choice, [
+      { A: 0.1, B: 0.6, C: 0.2, D: 0.1 },
+      { A: 0.3, B: 0.1, C: 0.5, D: 0.1 },
+    ]);
+    expect(means?.B).toBeCloseTo(0.55);
+    expect(means?.A).toBeCloseTo(0.1);
+    expect(means?.D).toBeCloseTo(0.2);
+    expect(means?.C).toBeCloseTo(0.15);
+    expect(meanOverShifts(choice, [{ A: 0.1, B: 0.6, C: 0.3 }])).toBeUndefined();
+    expect(meanOverShifts(choice, [undefined])).toBeUndefined();
+    expect(meanOverShifts(choice, [])).toBeUndefined();
+  });
+
   it('reads the full text the run read before the abstracts, with the sentence that names an option', () => {
     if (!choice) throw new Error('no options');
     const ledger = new SourceLedger();
@@ -541,12 +566,19 @@ describe('the option step in a run', () => {
   const question =
     'Acinetobacter lwoffii evolved resistance to which of these antibiotics in the lab?\n(A) meropenem\n(B) ciprofloxacin\n(C) gentamicin\n(D) colistin\nAnswer with the letter of the right option first, then explain, citing the paper.';
 
-  async function askWithPdf(model: ChatModel, message: string) {
-    const agent = new ToolAgent(
-      model,
-      { search: new FakePaperSearch([study]), fullText: new FakeFullTextReader({ 'PROJ:gpt/doc': chunks }) },
-      { budgets: defaultBudgets, toolSet: 'compact', searchFirst: true, today: () => '2026-11-27' },
-    );
+  async function runAgent(
+    model: ChatModel,
+    message: string,
+    tools: ResearchTools,
+    extra: Partial<ToolAgentOptions> = {},
+  ) {
+    const agent = new ToolAgent(model, tools, {
+      budgets: defaultBudgets,
+      toolSet: 'compact',
+      searchFirst: true,
+      today: () => '2026-11-27',
+      ...extra,
+    });
     let content = '';
     let summary: RunSummary | undefined;
     for await (const event of agent.run({
@@ -560,6 +592,14 @@ describe('the option step in a run', () => {
     return { content, summary: summary as RunSummary };
   }
 
+  const askWithPdf = (model: ChatModel, message: string, extra: Partial<ToolAgentOptions> = {}) =>
+    runAgent(
+      model,
+      message,
+      { search: new FakePaperSearch([study]), fullText: new FakeFullTextReader({ 'PROJ:gpt/doc': chunks }) },
+      extra,
+    );
+
   const askPdf: ChatStreamEvent = {
     type: 'tool_call',
     call: {
@@ -569,13 +609,23 @@ describe('the option step in a run', () => {
     },
   };
 
-  it('chooses the letter in an isolated turn over the passages read, then the answer starts with it and cites the record', async () => {
-    const probabilities = { A: 0.2, B: 0.55, C: 0.2, D: 0.05 };
+  it('chooses the letter in isolated turns over the passages read, one per cyclic shift of the options, then the answer starts with it and cites the record', async () => {
+    // A model that favours the letter A: asked once, it would choose (A) meropenem; over the four
+    // shifts ciprofloxacin has the largest mean probability.
+    const perShift = [
+      { A: 0.5, B: 0.4, C: 0.05, D: 0.05 },
+      { A: 0.4, B: 0.1, C: 0.45, D: 0.05 },
+      { A: 0.4, B: 0.05, C: 0.05, D: 0.5 },
+      { A: 0.8, B: 0.1, C: 0.05, D: 0.05 },
+    ];
     const model = new ScriptedModel([
       () => [askPdf, finish('tool_calls')],
       // The model chooses to answer: with an option to choose, the turn stops there.
       () => [finish()],
-      () => [text('B'), { ...finish(), choiceProbabilities: probabilities }],
+      ...perShift.map((probabilities) => () => [
+        text('A'),
+        { ...finish(), choiceProbabilities: probabilities },
+      ]),
       // The model opens with another option and cites nothing: the option step's leads, and the
       // statement gets the record it restates.
       () => [
@@ -586,19 +636,30 @@ describe('the option step in a run', () => {
     const { content, summary } = await askWithPdf(model, question);
     expect(model.requests[0]?.answerSeparately).toBe(true);
     expect(model.requests[1]?.answerSeparately).toBe(true);
-    const optionTurn = model.requests[2];
-    expect(optionTurn?.isolated).toBe(true);
-    expect(optionTurn?.choices).toEqual(['A', 'B', 'C', 'D']);
-    expect(optionTurn?.tools).toBeUndefined();
-    expect(optionTurn?.messages[0]?.role).toBe('system');
-    const asked = optionTurn?.messages.at(-1)?.content ?? '';
-    expect(asked).toContain('A. lwoffii only evolved resistance to ciprofloxacin after 20 passages.');
-    expect(asked).toContain(
-      'Question: Acinetobacter lwoffii evolved resistance to which of these antibiotics in the lab?',
+    const optionTurns = model.requests.slice(2, 6);
+    for (const turn of optionTurns) {
+      expect(turn?.isolated).toBe(true);
+      expect(turn?.choices).toEqual(['A', 'B', 'C', 'D']);
+      expect(turn?.tools).toBeUndefined();
+      expect(turn?.messages[0]?.role).toBe('system');
+      const asked = turn?.messages.at(-1)?.content ?? '';
+      expect(asked).toContain('A. lwoffii only evolved resistance to ciprofloxacin after 20 passages.');
+      expect(asked).toContain(
+        'Question: Acinetobacter lwoffii evolved resistance to which of these antibiotics in the lab?',
+      );
+    }
+    expect(optionTurns[0]?.messages.at(-1)?.content).toContain(
+      '(A) meropenem\n(B) ciprofloxacin\n(C) gentamicin\n(D) colistin',
     );
-    expect(asked).toContain('(D) colistin');
-    // The answer turn extends the conversation (not the isolated turn) with the instruction.
-    const answerTurn = model.requests[3];
+    expect(optionTurns[1]?.messages.at(-1)?.content).toContain(
+      '(A) colistin\n(B) meropenem\n(C) ciprofloxacin\n(D) gentamicin',
+    );
+    expect(optionTurns[3]?.messages.at(-1)?.content).toContain(
+      '(A) ciprofloxacin\n(B) gentamicin\n(C) colistin\n(D) meropenem',
+    );
+    // The answer turn extends the conversation (not the isolated turns) with the instruction.
+    const answerTurn = model.requests[6];
+    expect(model.requests).toHaveLength(7);
     expect(answerTurn?.isolated).toBeUndefined();
     expect(answerTurn?.tools).toBeUndefined();
     expect(answerTurn?.messages.slice(0, model.requests[1]?.messages.length)).toEqual(
@@ -611,13 +672,90 @@ describe('the option step in a run', () => {
     );
     expect(content).toContain('[Ross and Wu, 2024](https://example.org/acinetobacter)');
     expect(summary.option).toBe('B');
-    expect(summary.optionProbabilities).toEqual(probabilities);
+    const means = summary.optionProbabilities ?? {};
+    expect(Object.keys(means).sort()).toEqual(['A', 'B', 'C', 'D']);
+    expect(means.A).toBeCloseTo(0.175);
+    expect(means.B).toBeCloseTo(0.5375);
+    expect(means.C).toBeCloseTo(0.15);
+    expect(means.D).toBeCloseTo(0.1375);
     expect(summary.verdict).toBeUndefined();
     expect(summary.steps).toBe(4);
     expect(summary.citations.cited.map((source) => source.paper.url)).toEqual([
       'https://example.org/acinetobacter',
     ]);
     expect(auditCitations(content, summary.ledger)).toEqual([]);
+  });
+
+  it('asks once when optionShifts is 1', async () => {
+    const model = new ScriptedModel([
+      () => [finish()],
+      () => [text('A'), { ...finish(), choiceProbabilities: { A: 0.5, B: 0.4, C: 0.05, D: 0.05 } }],
+      () => [text('Meropenem.'), finish()],
+    ]);
+    const { summary } = await askWithPdf(model, question, { optionShifts: 1 });
+    expect(model.requests).toHaveLength(3);
+    expect(summary.option).toBe('A');
+  });
+
+  it('reads, for each option, the chunk that best answers the question with it, and shows the option step its best sentences', async () => {
+    const dps = paper({
+      title: 'Bridging DNA contacts allow Dps to condense DNA',
+      authors: ['Sneha Shahu'],
+      year: 2024,
+      url: 'https://example.org/dps',
+      pdf_id: 'PROJ:gpt/dps',
+      abstract: 'How rapidly supercoiled and relaxed DNA compacts when Dps binds it, imaged in a flow cell.',
+    });
+    const dpsChunks = [
+      'Bridging DNA contacts allow Dps to condense DNA. We imaged Dps binding to DNA molecules in a flow cell.',
+      'DNA molecules adopted one of three shapes during the flow: supercoiled and doubly tethered, relaxed and doubly tethered, relaxed and singly tethered, or single stranded.',
+      'Supercoiled molecules compacted the most rapidly with the protein, within six seconds of its arrival.',
+    ];
+    const dpsQuestion =
+      'Which DNA shape compacts most rapidly?\n(A) relaxed and singly tethered\n(B) supercoiled and doubly tethered\n(C) single stranded';
+    const run = async (optionReading?: boolean) => {
+      const reader = new FakeFullTextReader({ 'PROJ:gpt/dps': dpsChunks });
+      const model = new ScriptedModel([
+        () => [askPdfCall('What is the title of the paper?'), finish('tool_calls')],
+        () => [finish()],
+        // The letter showing "supercoiled …" gets 0.6, whatever the shift.
+        ...[0, 1, 2].map(() => (request: ChatTurnRequest) => {
+          const asked = request.messages.at(-1)?.content ?? '';
+          const letter = /\(([A-C])\) supercoiled/.exec(asked)?.[1] ?? 'A';
+          const probabilities = Object.fromEntries(
+            ['A', 'B', 'C'].map((entry) => [entry, entry === letter ? 0.6 : 0.2]),
+          );
+          return [text(letter), { ...finish(), choiceProbabilities: probabilities }];
+        }),
+        () => [text('Supercoiled molecules compacted the most rapidly with the protein.'), finish()],
+      ]);
+      const { summary } = await runAgent(
+        model,
+        dpsQuestion,
+        { search: new FakePaperSearch([dps]), fullText: reader },
+        optionReading === undefined ? {} : { optionReading },
+      );
+      return { reader, model, summary };
+    };
+    const read = await run();
+    // The model's own ask found the list of shapes, not the finding.
+    const asks = read.reader.calls.filter((call) => call.kind === 'ask').map((call) => call.argument);
+    expect(asks).toHaveLength(4);
+    expect(asks.slice(1)).toEqual([
+      'Which DNA shape compacts most rapidly?\nrelaxed and singly tethered',
+      'Which DNA shape compacts most rapidly?\nsupercoiled and doubly tethered',
+      'Which DNA shape compacts most rapidly?\nsingle stranded',
+    ]);
+    const optionTurn = read.model.requests[2]?.messages.at(-1)?.content ?? '';
+    expect(optionTurn).toContain('Supercoiled molecules compacted the most rapidly with the protein');
+    expect(read.summary.option).toBe('B');
+    // What was read for the options is evidence of the run, so it may be cited.
+    expect(read.summary.ledger.evidence.some((item) => item.kind === 'fulltext' && item.chunk === 3)).toBe(
+      true,
+    );
+    const without = await run(false);
+    expect(without.reader.calls.filter((call) => call.kind === 'ask')).toHaveLength(1);
+    expect(without.summary.option).toBe('B');
   });
 
   it('takes the letter the reply names when the model gives no probabilities', async () => {

@@ -379,21 +379,33 @@ export function letteredOptions(message: string): MultipleChoice | undefined {
   return { question, options };
 }
 
+/** Text read for one option: chunks of a record's full text ranked by the question with that option. */
+export interface OptionReading {
+  letter: string;
+  /** The ledger id of the record the texts are of. */
+  sourceId: string;
+  texts: string[];
+}
+
 /**
  * The passages an option step reads: of the full text the run read (`ask_pdf`, `read_full_text`),
  * else of the abstracts, the record that best matches the question with its options (and a second
  * one matching nearly as well, as `verdictFindings`), and in it the sentences that best match the
  * question with its options and, for each option, the sentence that best matches the option itself
- * (a sentence naming it is what tells the options apart). At most `maxChars` characters per
- * record, in the record's own order.
+ * (a sentence naming it is what tells the options apart). With `readings` (chunks read for each
+ * option, `OptionReading`), an option's sentences are instead the `perOption` sentences of its own
+ * chunks that best match the question with that option, and they come first. At most `maxChars`
+ * characters per record (default 1,500; 2,000 with `readings`), in the record's own order.
  */
 export function optionFindings(
   choice: MultipleChoice,
   evidence: Evidence[],
-  options: { matching?: number; maxChars?: number } = {},
+  options: { matching?: number; maxChars?: number; readings?: OptionReading[]; perOption?: number } = {},
 ): VerdictFindings[] {
   const matching = options.matching ?? 4;
-  const maxChars = options.maxChars ?? 1500;
+  const perOption = options.perOption ?? 2;
+  // Room for each option's own sentences beside the question's.
+  const maxChars = options.maxChars ?? (options.readings?.length ? 2000 : 1500);
   const fullText = evidence.filter((item) => item.kind === 'fulltext');
   const pool = fullText.length > 0 ? fullText : evidence;
   const query = [choice.question, ...choice.options.map((option) => option.text)].join(' ');
@@ -403,9 +415,24 @@ export function optionFindings(
       .map((text, index) => ({ text, origin: index }));
     // Fragments and run-on extraction artefacts left out, as `rankSentences` does.
     const candidates = sentences.filter((entry) => entry.text.length >= 30 && entry.text.length <= 500);
-    const rankAmong = (terms: string) => rankPassages(terms, candidates).map((entry) => entry.origin);
-    const wanted: number[] = [...rankAmong(query).slice(0, matching)];
+    const rankAmong = (terms: string, among = candidates) =>
+      rankPassages(terms, among).map((entry) => entry.origin);
+    const readings = (options.readings ?? []).filter((reading) => reading.sourceId === origin.source.id);
+    const wanted: number[] = [];
     for (const option of choice.options) {
+      const read = new Set(
+        readings
+          .filter((reading) => reading.letter === option.letter)
+          .flatMap((reading) => reading.texts.flatMap((text) => splitSentences(text))),
+      );
+      if (read.size > 0) {
+        const own = candidates.filter((entry) => read.has(entry.text));
+        wanted.push(...rankAmong(`${choice.question} ${option.text}`, own).slice(0, perOption));
+      }
+    }
+    wanted.push(...rankAmong(query).slice(0, matching));
+    for (const option of choice.options) {
+      if (readings.some((reading) => reading.letter === option.letter)) continue;
       const top = rankAmong(option.text)[0];
       if (top !== undefined) wanted.push(top);
     }
@@ -483,6 +510,46 @@ export function optionClassificationMessages(
     optionExamples.map((example) => [optionQuestion(example.passages, example.choice), example.letter]),
     optionQuestion(findingsText(findings), choice),
   );
+}
+
+/**
+ * The choice with its options moved `shift` letters on, cyclically: the option lettered at position
+ * i is shown at position (i + shift) mod n. Asking once per shift puts each option at each letter,
+ * so a small model's favourite letter no longer decides (see `meanOverShifts`).
+ */
+export function shiftedChoice(choice: MultipleChoice, shift: number): MultipleChoice {
+  const count = choice.options.length;
+  return {
+    question: choice.question,
+    options: choice.options.map((_, position) => ({
+      letter: optionLetters[position] ?? String(position),
+      text: choice.options[(((position - shift) % count) + count) % count]?.text ?? '',
+    })),
+  };
+}
+
+/**
+ * Each option's mean probability over the shifted askings, keyed by its own letter in `choice`:
+ * `perShift[s]` holds the letters' probabilities of `shiftedChoice(choice, s)`. Undefined when an
+ * asking lacks a letter's probability.
+ */
+export function meanOverShifts(
+  choice: MultipleChoice,
+  perShift: Array<Record<string, number> | undefined>,
+): Record<string, number> | undefined {
+  const count = choice.options.length;
+  const sums = new Map<string, number>();
+  for (const [shift, probabilities] of perShift.entries()) {
+    if (!probabilities) return undefined;
+    for (const [position, option] of choice.options.entries()) {
+      const shown = optionLetters[(position + shift) % count] ?? '';
+      const probability = probabilities[shown];
+      if (typeof probability !== 'number' || !Number.isFinite(probability)) return undefined;
+      sums.set(option.letter, (sums.get(option.letter) ?? 0) + probability);
+    }
+  }
+  if (perShift.length === 0) return undefined;
+  return Object.fromEntries([...sums.entries()].map(([letter, sum]) => [letter, sum / perShift.length]));
 }
 
 /** The replies the option step allows: the options' letters. */
