@@ -32,6 +32,7 @@ import {
   minMax,
 } from './lib/dense-prf.js';
 import { memoizedEmbeddingModel } from './lib/memo-embedding-model.js';
+import { memoizedNomic, NomicEmbeddingModel, nomicModelPath, nomicPrefixes } from './lib/nomic-embedding.js';
 import { recordSegments, recordWindows } from './lib/record-windows.js';
 import { crossValidate, pairedBootstrap } from './lib/resampling.js';
 import { vectorsOnRead } from './lib/vectors-on-read.js';
@@ -214,6 +215,8 @@ async function hybridScores(
     // The levers embed every candidate's windows too (~20 min on a cold cache): asked for, not routine.
     // EVAL_SEARCH_LEVERS=1: every lever; =segments: the fusion rows and the record segments only;
     // =prf: the fusion rows and dense pseudo-relevance feedback only (the shipped vectors alone).
+    // =nomic: nomic-embed-text v1.5 record vectors beside MiniLM's (eval/lib/nomic-embedding.ts;
+    // fill its cache first with `npx tsx eval/nomic-fill.ts`, ~85 min of embedding on 2 threads).
     const leverSet = process.env.EVAL_SEARCH_LEVERS;
     const levers =
       leverSet === '1' || leverSet === 'segments' || leverSet === 'prf'
@@ -222,7 +225,9 @@ async function hybridScores(
             segments: leverSet !== 'prf',
             prf: leverSet !== 'segments',
           })
-        : [];
+        : leverSet === 'nomic'
+          ? await nomicLevers(scifact, claims, model)
+          : [];
     model.save();
     for (const [label, value] of levers) {
       // Figures that are not an nDCG (a difference, its interval) carry their own unit in the label.
@@ -641,6 +646,316 @@ function densePrfRows<
     rows.push([`dense PRF, ${family}: settings most picked across folds`, picked]);
   }
   return rows;
+}
+
+/** nDCG@10 of an ordered list of SciFact ids against a claim's relevant set. */
+function ndcgAt10(relevant: Set<string>, ranked: ReadonlyArray<string | undefined>): number {
+  let dcg = 0;
+  ranked.slice(0, 10).forEach((id, rank) => {
+    if (id && relevant.has(id)) dcg += 1 / Math.log2(rank + 2);
+  });
+  let ideal = 0;
+  for (let rank = 0; rank < Math.min(10, relevant.size); rank += 1) ideal += 1 / Math.log2(rank + 2);
+  return ideal > 0 ? dcg / ideal : 0;
+}
+
+/**
+ * A unit vector cut to its first `dims` (Matryoshka) and made unit again; with `layerNorm`, first
+ * normalised to mean 0 and variance 1 over all its dimensions, as nomic's model card does before
+ * cutting.
+ */
+function matryoshka(vector: Float32Array, dims: number, layerNorm: boolean): Float32Array {
+  let source = vector;
+  if (layerNorm) {
+    let mean = 0;
+    for (const value of vector) mean += value;
+    mean /= vector.length;
+    let variance = 0;
+    for (const value of vector) variance += (value - mean) ** 2;
+    const sd = Math.sqrt(variance / vector.length + 1e-5);
+    source = Float32Array.from(vector, (value) => (value - mean) / sd);
+  }
+  const cut = source.slice(0, dims);
+  const norm = Math.sqrt(dotProduct(cut, cut)) || 1;
+  return cut.map((value) => value / norm);
+}
+
+/**
+ * nomic-embed-text v1.5 as the record embedding (2026-11-27, issue 14; `EVAL_SEARCH_LEVERS=nomic`,
+ * `eval/lib/nomic-embedding.ts`): the same BM25 top 100 of each claim as `fusionLevers`, scored by
+ * nomic's cosine (records `search_document: ` + `recordVectorText`, cut at 512 tokens; claims
+ * `search_query: `) alone, as a full scan of every record, in the service's convex mix with BM25,
+ * and in a three-way mix with MiniLM's cosine; the best setting's vectors cut to 384 and 256
+ * dimensions (Matryoshka); then 5-fold cross-validation of the setting (`crossValidate`) and a
+ * paired bootstrap of the difference to the shipped ranking (MiniLM, dense weight 0.6). Reads the
+ * vectors from `.eval/embeddings/` (fill with `npx tsx eval/nomic-fill.ts`); embeds what is missing.
+ */
+export async function nomicLevers(
+  scifact: string,
+  claims: Claim[],
+  minilm: EmbeddingModel,
+): Promise<Array<[string, number | string]>> {
+  const { memo: nomic, nomic: raw, sha256 } = await memoizedNomic();
+  /** BM25 candidates re-ranked (EVAL_NOMIC_DEPTH, default 100 as the service). */
+  const depth = Number(process.env.EVAL_NOMIC_DEPTH ?? 100);
+  const rows: Array<[string, number | string]> = [];
+  const mean = (values: readonly number[]) =>
+    values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);
+  const points = (value: number) => `${value >= 0 ? '+' : '−'}${Math.abs(100 * value).toFixed(2)}`;
+  try {
+    rows.push(['nomic: GGUF sha256', sha256]);
+    // Every record, for the full scans (the index's own records: the text the service embeds).
+    const opened = await createSqlitePaperIndex(scifact, {});
+    const records: Paper[] = [];
+    for (let after = 0; ; ) {
+      const page = await opened.recordsWithoutVectors('none', after, 1000);
+      if (page.length === 0) break;
+      for (const record of page) records.push(record.paper);
+      after = page[page.length - 1]?.id ?? after;
+    }
+    await opened.close();
+    const texts = records.map(recordVectorText);
+    const allIds = records.map(scifactId);
+    // With EVAL_NOMIC_CACHED_ONLY=1 and some record not embedded yet, the full scan is left out.
+    let scanned = true;
+    const nomicAll = await nomic.embed(texts).catch((error: Error) => {
+      if (process.env.EVAL_NOMIC_CACHED_ONLY !== '1') throw error;
+      rows.push(['nomic: full scan left out', error.message]);
+      scanned = false;
+      return [] as Float32Array[];
+    });
+    nomic.save();
+    const minilmAll = await minilm.embed(texts);
+    const dimsList = [768, 384, 256] as const;
+    type Dims = (typeof dimsList)[number];
+    const variants: Array<{ key: string; dims: Dims; layerNorm: boolean }> = [
+      { key: '768', dims: 768, layerNorm: false },
+      { key: '384', dims: 384, layerNorm: false },
+      { key: '256', dims: 256, layerNorm: false },
+      { key: '384 ln', dims: 384, layerNorm: true },
+      { key: '256 ln', dims: 256, layerNorm: true },
+    ];
+    const cutAll = new Map(
+      variants.map((variant) => [
+        variant.key,
+        variant.dims === 768 ? nomicAll : nomicAll.map((v) => matryoshka(v, variant.dims, variant.layerNorm)),
+      ]),
+    );
+    const bm25 = await serviceOver(scifact, defaultFieldWeights);
+    const perClaim: Array<{
+      relevant: Set<string>;
+      ids: Array<string | undefined>;
+      bm25: number[];
+      minilm: number[];
+      nomic: Map<string, number[]>;
+      fullScan: { nomic: number; minilm: number };
+    }> = [];
+    let skipped = 0;
+    const position = new Map(scanned ? records.map((paper, index) => [recordVectorText(paper), index]) : []);
+    try {
+      for (const claim of claims) {
+        const result = await bm25.search.searchPapers({
+          query: claim.text,
+          sort: 'relevance',
+          peerReviewedOnly: false,
+          offset: 0,
+          limit: depth,
+        });
+        const papers = result.papers;
+        const scores = result.scores ?? papers.map((_, rank) => -rank);
+        const [qm] = (await minilm.embed([claim.text], { inputType: 'query' })) as [Float32Array];
+        const candidateTexts = papers.map(recordVectorText);
+        const minilmVectors = await minilm.embed(candidateTexts);
+        let qn: Float32Array;
+        let nomicVectors: Float32Array[];
+        try {
+          [qn] = (await nomic.embed([claim.text], { inputType: 'query' })) as [Float32Array];
+          nomicVectors = await nomic.embed(candidateTexts);
+        } catch (error) {
+          // EVAL_NOMIC_CACHED_ONLY=1: a claim whose candidates are not all embedded yet is left out.
+          if (process.env.EVAL_NOMIC_CACHED_ONLY !== '1') throw error;
+          skipped += 1;
+          continue;
+        }
+        const nomicScores = new Map<string, number[]>();
+        for (const variant of variants) {
+          const q = variant.dims === 768 ? qn : matryoshka(qn, variant.dims, variant.layerNorm);
+          nomicScores.set(
+            variant.key,
+            nomicVectors.map((vector, index) => {
+              const at = position.get(candidateTexts[index] as string);
+              const cut =
+                at === undefined
+                  ? matryoshka(vector, variant.dims, variant.layerNorm)
+                  : ((cutAll.get(variant.key) as Float32Array[])[at] as Float32Array);
+              return dotProduct(cut, q);
+            }),
+          );
+        }
+        const scan = (vectors: Float32Array[], q: Float32Array) => {
+          const cosines = vectors.map((vector) => dotProduct(vector, q));
+          return ndcgAt10(
+            claim.relevant,
+            descendingOrder(cosines)
+              .slice(0, 10)
+              .map((index) => allIds[index]),
+          );
+        };
+        perClaim.push({
+          relevant: claim.relevant,
+          ids: papers.map(scifactId),
+          bm25: scores,
+          minilm: minilmVectors.map((vector) => dotProduct(vector, qm)),
+          nomic: nomicScores,
+          fullScan: { nomic: scanned ? scan(nomicAll, qn) : Number.NaN, minilm: scan(minilmAll, qm) },
+        });
+      }
+    } finally {
+      await bm25.index.close();
+    }
+    nomic.save();
+    rows.push([
+      `nomic: BM25 top ${depth}, claims scored (all candidates embedded), left out`,
+      `${perClaim.length}, ${skipped}`,
+    ]);
+    const scoreOf = (fused: (item: (typeof perClaim)[number]) => number[]) =>
+      perClaim.map((item) =>
+        ndcgAt10(
+          item.relevant,
+          descendingOrder(fused(item)).map((i) => item.ids[i]),
+        ),
+      );
+    const nomicOf = (item: (typeof perClaim)[number], key: string) => item.nomic.get(key) as number[];
+    /** (1 − a − b)·minmax(BM25) + a·minmax(MiniLM) + b·minmax(nomic). */
+    const threeWay = (item: (typeof perClaim)[number], a: number, b: number, key: string) => {
+      const lexical = minMax(item.bm25);
+      const small = minMax(item.minilm);
+      const large = minMax(nomicOf(item, key));
+      return lexical.map(
+        (value, i) => (1 - a - b) * value + a * (small[i] as number) + b * (large[i] as number),
+      );
+    };
+    const shipped = scoreOf((item) => convexMix(item.bm25, item.minilm, firstPassDenseWeight));
+    rows.push(['nomic: BM25 alone (check)', mean(scoreOf((item) => item.bm25))]);
+    rows.push(['nomic: reference, shipped MiniLM convex mix, dense weight 0.6', mean(shipped)]);
+    rows.push([
+      'nomic: MiniLM cosine alone, full scan of every record',
+      mean(perClaim.map((i) => i.fullScan.minilm)),
+    ]);
+    if (scanned) {
+      rows.push([
+        'nomic: nomic cosine alone, full scan of every record',
+        mean(perClaim.map((i) => i.fullScan.nomic)),
+      ]);
+    }
+    rows.push([`nomic: MiniLM cosine alone over BM25 top ${depth}`, mean(scoreOf((item) => item.minilm))]);
+    const twoWeights = [0.3, 0.4, 0.5, 0.6, 0.7, 0.8];
+    const grid: Array<{ label: string; a: number; b: number }> = [];
+    for (const a of [0.1, 0.2, 0.3]) {
+      for (const b of [0.3, 0.4, 0.5, 0.6]) {
+        if (a + b <= 0.9 + 1e-9) grid.push({ label: `BM25 + MiniLM ${a} + nomic ${b}`, a, b });
+      }
+    }
+    const tables = new Map<string, { two: number[][]; three: number[][] }>();
+    for (const variant of variants) {
+      rows.push([
+        `nomic (${variant.key}): nomic cosine alone over BM25 top ${depth}`,
+        mean(scoreOf((item) => nomicOf(item, variant.key))),
+      ]);
+      const two = twoWeights.map((w) =>
+        scoreOf((item) => convexMix(item.bm25, nomicOf(item, variant.key), w)),
+      );
+      twoWeights.forEach((w, index) => {
+        rows.push([
+          `nomic (${variant.key}): convex BM25 + nomic, dense weight ${w}`,
+          mean(two[index] as number[]),
+        ]);
+      });
+      const three = grid.map((setting) =>
+        scoreOf((item) => threeWay(item, setting.a, setting.b, variant.key)),
+      );
+      grid.forEach((setting, index) => {
+        rows.push([`nomic (${variant.key}): ${setting.label}`, mean(three[index] as number[])]);
+      });
+      tables.set(variant.key, { two, three });
+    }
+    const labels = [
+      ...twoWeights.map((w) => `convex BM25 + nomic, dense weight ${w}`),
+      ...grid.map((g) => g.label),
+    ];
+    for (const variant of variants) {
+      const { two, three } = tables.get(variant.key) as { two: number[][]; three: number[][] };
+      const families: Array<[string, number[][], string[]]> = [
+        ['convex BM25 + nomic (weights 0.3–0.8)', two, labels.slice(0, two.length)],
+        ['three-way BM25 + MiniLM + nomic', three, labels.slice(two.length)],
+        ['every setting', [...two, ...three], labels],
+      ];
+      for (const [family, table, names] of families) {
+        let best = 0;
+        table.forEach((scores, index) => {
+          if (mean(scores) > mean(table[best] as number[])) best = index;
+        });
+        const onAll = pairedBootstrap(table[best] as number[], shipped);
+        const validated = crossValidate(table);
+        const held = pairedBootstrap(validated.perQuery, shipped);
+        const picked = validated.picks
+          .map((count, index) => ({ count, label: names[index] ?? '' }))
+          .sort((x, y) => y.count - x.count)
+          .slice(0, 2)
+          .map((entry) => `${entry.label} (${entry.count}×)`)
+          .join('; ');
+        const prefix = `nomic (${variant.key}), ${family}`;
+        rows.push([`${prefix}: best on all claims (${names[best]})`, mean(table[best] as number[])]);
+        rows.push([
+          `${prefix}: best on all claims − shipped, points, 95% bootstrap interval, claims better/worse`,
+          `${points(onAll.difference)} [${points(onAll.low)}, ${points(onAll.high)}], ${onAll.better}/${onAll.worse}`,
+        ]);
+        rows.push([`${prefix}: cross-validated (5-fold × 20)`, validated.score]);
+        rows.push([
+          `${prefix}: cross-validated − shipped, points, 95% bootstrap interval, claims better/worse`,
+          `${points(held.difference)} [${points(held.low)}, ${points(held.high)}], ${held.better}/${held.worse}`,
+        ]);
+        rows.push([`${prefix}: settings most picked across folds`, picked]);
+      }
+    }
+    // Cost: bytes per record as the index stores vectors (int8 + one float32 scale), and the
+    // model's speed on 2 threads, measured here on a few texts past the cache.
+    for (const dims of dimsList)
+      rows.push([`nomic cost: bytes per record, int8 at ${dims} dimensions`, `${dims + 4}`]);
+    // A model of its own (the memoised one may embed nothing, EVAL_NOMIC_CACHED_ONLY).
+    const timer = new NomicEmbeddingModel({
+      modelPath: nomicModelPath(),
+      threads: 2,
+      maxTokens: raw.maxTokens,
+    });
+    try {
+      const sampleQueries = claims.slice(0, 20).map((claim) => claim.text);
+      const sampleRecords = texts.slice(0, 20);
+      await timer.embed(sampleQueries.slice(0, 1), { inputType: 'query' });
+      let started = performance.now();
+      await timer.embed(sampleQueries, { inputType: 'query' });
+      rows.push([
+        'nomic cost: query embedding, ms (mean of 20 claims, 2 threads)',
+        ((performance.now() - started) / sampleQueries.length).toFixed(0),
+      ]);
+      started = performance.now();
+      await timer.embed(sampleRecords);
+      rows.push([
+        'nomic cost: records embedded per second (20 records, 2 threads)',
+        (sampleRecords.length / ((performance.now() - started) / 1000)).toFixed(2),
+      ]);
+      const lengths = texts.map((text) => timer.countTokens(`${nomicPrefixes.document}${text}`));
+      rows.push([
+        'nomic: records longer than 512 tokens with the prefix (cut), of all; mean tokens',
+        `${lengths.filter((length) => length > timer.maxTokens).length} of ${lengths.length}; ${mean(lengths).toFixed(0)}`,
+      ]);
+    } finally {
+      await timer.close();
+    }
+    return rows;
+  } finally {
+    await nomic.close();
+  }
 }
 
 /** A BM25 candidate of a claim with its cosines to the claim (fusion levers). */
