@@ -17,6 +17,7 @@ import { recordVectorText } from '../src/services/search/hybrid-rerank.js';
 import { SearchService } from '../src/services/search-service.js';
 import { memoizedEmbeddingModel } from './lib/memo-embedding-model.js';
 import { memoizedNomic } from './lib/nomic-embedding.js';
+import { rankedQueries } from './lib/ranked-queries.js';
 import { type Claim, loadClaims } from './search.eval.js';
 
 const which = process.argv[2] === 'minilm' ? 'minilm' : 'nomic';
@@ -55,16 +56,8 @@ async function scifactRecords(claims: Claim[]): Promise<{ papers: Paper[]; candi
     }
     const search = new SearchService(index, new MemoryCache(), { cacheTtlSeconds: 0 });
     const candidates: string[][] = [];
-    for (const claim of claims) {
-      const result = await search.searchPapers({
-        query: claim.text,
-        sort: 'relevance',
-        peerReviewedOnly: false,
-        offset: 0,
-        limit: 100,
-      });
-      candidates.push(result.papers.map(recordVectorText));
-    }
+    for await (const [, top] of rankedQueries(search, claims, (claim) => claim.text))
+      candidates.push(top.map(recordVectorText));
     await index.close();
     return { papers, candidates };
   } finally {

@@ -1,5 +1,3 @@
-import { existsSync } from 'node:fs';
-import { appendFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Evidence, RetrievedSource } from '../src/agent/source-ledger.js';
 import {
@@ -14,7 +12,7 @@ import type { ChatModel, ChatModelMessage } from '../src/ports/chat-model.js';
 import { contentTerms } from '../src/text/keywords.js';
 import { seededSample } from './agent-local.eval.js';
 import type { EvalReport } from './index.js';
-import { readJsonLines } from './lib/jsonl.js';
+import { completeJsonLinesStore, readJsonLines } from './lib/jsonl.js';
 import { promptEvalModel } from './lib/local-model.js';
 
 /**
@@ -79,21 +77,15 @@ export async function optionPromptsEval(options: { quick: boolean }): Promise<Ev
     ...order.slice(0, perSample).map((item) => ({ item, sample: 'tuning' as const })),
     ...order.slice(30, 30 + perSample).map((item) => ({ item, sample: 'check' as const })),
   ];
-  const store = join('.eval', 'option-prompts.jsonl');
-  await mkdir('.eval', { recursive: true });
-  const stored = existsSync(store) ? await readJsonLines<Row>(store) : [];
-  const rows = new Map(stored.map((row) => [row.id, row]));
-  try {
-    for (const [index, { item, sample }] of asked.entries()) {
-      if (rows.has(item.id)) continue;
+  const rows = await completeJsonLinesStore(
+    join('.eval', 'option-prompts.jsonl'),
+    asked,
+    { wantedKey: ({ item }) => item.id, rowKey: (row: Row) => row.id },
+    ({ item, sample }, index) => {
       const neighbours = [order[(index + 40) % order.length], order[(index + 41) % order.length]];
-      const row = await askItem(model, item, sample, index, neighbours as Item[]);
-      rows.set(item.id, row);
-      await appendFile(store, `${JSON.stringify(row)}\n`);
-    }
-  } finally {
-    await model.close();
-  }
+      return askItem(model, item, sample, index, neighbours as Item[]);
+    },
+  ).finally(() => model.close());
   const scored = asked.map(({ item }) => rows.get(item.id) as Row);
   const counts = {
     tuning: scored.filter((row) => row.sample === 'tuning').length,
@@ -205,7 +197,7 @@ async function askItem(
  * How well the passages name an option: 1 when a sentence holds its text outright (case folded),
  * else the largest share of its content terms (stemmed) that one sentence holds.
  */
-export function support(option: string, sentences: string[]): number {
+function support(option: string, sentences: string[]): number {
   const wanted = option.toLowerCase().trim();
   if (wanted && sentences.some((sentence) => sentence.toLowerCase().includes(wanted))) return 1;
   const terms = [...new Set(contentTerms(option))];

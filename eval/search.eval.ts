@@ -33,6 +33,7 @@ import {
 } from './lib/dense-prf.js';
 import { memoizedEmbeddingModel } from './lib/memo-embedding-model.js';
 import { memoizedNomic, NomicEmbeddingModel, nomicModelPath, nomicPrefixes } from './lib/nomic-embedding.js';
+import { rankedQueries } from './lib/ranked-queries.js';
 import { recordSegments, recordWindows } from './lib/record-windows.js';
 import { crossValidate, pairedBootstrap } from './lib/resampling.js';
 import { vectorsOnRead } from './lib/vectors-on-read.js';
@@ -104,15 +105,8 @@ function scifactId(paper: Paper): string | undefined {
 async function scifactScores(service: SearchService, claims: Claim[]) {
   let ndcg = 0;
   let recall = 0;
-  for (const claim of claims) {
-    const result = await service.searchPapers({
-      query: claim.text,
-      sort: 'relevance',
-      peerReviewedOnly: false,
-      offset: 0,
-      limit: 100,
-    });
-    const ranked = result.papers.map(scifactId);
+  for await (const [claim, papers] of rankedQueries(service, claims, (claim) => claim.text)) {
+    const ranked = papers.map(scifactId);
     let dcg = 0;
     ranked.slice(0, 10).forEach((id, rank) => {
       if (id && claim.relevant.has(id)) dcg += 1 / Math.log2(rank + 2);
@@ -1023,15 +1017,8 @@ async function postgresScores(claims: Claim[], titleCases: TitleCase[]) {
 async function knownTitleScores(service: SearchService, cases: TitleCase[]) {
   let strict = 0;
   let lenient = 0;
-  for (const known of cases) {
-    const result = await service.searchPapers({
-      query: known.title,
-      sort: 'relevance',
-      peerReviewedOnly: true,
-      offset: 0,
-      limit: 1,
-    });
-    const top = result.papers[0];
+  const options = { limit: 1, peerReviewedOnly: true };
+  for await (const [known, [top]] of rankedQueries(service, cases, (titleCase) => titleCase.title, options)) {
     if (top?.identifiers?.acl === known.acl) strict += 1;
     if (top && normalizeTitle(top.title) === normalizeTitle(known.title)) lenient += 1;
   }

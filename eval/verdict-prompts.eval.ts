@@ -1,5 +1,3 @@
-import { existsSync } from 'node:fs';
-import { appendFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Evidence, RetrievedSource } from '../src/agent/source-ledger.js';
 import {
@@ -18,7 +16,7 @@ import { emptyPaper } from '../src/domain/paper.js';
 import type { ChatModel, ChatModelMessage } from '../src/ports/chat-model.js';
 import { stratifiedSample } from './agent-local.eval.js';
 import type { EvalReport } from './index.js';
-import { readJsonLines } from './lib/jsonl.js';
+import { completeJsonLinesStore, readJsonLines } from './lib/jsonl.js';
 import { promptEvalModel } from './lib/local-model.js';
 
 /**
@@ -77,25 +75,17 @@ export async function verdictPromptsEval(options: { quick: boolean }): Promise<E
     ...tuning.slice(0, perSample).map((item) => ({ item, sample: 'tuning' as const })),
     ...check.slice(0, perSample).map((item) => ({ item, sample: 'check' as const })),
   ];
-  const store = join('.eval', 'verdict-prompts.jsonl');
-  await mkdir('.eval', { recursive: true });
-  const stored = existsSync(store) ? await readJsonLines<Row>(store) : [];
-  const rows = new Map(stored.map((row) => [row.pmid, row]));
-  try {
-    for (const { item, sample } of asked) {
-      if (rows.has(item.pmid)) continue;
-      const row: Row = {
-        pmid: item.pmid,
-        gold: item.final_decision,
-        sample,
-        prompts: await askPrompts(model, item),
-      };
-      rows.set(item.pmid, row);
-      await appendFile(store, `${JSON.stringify(row)}\n`);
-    }
-  } finally {
-    await model.close();
-  }
+  const rows = await completeJsonLinesStore(
+    join('.eval', 'verdict-prompts.jsonl'),
+    asked,
+    { wantedKey: ({ item }) => item.pmid, rowKey: (row: Row) => row.pmid },
+    async ({ item, sample }): Promise<Row> => ({
+      pmid: item.pmid,
+      gold: item.final_decision,
+      sample,
+      prompts: await askPrompts(model, item),
+    }),
+  ).finally(() => model.close());
   const scored = asked.map(({ item }) => rows.get(item.pmid) as Row);
   const correct = (sample: Row['sample'], prompt: string, weights: VerdictWeights) =>
     scored.filter((row) => row.sample === sample && chooseVerdict(row.prompts[prompt], weights) === row.gold)
