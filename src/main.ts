@@ -611,6 +611,8 @@ function createAnswering(config: Config, logger: Logger, model: ChatModel | unde
   // A small model on CPU reads every prompt token at ~100 a second (docs/decisions/0035-local-chat-model.md).
   const toolSet = chat.toolSet ?? (chatProviderOf(config) === 'local' ? 'compact' : 'full');
   const answerAfterMs = chatAnswerAfterMs(config);
+  // A 1.5B model on 2 cores writes ~10-25 tokens a second: the answer's length bounds a run's time.
+  const maxAnswerTokens = chat.maxAnswerTokens ?? (chatProviderOf(config) === 'local' ? 320 : undefined);
   return {
     research: new ResearchService({
       modelName: chat.modelName,
@@ -631,6 +633,7 @@ function createAnswering(config: Config, logger: Logger, model: ChatModel | unde
         toolTimeoutMs: chat.toolTimeoutMs,
         maxToolCallsPerStep: 4,
         maxTokensPerCall: chat.maxTokensPerCall,
+        ...(maxAnswerTokens === undefined ? {} : { maxAnswerTokens }),
       },
     }),
     answers: new GenerativeAnswers({

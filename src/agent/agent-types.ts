@@ -76,6 +76,12 @@ export interface AgentBudgets {
   maxToolCallsPerStep: number;
   /** Most tokens the model may write in one call. */
   maxTokensPerCall: number;
+  /**
+   * Most tokens of an answer that no verdict or option leads (those stop at 240): a small model on
+   * CPU writes ~10-25 tokens a second, so a long answer is most of a run's time. The answer is told
+   * its length, and one cut short ends with "…". Unset: `maxTokensPerCall`.
+   */
+  maxAnswerTokens?: number;
 }
 
 export const defaultBudgets: AgentBudgets = {

@@ -177,6 +177,8 @@ export class ToolAgent implements ResearchAgent {
           fence,
           maxSteps: budgets.maxSteps - 1,
           today,
+          answerWords:
+            budgets.maxAnswerTokens === undefined ? undefined : answerWords(budgets.maxAnswerTokens),
         }),
       },
       ...conversation,
@@ -299,16 +301,18 @@ export class ToolAgent implements ResearchAgent {
           !mustAnswer &&
           ((yesNo !== undefined && verdict === undefined) || (choice !== undefined && !optionTried));
         let failed: { error: unknown } | undefined;
+        // After a verdict the answer is 2-3 sentences: a cap on a small model that copies out. Any
+        // other answer stops at its own limit (a tool call is far shorter than either).
+        const answerCap =
+          verdict || option
+            ? Math.min(verdictAnswerTokens, budgets.maxTokensPerCall)
+            : Math.min(budgets.maxAnswerTokens ?? budgets.maxTokensPerCall, budgets.maxTokensPerCall);
         try {
           for await (const event of this.model.stream({
             messages,
             ...(mustAnswer ? {} : { tools: definitions }),
             ...(separately ? { answerSeparately: true } : {}),
-            // After a verdict the answer is 2-3 sentences: a cap on a small model that copies out.
-            maxTokens:
-              verdict || option
-                ? Math.min(verdictAnswerTokens, budgets.maxTokensPerCall)
-                : budgets.maxTokensPerCall,
+            maxTokens: answerCap,
             signal,
           })) {
             if (event.type === 'text') {
@@ -329,6 +333,11 @@ export class ToolAgent implements ResearchAgent {
         const held = flushModel();
         if (held) yield held;
         if (failed) throw failed.error;
+        if (finish === 'length' && calls.length === 0 && cutMidSentence(text)) {
+          // The limit stopped the answer mid-sentence: say so rather than end on a fragment.
+          const out = write('…');
+          if (out) yield out;
+        }
         if (separately && calls.length === 0 && text.length === 0 && finish === 'stop') {
           // The model chose to answer: the next call decides the verdict and writes the answer.
           chose = true;
@@ -638,4 +647,18 @@ function canonicalArguments(text: string): string {
     }
   } catch {}
   return text.trim();
+}
+
+/**
+ * Words an answer of `tokens` tokens is told it may use: ~1.3 tokens a word, plus markdown and the
+ * citation links the model writes (the attached ones are not its tokens).
+ */
+export function answerWords(tokens: number): number {
+  return Math.max(20, Math.floor(tokens / 25) * 10);
+}
+
+/** Whether `text` stops inside a sentence (no closing punctuation, quote or bracket at its end). */
+export function cutMidSentence(text: string): boolean {
+  const trimmed = text.trimEnd();
+  return trimmed.length > 0 && !/[.!?…:][\s"'”’*_)\]]*$/.test(trimmed);
 }

@@ -1,11 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { FakeFullTextReader, FakePaperSearch, paper } from '../../test/fakes/agent-service-fakes.js';
 import type { ChatModel, ChatStreamEvent, ChatTurnRequest } from '../ports/chat-model.js';
-import { type AgentEvent, defaultBudgets, type ResearchTools, type RunSummary } from './agent-types.js';
+import {
+  type AgentBudgets,
+  type AgentEvent,
+  defaultBudgets,
+  type ResearchTools,
+  type RunSummary,
+} from './agent-types.js';
 import { auditCitations } from './citation-audit.js';
 import { answerNowPrompt } from './prompts.js';
 import { SourceLedger } from './source-ledger.js';
-import { noFullTextNote, ToolAgent, type ToolAgentOptions } from './tool-agent.js';
+import {
+  answerWords,
+  cutMidSentence,
+  noFullTextNote,
+  ToolAgent,
+  type ToolAgentOptions,
+} from './tool-agent.js';
 import {
   afterOptionPrompt,
   afterVerdictPrompt,
@@ -148,7 +160,7 @@ class ScriptedModel implements ChatModel {
   }
 }
 
-const finish = (reason: 'stop' | 'tool_calls' = 'stop'): ChatStreamEvent => ({
+const finish = (reason: 'stop' | 'tool_calls' | 'length' = 'stop'): ChatStreamEvent => ({
   type: 'finish',
   reason,
   usage: { promptTokens: 10, completionTokens: 2 },
@@ -165,12 +177,12 @@ const trial = paper({
     'We randomised 120 adults aged over 65 to exercise or control. Exercise improved sleep quality scores compared with control after 12 weeks. Daytime sleepiness did not change.',
 });
 
-async function ask(model: ChatModel, question: string, maxSteps = defaultBudgets.maxSteps) {
+async function ask(model: ChatModel, question: string, budgets: Partial<AgentBudgets> = {}) {
   const agent = new ToolAgent(
     model,
     { search: new FakePaperSearch([trial]) },
     {
-      budgets: { ...defaultBudgets, maxSteps },
+      budgets: { ...defaultBudgets, ...budgets },
       toolSet: 'compact',
       searchFirst: true,
       today: () => '2026-11-26',
@@ -263,7 +275,9 @@ describe('the verdict step in a run', () => {
       () => [text('yes'), finish()],
       () => [text('Exercise improved sleep quality scores compared with control after 12 weeks.'), finish()],
     ]);
-    const { content, summary } = await ask(model, 'Does exercise improve sleep quality in older adults?', 1);
+    const { content, summary } = await ask(model, 'Does exercise improve sleep quality in older adults?', {
+      maxSteps: 1,
+    });
     expect(model.requests.map((request) => request.tools)).toEqual([undefined, undefined, undefined]);
     expect(model.requests[1]?.choices).toEqual(['yes', 'no', 'maybe']);
     for (const request of model.requests)
@@ -366,25 +380,34 @@ describe('the verdict step in a run', () => {
       () => [text('yes'), finish()],
       () => [text('Exercise improved sleep quality scores compared with control after 12 weeks.'), finish()],
     ]);
-    const agent = new ToolAgent(
-      model,
-      { search: new FakePaperSearch([trial]) },
-      {
-        budgets: { ...defaultBudgets, maxTokensPerCall: 50 },
-        toolSet: 'compact',
-        searchFirst: true,
-        today: () => '2026-11-26',
-      },
-    );
-    for await (const _ of agent.run({
-      tenantId: 't',
-      messages: [{ role: 'user', content: 'Does exercise improve sleep quality in older adults?' }],
-      signal: new AbortController().signal,
-    })) {
-      // drained
-    }
+    await ask(model, 'Does exercise improve sleep quality in older adults?', { maxTokensPerCall: 50 });
     expect(model.requests.map((request) => request.maxTokens)).toEqual([50, 50, 8, 50]);
     expect(afterVerdictPrompt('maybe')).toContain('start with "Maybe."');
+  });
+
+  it('stops an ordinary answer at its own limit, tells the model its length, and marks a cut', async () => {
+    const run = async (turns: ChatStreamEvent[]) => {
+      const model = new ScriptedModel([() => turns]);
+      const { content } = await ask(model, 'What happens to sleep quality in older adults who exercise?', {
+        maxAnswerTokens: 300,
+      });
+      return { model, content };
+    };
+    const cut = await run([
+      text('Exercise improved sleep quality scores compared with control after 12 weeks. Daytime sleepiness'),
+      finish('length'),
+    ]);
+    expect(cut.model.requests[0]?.maxTokens).toBe(300);
+    expect(cut.model.requests[0]?.messages[0]?.content).toContain('at most about 120 words');
+    expect(cut.content).toMatch(/Daytime sleepiness…/);
+    // An answer that ended its sentence at the limit, or stopped by itself, gets no mark.
+    const whole = await run([text('Exercise improved sleep quality scores.'), finish('length')]);
+    expect(whole.content).not.toContain('…');
+    const stopped = await run([text('Exercise improved sleep quality scores'), finish()]);
+    expect(stopped.content).not.toContain('…');
+    expect(answerWords(320)).toBe(120);
+    expect(cutMidSentence('It rose [Lee, 2020](https://example.org/a).')).toBe(false);
+    expect(cutMidSentence('It rose in the')).toBe(true);
   });
 
   it('answers without a verdict when the reply names none', async () => {

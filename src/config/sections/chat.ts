@@ -102,6 +102,10 @@ export const chatSection = {
     description:
       'Most tokens the model writes in one agent call (a step or the answer); a local model writes about 10-40 a second on CPU.',
   }),
+  maxAnswerTokens: envVar('ALEXANDRIA_AGENT_ANSWER_TOKENS', positiveInt.optional(), {
+    description:
+      'Most tokens of the research agent\'s answer (the prompt tells the model about 40 % as many words; an answer cut short ends with "…"); an answer led by a yes/no verdict or a chosen option stops at 240. Unset: 320 with the local provider (writing is most of a run on CPU), ALEXANDRIA_AGENT_MAX_TOKENS_PER_CALL otherwise.',
+  }),
   timeLimitMs: envVar('ALEXANDRIA_AGENT_TIME_LIMIT_MS', positiveInt.optional(), {
     description:
       'Wall-clock limit of one agent run, in milliseconds; past it the answer is composed from what was retrieved. Unset: 120000, or 600000 with the local provider.',
