@@ -121,4 +121,23 @@ describe('citation attacher', () => {
     const text = 'Pseudomonas aeruginosa biofilms tolerate antibiotics. ';
     expect(stream(attacher, [text])).toBe(text);
   });
+  it('keeps a quoted passage of several sentences whole: no citation inside the quotation marks', () => {
+    const ledger = ledgerOf();
+    const attacher = new CitationAttacher(ledger);
+    const answer = stream(attacher, [
+      'The study reports that "Persister cells survive antibiotic treatment in a dormant state. Dormant persister ',
+      'cells resume growth after treatment ends." Biofilms of Pseudomonas aeruginosa tolerate antibiotics because their matrix slows penetration.',
+    ]);
+    expect(answer).toBe(
+      'The study reports that "Persister cells survive antibiotic treatment in a dormant state. Dormant persister cells resume growth after treatment ends" [Kim and Park, 2021](https://example.org/persist). Biofilms of Pseudomonas aeruginosa tolerate antibiotics because their matrix slows penetration [Lee, 2020](https://example.org/biofilm).',
+    );
+    expect(auditCitations(answer, ledger)).toEqual([]);
+    // A quotation that never closes holds no more than a paragraph: the next line is cited as usual.
+    const open = new CitationAttacher(ledger);
+    expect(
+      stream(open, [
+        'It says "Persister cells survive antibiotic treatment in a dormant state.\n\nDormant persister cells resume growth after treatment ends. Fine.',
+      ]),
+    ).toContain('treatment ends [Kim and Park, 2021](https://example.org/persist). Fine.');
+  });
 });

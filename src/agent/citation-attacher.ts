@@ -160,7 +160,10 @@ export class CitationAttacher {
     const source = this.support(trimmed);
     if (!source) return piece;
     this.attached += 1;
-    return `${body.replace(/\s+$/, '')} ${citationMarkdown(source)}${stop}${closing}${space}`;
+    const citation = citationMarkdown(source);
+    // After a closing quotation mark, not inside the quoted words: '"… ends" [Lee, 2020].'
+    if (/["”’]/.test(closing)) return `${body}${stop === '.' ? '' : stop}${closing} ${citation}.${space}`;
+    return `${body.replace(/\s+$/, '')} ${citation}${stop}${closing}${space}`;
   }
 
   /** Where the last finished sentence of `text` ends (0: none finished yet). */
@@ -169,37 +172,63 @@ export class CitationAttacher {
   }
 }
 
+/** A quotation longer than this is taken as never closed: its sentences end as usual. */
+const maxQuote = 600;
+
 /**
  * Ends of sentences in `text`: after ". ", "? ", "! " (and closing quotes or emphasis) or at a line
- * break, outside square brackets and parentheses (a citation being written), not after an
- * abbreviation ("et al.", "e.g.") or an initial. Each end includes the whitespace that follows.
+ * break, outside square brackets and parentheses (a citation being written) and outside a
+ * quotation in double quotes (a quoted passage of several sentences is one statement: a citation
+ * inserted inside it would put our words in the quoted text), not after an abbreviation ("et al.",
+ * "e.g.") or an initial. Each end includes the whitespace that follows.
  */
 function boundaries(text: string): number[] {
   const ends: number[] = [];
   let depth = 0;
+  /** Where the open quotation began, or -1. */
+  let quote = -1;
   for (let index = 0; index < text.length; index += 1) {
     const char = text[index] as string;
     if (char === '[' || char === '(') depth += 1;
     else if ((char === ']' || char === ')') && depth > 0) depth -= 1;
     if (depth > 0) continue;
     if (char === '\n') {
+      quote = -1;
       let end = index + 1;
       while (end < text.length && text[end] === '\n') end += 1;
       if (ends.at(-1) !== end) ends.push(end);
       index = end - 1;
       continue;
     }
-    if (char !== '.' && char !== '!' && char !== '?') continue;
-    let end = index + 1;
-    while (end < text.length && /["”’*_)]/.test(text[end] as string)) end += 1;
-    if (end >= text.length || !/\s/.test(text[end] as string)) continue;
-    if (char === '.') {
-      const word = /([\p{L}.]+)$/u.exec(text.slice(0, index))?.[1] ?? '';
-      if (abbreviations.has(word.toLowerCase()) || /^\p{Lu}$/u.test(word)) continue;
+    let stop = index;
+    if (char === '“' || (char === '"' && quote < 0)) {
+      quote = index;
+      continue;
     }
-    while (end < text.length && /[ \t]/.test(text[end] as string)) end += 1;
-    if (end < text.length && text[end] === '\n') continue;
-    ends.push(end);
+    if (char === '”' || char === '"') {
+      // A quotation closing on its own sentence's end ('… slows penetration." Next') ends it there.
+      quote = -1;
+      stop = index - 1;
+    } else if (quote >= 0 && index - quote > maxQuote) quote = -1;
+    if (quote >= 0) continue;
+    const end = sentenceEnd(text, stop);
+    if (end > 0 && ends.at(-1) !== end) ends.push(end);
   }
   return ends;
+}
+
+/** Where a sentence whose stop may be at `stop` ends (the whitespace after it included), or 0. */
+function sentenceEnd(text: string, stop: number): number {
+  const char = text[stop];
+  if (char !== '.' && char !== '!' && char !== '?') return 0;
+  let end = stop + 1;
+  while (end < text.length && /["”’*_)]/.test(text[end] as string)) end += 1;
+  if (end >= text.length || !/\s/.test(text[end] as string)) return 0;
+  if (char === '.') {
+    const word = /([\p{L}.]+)$/u.exec(text.slice(0, stop))?.[1] ?? '';
+    if (abbreviations.has(word.toLowerCase()) || /^\p{Lu}$/u.test(word)) return 0;
+  }
+  while (end < text.length && /[ \t]/.test(text[end] as string)) end += 1;
+  if (end < text.length && text[end] === '\n') return 0;
+  return end;
 }
