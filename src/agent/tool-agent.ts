@@ -38,6 +38,7 @@ import {
   letteredOptions,
   localVerdictWeights,
   type MultipleChoice,
+  meanOfRecords,
   meanOverShifts,
   OptionLead,
   type OptionReading,
@@ -48,6 +49,7 @@ import {
   parseVerdict,
   shiftedChoice,
   type Verdict,
+  type VerdictFindings,
   VerdictLead,
   type VerdictWeights,
   verdictAnswerTokens,
@@ -111,6 +113,13 @@ export interface ToolAgentOptions {
    * option's best sentences of it. Default: on; false reads nothing more (docs/decisions/0035).
    */
   optionReading?: boolean;
+  /**
+   * Views of the per-option readings the option step averages (local model): 2 (default) asks a
+   * second time with each option's sentences led by the one that names it by a word of its own
+   * (`optionFindings` with `naming`), when that changes the passages; 1 asks with the first view
+   * only (docs/decisions/0035).
+   */
+  optionViews?: number;
   /**
    * Cite the answer's uncited sentences by the retrieved sentence they share most terms with
    * (`CitationAttacher`; audited like any citation). Default: with the compact tool set.
@@ -517,9 +526,13 @@ export class ToolAgent implements ResearchAgent {
       this.options.optionReading === false
         ? []
         : await this.readForOptions(choice, ledger, tenantId, budgets, signal);
-    // One set of passages for every asking: only the options' letters differ between them.
-    const findings = optionFindings(choice, ledger.evidence, { readings });
-    const ask = (shown: MultipleChoice) =>
+    // One set of passages for every asking of a view: only the options' letters differ between them.
+    const views = [optionFindings(choice, ledger.evidence, { readings })];
+    if (readings.length > 0 && (this.options.optionViews ?? 2) > 1) {
+      const naming = optionFindings(choice, ledger.evidence, { readings, naming: true });
+      if (JSON.stringify(naming) !== JSON.stringify(views[0])) views.push(naming);
+    }
+    const ask = (shown: MultipleChoice, findings: VerdictFindings[]) =>
       turnReply(
         this.model,
         {
@@ -531,15 +544,24 @@ export class ToolAgent implements ResearchAgent {
         },
         usage,
       );
-    const first = await ask(choice);
+    const first = await ask(choice, views[0] as VerdictFindings[]);
     // A model that gives the letters' probabilities (the local adapter) is asked once more per
-    // cyclic shift of the options, so each option is read at each letter and the mean decides;
-    // a model that gives only text is asked once.
-    const shifts = first.choiceProbabilities ? (this.options.optionShifts ?? choice.options.length) : 1;
-    const perShift: Array<Record<string, number> | undefined> = [first.choiceProbabilities];
-    for (let shift = 1; shift < shifts && shift < choice.options.length; shift += 1)
-      perShift.push((await ask(shiftedChoice(choice, shift))).choiceProbabilities);
-    const probabilities = shifts > 1 ? meanOverShifts(choice, perShift) : first.choiceProbabilities;
+    // cyclic shift of the options, so each option is read at each letter and the mean decides, and
+    // the same again for a second view of the passages (`optionViews`); the views' means are
+    // averaged. A model that gives only text is asked once, with the first view.
+    let probabilities = first.choiceProbabilities;
+    if (first.choiceProbabilities) {
+      const shifts = Math.min(this.options.optionShifts ?? choice.options.length, choice.options.length);
+      const means: Array<Record<string, number> | undefined> = [];
+      for (const [index, findings] of views.entries()) {
+        const perShift: Array<Record<string, number> | undefined> =
+          index === 0 ? [first.choiceProbabilities] : [];
+        for (let shift = perShift.length; shift < shifts; shift += 1)
+          perShift.push((await ask(shiftedChoice(choice, shift), findings)).choiceProbabilities);
+        means.push(meanOverShifts(choice, perShift));
+      }
+      probabilities = meanOfRecords(means);
+    }
     const option = chooseOption(choice, probabilities) ?? parseOption(choice, first.text);
     return option ? { option, ...(probabilities ? { probabilities } : {}) } : undefined;
   }

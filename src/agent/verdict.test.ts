@@ -10,7 +10,7 @@ import {
 } from './agent-types.js';
 import { auditCitations } from './citation-audit.js';
 import { answerNowPrompt } from './prompts.js';
-import { SourceLedger } from './source-ledger.js';
+import { type Evidence, SourceLedger } from './source-ledger.js';
 import {
   answerWords,
   cutMidSentence,
@@ -25,8 +25,12 @@ import {
   chooseVerdict,
   conclusionPrompt,
   conclusionTokens,
+  distinctiveTerms,
+  type LetteredOption,
   letteredOptions,
   localVerdictWeights,
+  type MultipleChoice,
+  meanOfRecords,
   meanOverShifts,
   OptionLead,
   optionClassificationMessages,
@@ -46,6 +50,18 @@ const askPdfCall = (question: string): ChatStreamEvent => ({
   type: 'tool_call',
   call: { id: 'c1', name: 'ask_pdf', arguments: JSON.stringify({ pdf_id: 'S1', question }) },
 });
+
+/** A chunk where the sentence that tells the shapes apart shares only its option's own word. */
+const shapesKey = 'Supercoiled molecules condensed most rapidly, in six seconds.';
+const shapesChunk = [
+  'The molecules took three shapes in the flow cell: supercoiled and doubly tethered, relaxed and doubly tethered, or relaxed and singly tethered.',
+  'Doubly tethered molecules and singly tethered molecules were imaged on the same slide.',
+  'Relaxed and doubly tethered molecules took longer to compact than the others.',
+  'Relaxed and singly tethered molecules compacted only after the flow stopped.',
+  shapesKey,
+  'Tethered molecules were stained with a dye that binds double strands.',
+  'Each tethered molecule was followed for sixty seconds in the flow cell.',
+].join(' ');
 
 describe('yes/no questions', () => {
   it('finds the yes/no question a message asks, after a colon too, without its format instructions', () => {
@@ -507,6 +523,54 @@ describe('questions with lettered options', () => {
     expect(meanOverShifts(choice, [])).toBeUndefined();
   });
 
+  it('names an option by the terms no other option has, and leads its sentences with one in the naming view', () => {
+    const shapes: MultipleChoice = {
+      question: 'Which of these compacts most quickly?',
+      options: [
+        'relaxed and singly tethered',
+        'supercoiled and doubly tethered',
+        'relaxed and doubly tethered',
+      ].map((text, index) => ({ letter: 'ABC'[index] as string, text })),
+    };
+    const [singly, supercoiled, doubly] = shapes.options as LetteredOption[];
+    expect([...distinctiveTerms(singly as LetteredOption, shapes.options)]).toEqual(['singly']);
+    expect([...distinctiveTerms(supercoiled as LetteredOption, shapes.options)]).toEqual(['supercoil']);
+    // Every word of the third is another option's: it has no term of its own.
+    expect([...distinctiveTerms(doubly as LetteredOption, shapes.options)]).toEqual([]);
+    // "shape" and "shaped" are one term.
+    expect([
+      ...distinctiveTerms({ letter: 'A', text: 'Y-shape' }, [
+        { letter: 'A', text: 'Y-shape' },
+        { letter: 'B', text: 'J-shaped' },
+      ]),
+    ]).toEqual([]);
+    const source = new SourceLedger().add(paper({ title: 'Compaction of tethered DNA' }));
+    const evidence: Evidence[] = [{ source, kind: 'fulltext', chunk: 2, text: shapesChunk }];
+    const readings = shapes.options.map((option) => ({
+      letter: option.letter,
+      sourceId: source.id,
+      texts: [shapesChunk],
+    }));
+    const plain = optionFindings(shapes, evidence, { readings })[0]?.sentences ?? [];
+    const naming = optionFindings(shapes, evidence, { readings, naming: true })[0]?.sentences ?? [];
+    // Ranked by the question with the whole option, the list of shapes wins for every option.
+    expect(plain).not.toContain(shapesKey);
+    expect(naming).toContain(shapesKey);
+    expect(naming.filter((sentence) => sentence !== shapesKey)).toEqual(plain);
+  });
+
+  it('averages the views per letter, and has no mean when a view has none', () => {
+    expect(
+      meanOfRecords([
+        { A: 0.25, B: 0.75 },
+        { A: 0.75, B: 0.5 },
+      ]),
+    ).toEqual({ A: 0.5, B: 0.625 });
+    expect(meanOfRecords([{ A: 0.2, B: 0.8 }])).toEqual({ A: 0.2, B: 0.8 });
+    expect(meanOfRecords([{ A: 0.2, B: 0.8 }, undefined])).toBeUndefined();
+    expect(meanOfRecords([])).toBeUndefined();
+  });
+
   it('reads the full text the run read before the abstracts, with the sentence that names an option', () => {
     if (!choice) throw new Error('no options');
     const ledger = new SourceLedger();
@@ -779,6 +843,76 @@ describe('the option step in a run', () => {
     const without = await run(false);
     expect(without.reader.calls.filter((call) => call.kind === 'ask')).toHaveLength(1);
     expect(without.summary.option).toBe('B');
+  });
+
+  it('asks a second view of the per-option readings, each option led by the sentence naming it, and averages the views', async () => {
+    const study2 = paper({
+      title: 'Compaction of tethered DNA by a bridging protein',
+      authors: ['Sneha Shahu'],
+      year: 2024,
+      url: 'https://example.org/tethered',
+      pdf_id: 'PROJ:gpt/tethered',
+      abstract: 'A protein compacts DNA molecules held in a flow cell.',
+    });
+    const shapesQuestion =
+      'Which of these compacts most quickly?\n(A) relaxed and singly tethered\n(B) supercoiled and doubly tethered\n(C) relaxed and doubly tethered';
+    // Without the key sentence the model favours "relaxed and singly tethered"; with it, "supercoiled".
+    const byOption = (asked: string) =>
+      asked.includes(shapesKey)
+        ? {
+            'supercoiled and doubly tethered': 0.8,
+            'relaxed and singly tethered': 0.1,
+            'relaxed and doubly tethered': 0.1,
+          }
+        : {
+            'supercoiled and doubly tethered': 0.3,
+            'relaxed and singly tethered': 0.5,
+            'relaxed and doubly tethered': 0.2,
+          };
+    const optionTurn = (request: ChatTurnRequest) => {
+      const asked = request.messages.at(-1)?.content ?? '';
+      const probabilities = Object.fromEntries(
+        Object.entries(byOption(asked)).map(([option, probability]) => [
+          new RegExp(`\\(([A-C])\\) ${option}\\n`).exec(`${asked}\n`)?.[1] ?? '?',
+          probability,
+        ]),
+      );
+      return [text('A'), { ...finish(), choiceProbabilities: probabilities }];
+    };
+    const run = async (extra: Partial<ToolAgentOptions>, optionTurns: number) => {
+      const model = new ScriptedModel([
+        () => [askPdfCall('What is the title of the paper?'), finish('tool_calls')],
+        () => [finish()],
+        ...Array.from({ length: optionTurns }, () => optionTurn),
+        () => [text('The shapes compacted at different rates.'), finish()],
+      ]);
+      const { summary } = await runAgent(
+        model,
+        shapesQuestion,
+        {
+          search: new FakePaperSearch([study2]),
+          fullText: new FakeFullTextReader({
+            'PROJ:gpt/tethered': ['Compaction of tethered DNA by a bridging protein.', shapesChunk],
+          }),
+        },
+        extra,
+      );
+      return { model, summary };
+    };
+    const two = await run({}, 6);
+    expect(two.model.requests).toHaveLength(9);
+    const asked = two.model.requests.slice(2, 8).map((request) => request.messages.at(-1)?.content ?? '');
+    expect(asked.slice(0, 3).every((entry) => !entry.includes(shapesKey))).toBe(true);
+    expect(asked.slice(3).every((entry) => entry.includes(shapesKey))).toBe(true);
+    expect(two.model.requests.slice(2, 8).every((request) => request.isolated)).toBe(true);
+    // Means over the views: supercoiled (0.3 + 0.8) / 2, singly (0.5 + 0.1) / 2, doubly (0.2 + 0.1) / 2.
+    expect(two.summary.option).toBe('B');
+    expect(two.summary.optionProbabilities?.B).toBeCloseTo(0.55);
+    expect(two.summary.optionProbabilities?.A).toBeCloseTo(0.3);
+    expect(two.summary.optionProbabilities?.C).toBeCloseTo(0.15);
+    const one = await run({ optionViews: 1 }, 3);
+    expect(one.model.requests).toHaveLength(6);
+    expect(one.summary.option).toBe('A');
   });
 
   it('takes the letter the reply names when the model gives no probabilities', async () => {

@@ -1,4 +1,5 @@
 import type { ChatModelMessage } from '../ports/chat-model.js';
+import { contentTerms } from '../text/keywords.js';
 import { rankPassages, rankSentences, splitSentences } from '../text/sentences.js';
 import { citationMarkdown, type Evidence, type RetrievedSource } from './source-ledger.js';
 
@@ -400,7 +401,19 @@ export interface OptionReading {
 export function optionFindings(
   choice: MultipleChoice,
   evidence: Evidence[],
-  options: { matching?: number; maxChars?: number; readings?: OptionReading[]; perOption?: number } = {},
+  options: {
+    matching?: number;
+    maxChars?: number;
+    readings?: OptionReading[];
+    perOption?: number;
+    /**
+     * With `readings`: each option's sentences start with the one of its chunks that best names it
+     * by a term no other option has (`distinctiveTerms`), ranked by the question with those terms,
+     * then its `perOption` sentences as without (a second view of the same reading, see
+     * `ToolAgentOptions.optionViews`).
+     */
+    naming?: boolean;
+  } = {},
 ): VerdictFindings[] {
   const matching = options.matching ?? 4;
   const perOption = options.perOption ?? 2;
@@ -427,7 +440,15 @@ export function optionFindings(
       );
       if (read.size > 0) {
         const own = candidates.filter((entry) => read.has(entry.text));
-        wanted.push(...rankAmong(`${choice.question} ${option.text}`, own).slice(0, perOption));
+        const ranked = rankAmong(`${choice.question} ${option.text}`, own).slice(0, perOption);
+        if (options.naming) {
+          const distinct = distinctiveTerms(option, choice.options);
+          const naming = own.filter((entry) =>
+            contentTerms(entry.text).some((term) => distinct.has(looseTerm(term))),
+          );
+          wanted.push(...rankAmong(`${choice.question} ${[...distinct].join(' ')}`, naming).slice(0, 1));
+        }
+        wanted.push(...ranked);
       }
     }
     wanted.push(...rankAmong(query).slice(0, matching));
@@ -450,6 +471,31 @@ export function optionFindings(
       sentences: keep.sort((a, b) => a - b).map((index) => sentences[index]?.text ?? ''),
     };
   });
+}
+
+/**
+ * The content terms of an option that no other option of the question has (stemmed, see
+ * `looseTerm`): "Supercoiled and doubly tethered (Y-shape)" beside "Relaxed and doubly tethered
+ * (J-shape)" gives {supercoil}. A sentence holding one says something of this option alone, where a
+ * sentence listing every option tells them apart no better than the question does. Empty when the
+ * option has no term of its own (a one-letter word such as the Y of "Y-shape" is not a term).
+ */
+export function distinctiveTerms(option: LetteredOption, options: LetteredOption[]): Set<string> {
+  const shared = new Set(
+    options
+      .filter((other) => other.letter !== option.letter)
+      .flatMap((other) => contentTerms(other.text).map(looseTerm)),
+  );
+  return new Set(
+    contentTerms(option.text)
+      .map(looseTerm)
+      .filter((term) => !shared.has(term)),
+  );
+}
+
+/** A stem without a final "e", so "shape" and "shaped" (stemmed "shap") meet. */
+function looseTerm(term: string): string {
+  return term.length > 3 && term.endsWith('e') ? term.slice(0, -1) : term;
 }
 
 /**
@@ -550,6 +596,20 @@ export function meanOverShifts(
   }
   if (perShift.length === 0) return undefined;
   return Object.fromEntries([...sums.entries()].map(([letter, sum]) => [letter, sum / perShift.length]));
+}
+
+/**
+ * The mean of several views' probabilities per option letter (`meanOverShifts` of each view);
+ * undefined when any view has none (the option is then read from the first reply's text).
+ */
+export function meanOfRecords(
+  records: Array<Record<string, number> | undefined>,
+): Record<string, number> | undefined {
+  if (records.length === 0 || records.some((record) => record === undefined)) return undefined;
+  const sums = new Map<string, number>();
+  for (const record of records as Array<Record<string, number>>)
+    for (const [key, value] of Object.entries(record)) sums.set(key, (sums.get(key) ?? 0) + value);
+  return Object.fromEntries([...sums.entries()].map(([key, sum]) => [key, sum / records.length]));
 }
 
 /** The replies the option step allows: the options' letters. */
