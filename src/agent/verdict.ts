@@ -584,18 +584,17 @@ export function meanOverShifts(
   perShift: Array<Record<string, number> | undefined>,
 ): Record<string, number> | undefined {
   const count = choice.options.length;
-  const sums = new Map<string, number>();
-  for (const [shift, probabilities] of perShift.entries()) {
-    if (!probabilities) return undefined;
-    for (const [position, option] of choice.options.entries()) {
-      const shown = optionLetters[(position + shift) % count] ?? '';
-      const probability = probabilities[shown];
-      if (typeof probability !== 'number' || !Number.isFinite(probability)) return undefined;
-      sums.set(option.letter, (sums.get(option.letter) ?? 0) + probability);
-    }
-  }
-  if (perShift.length === 0) return undefined;
-  return Object.fromEntries([...sums.entries()].map(([letter, sum]) => [letter, sum / perShift.length]));
+  // Each shift's probabilities by the letter each option has unshifted; undefined if one is missing.
+  const unshifted = perShift.map((probabilities, shift) => {
+    const entries = choice.options.map((option, position) => [
+      option.letter,
+      probabilities?.[optionLetters[(position + shift) % count] ?? ''],
+    ]);
+    return entries.every(([, probability]) => typeof probability === 'number' && Number.isFinite(probability))
+      ? (Object.fromEntries(entries) as Record<string, number>)
+      : undefined;
+  });
+  return meanOfRecords(unshifted);
 }
 
 /**
