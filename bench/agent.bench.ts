@@ -110,6 +110,8 @@ interface Timing {
   firstTokenMs: number;
   doneMs: number;
   characters: number;
+  /** When each progress line and the first answer text arrived: "12.3 s Asking …". */
+  trace: string[];
 }
 
 /** An ascending copy of `values`, as `percentile` reads them. */
@@ -156,6 +158,7 @@ async function timedCompletion(
     firstTokenMs: -1,
     doneMs: -1,
     characters: 0,
+    trace: [],
   };
   let buffer = '';
   for await (const part of response.body) {
@@ -174,8 +177,13 @@ async function timedCompletion(
       const delta = JSON.parse(frame.slice(6)).choices?.[0]?.delta ?? {};
       if (timing.firstChunkMs < 0) timing.firstChunkMs = now;
       if (delta.reasoning_content && timing.firstProgressMs < 0) timing.firstProgressMs = now;
+      if (typeof delta.reasoning_content === 'string' && delta.reasoning_content.trim())
+        timing.trace.push(`${(now / 1000).toFixed(1)} s ${delta.reasoning_content.trim().slice(0, 60)}`);
       if (delta.content) {
-        if (timing.firstTokenMs < 0) timing.firstTokenMs = now;
+        if (timing.firstTokenMs < 0) {
+          timing.firstTokenMs = now;
+          timing.trace.push(`${(now / 1000).toFixed(1)} s answer text`);
+        }
         timing.characters += delta.content.length;
         if (answer) answer.text += delta.content;
       }
@@ -295,14 +303,33 @@ export async function localAgentBench(options: { quick: boolean }): Promise<Benc
     };
   }
   const { dataDir, papers } = await benchData();
-  const server = await startChildServer(new URL('./servers/alexandria.ts', import.meta.url), {
-    BENCH_DATA_DIR: dataDir,
-    ALEXANDRIA_AGENT_READ_REMOTE_PDFS: 'false',
-    ALEXANDRIA_SOURCES: '',
-    ALEXANDRIA_CHAT_PROVIDER: 'local',
-    ALEXANDRIA_CHAT_MODEL_PATH: modelPath,
-    ALEXANDRIA_CHAT_TEMPERATURE: process.env.ALEXANDRIA_CHAT_TEMPERATURE ?? '0',
-  });
+  // Each run's summary as the service logs it: which budget ended it and how long its steps took.
+  const runs: Array<{ stoppedBy?: string; stepMs?: number[] }> = [];
+  const server = await startChildServer(
+    new URL('./servers/alexandria.ts', import.meta.url),
+    {
+      BENCH_DATA_DIR: dataDir,
+      BENCH_LOG_LEVEL: 'info',
+      ALEXANDRIA_AGENT_READ_REMOTE_PDFS: 'false',
+      ALEXANDRIA_SOURCES: '',
+      ALEXANDRIA_CHAT_PROVIDER: 'local',
+      ALEXANDRIA_CHAT_MODEL_PATH: modelPath,
+      ALEXANDRIA_CHAT_TEMPERATURE: process.env.ALEXANDRIA_CHAT_TEMPERATURE ?? '0',
+    },
+    (line) => {
+      if (!line.includes('"agent"')) return;
+      try {
+        const agent = (JSON.parse(line) as { agent?: { stoppedBy?: string; stepMs?: number[] } }).agent;
+        if (agent) runs.push(agent);
+      } catch {}
+    },
+  );
+  /** The last run's summary line for the trace: "stopped by answer-time; tool steps 18.1 s, 16.0 s". */
+  const lastRun = () => {
+    const run = runs.at(-1);
+    const steps = (run?.stepMs ?? []).map((ms) => `${(ms / 1000).toFixed(1)} s`).join(', ');
+    return `stopped by ${run?.stoppedBy ?? '(the model)'}; tool steps ${steps || 'none'}`;
+  };
   try {
     const asked = questions.slice(0, options.quick ? 2 : 6);
     // The model loads in the background at start; one throw-away request waits for it (and JIT).
@@ -313,13 +340,19 @@ export async function localAgentBench(options: { quick: boolean }): Promise<Benc
       const answer = { text: '' };
       timings.push(await timedCompletion(server.url, server.extra, question, answer));
       if (index === 0) firstAnswer = answer.text;
-      process.stderr.write(`agent-local bench: ${(timings.at(-1)?.doneMs ?? 0) / 1000} s: ${question}\n`);
+      const last = timings.at(-1);
+      process.stderr.write(
+        `agent-local bench: ${(last?.doneMs ?? 0) / 1000} s: ${question}\n  ${last?.trace.join(' | ')}\n  ${lastRun()}\n`,
+      );
     }
     const followUp = await timedCompletion(server.url, server.extra, [
       { role: 'user', content: asked[0] as string },
       { role: 'assistant', content: firstAnswer },
       { role: 'user', content: 'Which datasets are used to evaluate them?' },
     ]);
+    process.stderr.write(
+      `agent-local bench: ${followUp.doneMs / 1000} s: the follow-up\n  ${followUp.trace.join(' | ')}\n  ${lastRun()}\n`,
+    );
     const generative = await timedGenerativeSearch(
       server.url,
       server.extra,
@@ -355,6 +388,7 @@ export async function localAgentBench(options: { quick: boolean }): Promise<Benc
         `full answer p95 ${(doneP95 / 1000).toFixed(1)} s over ${all.length} runs (goal ≤ 90 s on 2 cores: ${doneP95 <= 90_000 ? 'met' : 'NOT met'}); p50 ${(percentile(done, 0.5) / 1000).toFixed(1)} s`,
         `first answer token p50 ${(percentile(firstToken, 0.5) / 1000).toFixed(1)} s; ${all.length - firstToken.length} run(s) without answer text; mean answer ${Math.round(all.reduce((sum, timing) => sum + timing.characters, 0) / all.length)} characters`,
         `generative_mode=true (one search, ${generative.records} records, budget ALEXANDRIA_GENERATIVE_TIMEOUT_MS): ${generative.modelAnswers} model answer(s), the rest extractive, in ${(generative.ms / 1000).toFixed(1)} s`,
+        `runs ended by the answer-after mark or the answer-by forecast (ALEXANDRIA_AGENT_ANSWER_AFTER_MS / _ANSWER_BY_MS): ${runs.filter((run) => run.stoppedBy === 'answer-time').length} of ${runs.length} logged`,
         'The extractive agent on the same questions: the report above. The machine is shared: timings are noisy.',
       ],
     };

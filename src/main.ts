@@ -611,6 +611,7 @@ function createAnswering(config: Config, logger: Logger, model: ChatModel | unde
   // A small model on CPU reads every prompt token at ~100 a second (docs/decisions/0035-local-chat-model.md).
   const toolSet = chat.toolSet ?? (chatProviderOf(config) === 'local' ? 'compact' : 'full');
   const answerAfterMs = chatAnswerAfterMs(config);
+  const answerByMs = chat.answerByMs ?? (chatProviderOf(config) === 'local' ? 50_000 : undefined);
   // A 1.5B model on 2 cores writes ~10-25 tokens a second: the answer's length bounds a run's time.
   const maxAnswerTokens = chat.maxAnswerTokens ?? (chatProviderOf(config) === 'local' ? 320 : undefined);
   return {
@@ -630,6 +631,8 @@ function createAnswering(config: Config, logger: Logger, model: ChatModel | unde
         maxTokens: chat.maxTokens,
         timeLimitMs: chatDeadlines(config).runMs,
         ...(answerAfterMs === undefined ? {} : { answerAfterMs }),
+        // A step begun just before the mark ends past it, and the answer (~30-45 s on 2 cores) follows.
+        ...(answerByMs === undefined ? {} : { answerByMs }),
         toolTimeoutMs: chat.toolTimeoutMs,
         maxToolCallsPerStep: 4,
         maxTokensPerCall: chat.maxTokensPerCall,

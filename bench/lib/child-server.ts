@@ -8,6 +8,8 @@ import { once } from 'node:events';
 export async function startChildServer(
   script: URL,
   env: Record<string, string> = {},
+  /** Each line the server prints after it is ready (its log, with BENCH_LOG_LEVEL). */
+  onLine?: (line: string) => void,
 ): Promise<{ url: string; extra: string; pid: number; stop(): Promise<void> }> {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', script.pathname], {
     env: { ...process.env, ...env },
@@ -15,10 +17,22 @@ export async function startChildServer(
   });
   let buffer = '';
   const ready = new Promise<{ url: string; extra: string }>((resolve, reject) => {
+    let listening = false;
     child.stdout?.on('data', (data: Buffer) => {
       buffer += data.toString();
-      const match = /LISTENING (\S+)(?: (.*))?\n/.exec(buffer);
-      if (match?.[1]) resolve({ url: match[1], extra: match[2] ?? '' });
+      if (!listening) {
+        const match = /LISTENING (\S+)(?: (.*))?\n/.exec(buffer);
+        if (!match?.[1]) return;
+        listening = true;
+        buffer = buffer.slice(match.index + match[0].length);
+        resolve({ url: match[1], extra: match[2] ?? '' });
+      }
+      let end = buffer.indexOf('\n');
+      while (end !== -1) {
+        onLine?.(buffer.slice(0, end));
+        buffer = buffer.slice(end + 1);
+        end = buffer.indexOf('\n');
+      }
     });
     child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
   });

@@ -13,12 +13,12 @@ const dataDir = process.env.BENCH_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'alexan
 const config = loadConfig({
   ...process.env,
   ALEXANDRIA_DATA_DIR: dataDir,
-  ALEXANDRIA_LOG_LEVEL: 'silent',
+  ALEXANDRIA_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
   ALEXANDRIA_RATE_LIMIT_PER_MINUTE: '100000000',
   ALEXANDRIA_RATE_LIMIT_BURST: '100000000',
   ALEXANDRIA_SEARCH_CACHE_TTL_SECONDS: '3600',
 });
-const container = await createContainer(config, createLogger({ level: 'silent' }));
+const container = await createContainer(config, createLogger({ level: config.server.logLevel }));
 // Records to search (BENCH_INGEST: a file the ingest pipeline reads), so search endpoints answer real pages.
 if (process.env.BENCH_INGEST) {
   await ingest(container.stores.index, await resolveInputs(process.env.BENCH_INGEST, process.stdin));

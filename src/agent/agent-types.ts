@@ -35,6 +35,8 @@ export interface RunSummary {
    * still wrote the answer), `time` the hard limit (the answer was composed from what was retrieved).
    */
   stoppedBy?: 'steps' | 'tokens' | 'answer-time' | 'time';
+  /** How long each tool step took (the model's call and the tools it ran), in milliseconds. */
+  stepMs?: number[];
   /** Records retrieved by the run. */
   sources: number;
   citations: CitationReport;
@@ -70,6 +72,12 @@ export interface AgentBudgets {
    * slow model's search ends in time to write the answer. Unset: only the other budgets end it.
    */
   answerAfterMs?: number;
+  /**
+   * When the answer should begin at the latest, in milliseconds into the run: a tool step is not
+   * started when the run's longest step so far would end past it (the step that starts just before
+   * `answerAfterMs` is what otherwise pushes a slow model's answer late). Unset: no such forecast.
+   */
+  answerByMs?: number;
   /** Limit of one tool call (search, read, ask), in milliseconds. */
   toolTimeoutMs: number;
   /** Most tool calls executed per model step (extra calls are answered "skipped"). */

@@ -194,6 +194,8 @@ export class ToolAgent implements ResearchAgent {
     ];
     let written = '';
     let steps = 0;
+    /** How long each tool step took (its model call and its tools): the forecast of the next. */
+    const stepMs: number[] = [];
     // Calls already made (name and arguments): a small model repeats them instead of answering.
     const made = new Set<string>();
     let repeated = false;
@@ -251,8 +253,8 @@ export class ToolAgent implements ResearchAgent {
       for (;;) {
         steps += 1;
         const spent = usage.promptTokens + usage.completionTokens;
-        const late =
-          budgets.answerAfterMs !== undefined && performance.now() - startedAt >= budgets.answerAfterMs;
+        const stepStartedAt = performance.now();
+        const late = pastAnswerMark(stepStartedAt - startedAt, stepMs, budgets);
         const mustAnswer =
           chose ||
           steps >= budgets.maxSteps ||
@@ -392,6 +394,7 @@ export class ToolAgent implements ResearchAgent {
           }
           yield* execute(call);
         }
+        stepMs.push(Math.round(performance.now() - stepStartedAt));
       }
     } catch (error) {
       request.signal.throwIfAborted();
@@ -446,6 +449,7 @@ export class ToolAgent implements ResearchAgent {
         usage,
         steps,
         ...(stoppedBy ? { stoppedBy } : {}),
+        ...(stepMs.length > 0 ? { stepMs } : {}),
         sources: ledger.size,
         citations: filter.report,
         ledger,
@@ -683,4 +687,20 @@ export function answerWords(tokens: number): number {
 export function cutMidSentence(text: string): boolean {
   const trimmed = text.trimEnd();
   return trimmed.length > 0 && !/[.!?…:][\s"'”’*_)\]]*$/.test(trimmed);
+}
+
+/**
+ * Whether a tool step starting `elapsedMs` into the run must be the answer instead: it starts past
+ * the answer-after mark, or the run's longest step so far (`stepMs`), taken again, would end past the
+ * answer-by point. The forecast only holds back a step the run has already shown it can take that
+ * long; before any step it has nothing to go on.
+ */
+export function pastAnswerMark(
+  elapsedMs: number,
+  stepMs: readonly number[],
+  budgets: Pick<AgentBudgets, 'answerAfterMs' | 'answerByMs'>,
+): boolean {
+  if (budgets.answerAfterMs !== undefined && elapsedMs >= budgets.answerAfterMs) return true;
+  if (budgets.answerByMs === undefined || stepMs.length === 0) return false;
+  return elapsedMs + Math.max(...stepMs) >= budgets.answerByMs;
 }

@@ -209,6 +209,30 @@ describe('the tool-calling agent on a scripted model', () => {
     }
   });
 
+  it('does not start a step that the run has shown would end past the answer-by point', async () => {
+    // Each model call takes 300 ms. The answer-after mark (5 s) is never reached; the first step
+    // (~300 ms) forecasts that a second would end past the answer-by point (500 ms), so the second
+    // call is the answer.
+    server.delayMs = 300;
+    try {
+      const { content, summary } = await run(
+        (request, index) =>
+          request.tools ? { toolCalls: [searchCallNumber(index)] } : { text: `Ciprofloxacin ${hartman}.` },
+        { answerAfterMs: 5000, answerByMs: 500 },
+      );
+      expect(server.requests).toHaveLength(2);
+      expect(server.requests[0]?.tools).toBeDefined();
+      expect(server.requests[1]?.tools).toBeUndefined();
+      expect(server.requests[1]?.messages.at(-1)).toEqual({ role: 'system', content: answerNowPrompt });
+      expect(summary.stoppedBy).toBe('answer-time');
+      expect(summary.stepMs).toHaveLength(1);
+      expect(summary.stepMs?.[0]).toBeGreaterThanOrEqual(250);
+      expect(content).toContain('Ciprofloxacin');
+    } finally {
+      server.delayMs = 0;
+    }
+  });
+
   it('stops at the time budget, cancelling the model call in flight', async () => {
     const aborted = server.abortedRequests;
     const started = Date.now();

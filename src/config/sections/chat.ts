@@ -114,6 +114,10 @@ export const chatSection = {
     description:
       'Soft time budget of one agent run, in milliseconds: a model step that starts past it must write the answer (no more tool calls), so a slow model ends its search in time to answer. Unset: 45000 with the local provider, none otherwise.',
   }),
+  answerByMs: envVar('ALEXANDRIA_AGENT_ANSWER_BY_MS', positiveInt.optional(), {
+    description:
+      "When the research agent's answer should begin at the latest, in milliseconds into a run: a tool step is not started when the run's longest step so far would end past it (the model answers instead). Unset: 50000 with the local provider, none otherwise.",
+  }),
   toolSet: envVar('ALEXANDRIA_AGENT_TOOL_SET', z.enum(['full', 'compact']).optional(), {
     description:
       'Tools and system prompt of the research agent: full (every tool, long results) or compact (search, your projects, ask a PDF; 4 records, abstracts cut at 1,200 characters, a short prompt). Unset: compact with the local provider, full otherwise (docs/decisions/0035-local-chat-model.md).',

@@ -243,6 +243,7 @@ function logSummary(summary: RunSummary) {
     mode: summary.mode,
     steps: summary.steps,
     stoppedBy: summary.stoppedBy,
+    stepMs: summary.stepMs,
     sources: summary.sources,
     cited: summary.citations.cited.length,
     removedCitations: summary.citations.removed.length,
