@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
 import { loadConfig } from '../src/config/load-config.js';
 import { chatModelDir, localChatModelFiles } from '../src/config/sections/chat.js';
@@ -324,12 +325,18 @@ export async function localAgentBench(options: { quick: boolean }): Promise<Benc
       } catch {}
     },
   );
-  /** The last run's summary line for the trace: "stopped by answer-time; tool steps 18.1 s, 16.0 s". */
-  const lastRun = () => {
-    const run = runs.at(-1);
-    const steps = (run?.stepMs ?? []).map((ms) => `${(ms / 1000).toFixed(1)} s`).join(', ');
-    return `stopped by ${run?.stoppedBy ?? '(the model)'}; tool steps ${steps || 'none'}`;
+  /**
+   * The `count`-th run's summary line for the trace ("stopped by answer-time; tool steps 18.1 s"):
+   * the service logs it just after [DONE], so it may arrive a moment after the answer.
+   */
+  const runLine = async (count: number) => {
+    for (let waited = 0; runs.length < count && waited < 2000; waited += 50) await sleep(50);
+    const run = runs[count - 1];
+    if (!run) return 'no run summary logged';
+    const steps = (run.stepMs ?? []).map((ms) => `${(ms / 1000).toFixed(1)} s`).join(', ');
+    return `stopped by ${run.stoppedBy ?? '(the model)'}; tool steps ${steps || 'none'}`;
   };
+
   try {
     const asked = questions.slice(0, options.quick ? 2 : 6);
     // The model loads in the background at start; one throw-away request waits for it (and JIT).
@@ -342,7 +349,7 @@ export async function localAgentBench(options: { quick: boolean }): Promise<Benc
       if (index === 0) firstAnswer = answer.text;
       const last = timings.at(-1);
       process.stderr.write(
-        `agent-local bench: ${(last?.doneMs ?? 0) / 1000} s: ${question}\n  ${last?.trace.join(' | ')}\n  ${lastRun()}\n`,
+        `agent-local bench: ${(last?.doneMs ?? 0) / 1000} s: ${question}\n  ${last?.trace.join(' | ')}\n  ${await runLine(index + 2)}\n`,
       );
     }
     const followUp = await timedCompletion(server.url, server.extra, [
@@ -351,7 +358,7 @@ export async function localAgentBench(options: { quick: boolean }): Promise<Benc
       { role: 'user', content: 'Which datasets are used to evaluate them?' },
     ]);
     process.stderr.write(
-      `agent-local bench: ${followUp.doneMs / 1000} s: the follow-up\n  ${followUp.trace.join(' | ')}\n  ${lastRun()}\n`,
+      `agent-local bench: ${followUp.doneMs / 1000} s: the follow-up\n  ${followUp.trace.join(' | ')}\n  ${await runLine(asked.length + 2)}\n`,
     );
     const generative = await timedGenerativeSearch(
       server.url,
@@ -388,7 +395,7 @@ export async function localAgentBench(options: { quick: boolean }): Promise<Benc
         `full answer p95 ${(doneP95 / 1000).toFixed(1)} s over ${all.length} runs (goal ≤ 90 s on 2 cores: ${doneP95 <= 90_000 ? 'met' : 'NOT met'}); p50 ${(percentile(done, 0.5) / 1000).toFixed(1)} s`,
         `first answer token p50 ${(percentile(firstToken, 0.5) / 1000).toFixed(1)} s; ${all.length - firstToken.length} run(s) without answer text; mean answer ${Math.round(all.reduce((sum, timing) => sum + timing.characters, 0) / all.length)} characters`,
         `generative_mode=true (one search, ${generative.records} records, budget ALEXANDRIA_GENERATIVE_TIMEOUT_MS): ${generative.modelAnswers} model answer(s), the rest extractive, in ${(generative.ms / 1000).toFixed(1)} s`,
-        `runs ended by the answer-after mark or the answer-by forecast (ALEXANDRIA_AGENT_ANSWER_AFTER_MS / _ANSWER_BY_MS): ${runs.filter((run) => run.stoppedBy === 'answer-time').length} of ${runs.length} logged`,
+        `runs ended by the answer-after mark or the answer-by forecast (ALEXANDRIA_AGENT_ANSWER_AFTER_MS / _ANSWER_BY_MS): ${runs.filter((run) => run.stoppedBy === 'answer-time').length} of ${runs.length} logged (the warm-up included)`,
         'The extractive agent on the same questions: the report above. The machine is shared: timings are noisy.',
       ],
     };
