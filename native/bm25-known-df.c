@@ -32,7 +32,8 @@
  *
  * Build: cc -O2 -shared -fPIC -I<dir of sqlite3ext.h> bm25-known-df.c -o bm25-known-df.so -lm
  * (scripts/build-sqlite-extension.mjs does it at `npm ci`; without a C compiler the index
- * falls back to bm25()).
+ * falls back to bm25()). -DK1=… -DB=… builds other constants, for measuring them only
+ * (docs/decisions/0036-hybrid-paper-search.md: FTS5's stay).
  */
 #include <math.h>
 #include <string.h>
@@ -40,8 +41,12 @@
 #include "sqlite3ext.h"
 SQLITE_EXTENSION_INIT1
 
+#ifndef K1
 #define K1 1.2
+#endif
+#ifndef B
 #define B 0.75
+#endif
 #define HEADER 4
 
 /* Per connection: rows seen by the last ranking statement. */
