@@ -26,7 +26,7 @@ import { createUpstreamSources } from './adapters/sources/create-upstream-source
 import { createSqlitePaperIndex } from './adapters/sqlite/sqlite-paper-index.js';
 import { createSqliteProjectStore } from './adapters/sqlite/sqlite-project-store.js';
 import { ZoteroWebApi } from './adapters/zotero/zotero-web-api.js';
-import type { ResearchTools } from './agent/agent-types.js';
+import type { AgentBudgets, ResearchTools } from './agent/agent-types.js';
 import { GenerativeAnswers } from './agent/generative-answers.js';
 import { ResearchService } from './agent/research-service.js';
 import type { AppServices } from './app-services.js';
@@ -610,8 +610,7 @@ function createAnswering(config: Config, logger: Logger, model: ChatModel | unde
     `${publicUrlOf(config)}/api/fulltext?pdf_id=${encodeURIComponent(pdfRef)}`;
   // A small model on CPU reads every prompt token at ~100 a second (docs/decisions/0035-local-chat-model.md).
   const toolSet = chat.toolSet ?? (chatProviderOf(config) === 'local' ? 'compact' : 'full');
-  const answerAfterMs = chatAnswerAfterMs(config);
-  const answerByMs = chat.answerByMs ?? (chatProviderOf(config) === 'local' ? 50_000 : undefined);
+  const marks = chatAnswerMarks(config);
   // A 1.5B model on 2 cores writes ~10-25 tokens a second: the answer's length bounds a run's time.
   const maxAnswerTokens = chat.maxAnswerTokens ?? (chatProviderOf(config) === 'local' ? 320 : undefined);
   return {
@@ -630,9 +629,7 @@ function createAnswering(config: Config, logger: Logger, model: ChatModel | unde
         maxSteps: chat.maxSteps ?? (chatProviderOf(config) === 'local' ? 4 : 8),
         maxTokens: chat.maxTokens,
         timeLimitMs: chatDeadlines(config).runMs,
-        ...(answerAfterMs === undefined ? {} : { answerAfterMs }),
-        // A step begun just before the mark ends past it, and the answer (~30-45 s on 2 cores) follows.
-        ...(answerByMs === undefined ? {} : { answerByMs }),
+        ...marks,
         toolTimeoutMs: chat.toolTimeoutMs,
         maxToolCallsPerStep: 4,
         maxTokensPerCall: chat.maxTokensPerCall,
@@ -664,12 +661,18 @@ function chatDeadlines(config: Config): { callMs: number; runMs: number } {
 }
 
 /**
- * When the agent stops calling tools and answers: as configured, else 45 s into the run for the local
- * model (a step of the 1.5B model on 2 cores takes 10–40 s; its answer needs ~30 s after the last one),
- * else never.
+ * When the agent stops calling tools and answers: as configured, else for the local model a step
+ * starting 45 s into the run, or one the run's longest step says would end past 50 s (a step of the
+ * 1.5B model on 2 cores takes 10–40 s; its answer needs ~30–45 s after the last one); else never.
  */
-function chatAnswerAfterMs(config: Config): number | undefined {
-  return config.chat.answerAfterMs ?? (chatProviderOf(config) === 'local' ? 45_000 : undefined);
+function chatAnswerMarks(config: Config): Pick<AgentBudgets, 'answerAfterMs' | 'answerByMs'> {
+  const local = chatProviderOf(config) === 'local';
+  const answerAfterMs = config.chat.answerAfterMs ?? (local ? 45_000 : undefined);
+  const answerByMs = config.chat.answerByMs ?? (local ? 50_000 : undefined);
+  return {
+    ...(answerAfterMs === undefined ? {} : { answerAfterMs }),
+    ...(answerByMs === undefined ? {} : { answerByMs }),
+  };
 }
 
 /** Which chat model runs: ALEXANDRIA_CHAT_PROVIDER, else an OpenAI-compatible API when one is configured. */
