@@ -11,6 +11,7 @@ import {
 } from '../src/services/question/question-ranker.js';
 import type { EvalReport } from './index.js';
 import { answerEvidence, minimumCoverage } from './lib/answer-evidence.js';
+import { type Doc2QueryItem, doc2queryRows } from './lib/doc2query-eval.js';
 import { containsPassage, trigramCoverage } from './lib/evidence.js';
 import { loadPdfQuestions, withOptions } from './lib/litqa2-pdf.js';
 import { llmRerankRows, pubmedRerankItems } from './lib/llm-rerank-eval.js';
@@ -56,7 +57,8 @@ export interface Scored {
  * version); the parse always runs, so a change to the PDF pipeline is measured. Passage vectors are
  * memoised in `.eval/embeddings`. `--quick` asks the first 120 PubMedQA questions instead of 667;
  * `READER_QA_PASSAGE_TOKENS` sets another passage size. `READER_QA_LLM_RERANK=3,5,8` adds the local
- * LLM re-ranking of the top N chunks (`eval/lib/llm-rerank-eval.ts`; minutes of model time, cached).
+ * LLM re-ranking of the top N chunks (`eval/lib/llm-rerank-eval.ts`; minutes of model time, cached);
+ * `READER_QA_DOC2QUERY=1` adds chunks expanded by LLM-written questions (`eval/lib/doc2query-eval.ts`).
  */
 export async function readerQaEval(
   options: { quick: boolean },
@@ -103,6 +105,9 @@ export async function readerQaEval(
     let qasperTop1 = 0;
     let qasperTop3 = 0;
     let chunkCount = 0;
+    // Opt-in: chunks expanded by questions a local LLM writes for them (`READER_QA_DOC2QUERY=1`).
+    const doc2query = process.env.READER_QA_DOC2QUERY === '1';
+    const doc2queryItems: Doc2QueryItem[] = [];
     for (const paper of papers) {
       const bytes = await paperPdf(paper.layout);
       const chunks = await parse(bytes);
@@ -122,6 +127,10 @@ export async function readerQaEval(
         const ranked = await ranker.rank({ ...request, topK: 3 });
         if (gold.has(ranked[0]?.index ?? -1)) qasperTop1 += 1;
         if (ranked.some((chunk) => gold.has(chunk.index))) qasperTop3 += 1;
+        if (doc2query) {
+          const order = (await ranker.rank({ ...request, topK: chunks.length })).map((chunk) => chunk.index);
+          doc2queryItems.push({ question: item.question, order, chunks, gold });
+        }
         const firstRanked = await first(request);
         if (gold.has(firstRanked[0] ?? -1)) firstHits.qasper1 += 1;
         if (firstRanked.some((index) => gold.has(index))) firstHits.qasper3 += 1;
@@ -253,6 +262,10 @@ export async function readerQaEval(
           { name: 'PubMedQA', items: pubmed.filter((_, index) => index % pubmedEvery === 0) },
         ])),
       );
+    }
+    if (doc2query) {
+      model.save();
+      summary.push(...(await doc2queryRows(doc2queryItems, model)));
     }
     summary.push(`embedded ${model.embedded} new texts, reused ${model.reused}`);
     return { name: "Readers' questions to PDFs: the top chunk holds the answer", metrics, summary };

@@ -13,6 +13,24 @@ interface Item {
   gold: ReadonlySet<number>;
 }
 
+/** The GGUF model the reader-qa eval's LLM levers run: `READER_QA_LLM_MODEL`, else the local 1.5B default. */
+export function readerQaChatModelPath(): string {
+  return process.env.READER_QA_LLM_MODEL?.trim() || join(chatModelDir(), localChatModelFiles['qwen2.5-1.5b']);
+}
+
+/** That model on llama.cpp (`READER_QA_LLM_THREADS`, default 2; temperature 0), or undefined when absent. */
+export function readerQaChatModel(timeoutMs: number): LlamaCppChatModel | undefined {
+  const modelPath = readerQaChatModelPath();
+  if (!existsSync(modelPath)) return undefined;
+  return new LlamaCppChatModel({
+    modelPath,
+    threads: Number(process.env.READER_QA_LLM_THREADS ?? 2),
+    contextTokens: 4096,
+    timeoutMs,
+    temperature: 0,
+  });
+}
+
 /** PubMedQA questions re-ranked (spread over the set; `READER_QA_LLM_PUBMED`, default 12). */
 export function pubmedRerankItems(): number {
   const wanted = Number(process.env.READER_QA_LLM_PUBMED ?? 12);
@@ -39,19 +57,11 @@ export async function llmRerankRows(
   sizes: number[],
   sets: Array<{ name: string; items: Item[] }>,
 ): Promise<string[]> {
-  const modelPath =
-    process.env.READER_QA_LLM_MODEL?.trim() || join(chatModelDir(), localChatModelFiles['qwen2.5-1.5b']);
-  if (!existsSync(modelPath)) return [`LLM re-ranking SKIPPED: no GGUF model at ${modelPath}`];
+  const chat = readerQaChatModel(120_000);
+  if (!chat) return [`LLM re-ranking SKIPPED: no GGUF model at ${readerQaChatModelPath()}`];
   const budgetMs = Number(process.env.READER_QA_LLM_BUDGET_S ?? Number.POSITIVE_INFINITY) * 1000;
   const largest = Math.max(...sizes);
   const cache = new PairScoreCache(join('.eval', 'reader-qa', 'llm-rerank.jsonl'));
-  const chat = new LlamaCppChatModel({
-    modelPath,
-    threads: Number(process.env.READER_QA_LLM_THREADS ?? 2),
-    contextTokens: 4096,
-    timeoutMs: 120_000,
-    temperature: 0,
-  });
   const lines: string[] = [];
   const started = performance.now();
   let outOfTime = false;
