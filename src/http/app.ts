@@ -58,6 +58,17 @@ export async function buildApp(dependencies: HttpDependencies): Promise<FastifyI
     clientErrorHandler: handleClientError,
     frameworkErrors: handleFrameworkError,
   });
+  // A JSON content type on a request with no body (clients that set it on every call, DELETE
+  // included) means no body, as it does without the header; the route's schema decides the rest.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (typeof body === 'string' && body.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    parseJson(request, body, done);
+  });
   app.setValidatorCompiler(validatorCompiler);
   // Responses are typed at compile time; serialising with plain JSON keeps the hot path fast.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));

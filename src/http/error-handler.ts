@@ -54,12 +54,18 @@ export function toAppError(error: unknown): AppError {
     const first = fastifyError.validation[0];
     const param = first ? paramOfPath(first.instancePath) : undefined;
     const where = fastifyError.validationContext === 'body' ? 'body field' : 'parameter';
-    const message = param
-      ? `Invalid ${where} ${param}: ${first?.message ?? 'invalid value'}`
-      : `Invalid request ${fastifyError.validationContext ?? ''}: ${first?.message ?? 'invalid value'}`.replace(
-          '  ',
-          ' ',
-        );
+    const emptyBody =
+      fastifyError.validationContext === 'body' &&
+      param === undefined &&
+      /received (undefined|null)$/.test(first?.message ?? '');
+    const message = emptyBody
+      ? 'Invalid request body: the body is empty or null; send a JSON object'
+      : param
+        ? `Invalid ${where} ${param}: ${first?.message ?? 'invalid value'}`
+        : `Invalid request ${fastifyError.validationContext ?? ''}: ${first?.message ?? 'invalid value'}`.replace(
+            '  ',
+            ' ',
+          );
     return new AppError('invalid_request', message, param === undefined ? {} : { param });
   }
   const mapped = fastifyError.code ? fastifyClientErrors[fastifyError.code] : undefined;

@@ -280,6 +280,20 @@ describe('client tools', () => {
   });
 });
 
+describe('an empty body', () => {
+  it('is a 400 that says so, also with a JSON content type', async () => {
+    const response = await fetch(`${t.url}/api/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${t.key}` },
+      body: '',
+    });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: { type: string; message: string } };
+    expect(body.error.type).toBe('invalid_request_error');
+    expect(body.error.message).toContain('the body is empty');
+  });
+});
+
 describe('OpenAPI', () => {
   it('documents the request: content parts, developer, max_tokens, n', async () => {
     const response = await fetch(`${t.url}/openapi.json`);

@@ -160,10 +160,12 @@ describe('projects', () => {
     });
     expect(byName.json().id).toBe(project.id);
 
+    // Sent as clients that set a JSON content type on every call send it: with no body.
     const removed = await t.app.inject({
       method: 'DELETE',
       url: `/api/projects/${project.id}/papers/${first.paper.entry_id}`,
-      headers: withKey(t.key),
+      headers: { ...withKey(t.key), 'content-type': 'application/json' },
+      payload: '',
     });
     expect(removed.statusCode).toBe(200);
     const byDoi = await t.app.inject({
