@@ -196,6 +196,39 @@ describe('MCP over streamable HTTP (stateless, at /mcp)', () => {
       expect((await response.json()).error.code).toBe(-32000);
     }
   });
+
+  it('reads a tools/call with null arguments as one without arguments', async () => {
+    const call = async (name: string) => {
+      const response = await fetch(new URL('/mcp', baseUrl), {
+        method: 'POST',
+        headers: {
+          ...withKey(t.key),
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 7,
+          method: 'tools/call',
+          params: { name, arguments: null },
+        }),
+      });
+      expect(response.status).toBe(200);
+      return (await response.json()) as {
+        result?: { isError?: boolean; content: Array<{ text: string }> };
+        error?: unknown;
+      };
+    };
+    const listed = await call('list_projects');
+    expect(listed.error).toBeUndefined();
+    expect(listed.result?.isError).toBeFalsy();
+    expect(listed.result?.content[0]?.text).toContain('"result"');
+    // A tool with required arguments names the missing one instead of failing as an internal error.
+    const asked = await call('ask_pdf');
+    expect(asked.error).toBeUndefined();
+    expect(asked.result?.isError).toBe(true);
+    expect(asked.result?.content[0]?.text).toContain('pdf_id');
+  });
 });
 
 describe('search tools', () => {

@@ -13,6 +13,24 @@ const notAllowed = {
 };
 
 /**
+ * A `tools/call` whose `arguments` is null (clients that send null for "no arguments") is read as one
+ * without arguments: the SDK would refuse it as an internal error (-32603) with a schema dump, where
+ * a tool without required arguments should run and any other gets its named validation error.
+ */
+export function withoutNullArguments(body: unknown): unknown {
+  if (Array.isArray(body)) return body.map(withoutNullArguments);
+  if (typeof body !== 'object' || body === null) return body;
+  const message = body as { method?: unknown; params?: unknown };
+  if (message.method !== 'tools/call' || typeof message.params !== 'object' || message.params === null) {
+    return body;
+  }
+  const params = message.params as { arguments?: unknown };
+  if (params.arguments !== null) return body;
+  const { arguments: _null, ...rest } = params;
+  return { ...message, params: rest };
+}
+
+/**
  * The MCP endpoint (Streamable HTTP, stateless): each POST gets a new server and transport bound to
  * the caller's tenant, so any replica can answer any request. The API-key hook has already
  * authenticated the request. GET (server-initiated streams) and DELETE (sessions) do not exist
@@ -37,7 +55,7 @@ export const mcpRoutes: RouteModule = (app, { services }) => {
     });
     try {
       await server.connect(transport);
-      await transport.handleRequest(request.raw, reply.raw, request.body);
+      await transport.handleRequest(request.raw, reply.raw, withoutNullArguments(request.body));
     } catch (error) {
       request.log.error({ err: error }, 'MCP request failed');
       if (!reply.raw.headersSent) {
