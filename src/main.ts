@@ -22,7 +22,7 @@ import { RedisCircuitBreakers } from './adapters/redis/redis-circuit-breaker.js'
 import { RedisRateGates } from './adapters/redis/redis-rate-gate.js';
 import { RedisRateLimiter } from './adapters/redis/redis-rate-limiter.js';
 import { S3BlobStore } from './adapters/s3/s3-blob-store.js';
-import { createUpstreamSources } from './adapters/sources/create-upstream-sources.js';
+import { createUpstreamSources, missingRequirement } from './adapters/sources/create-upstream-sources.js';
 import { createSqlitePaperIndex } from './adapters/sqlite/sqlite-paper-index.js';
 import { createSqliteProjectStore } from './adapters/sqlite/sqlite-project-store.js';
 import { ZoteroWebApi } from './adapters/zotero/zotero-web-api.js';
@@ -480,12 +480,7 @@ function createFederationServices(
   const all = settings.enabled.includes('all');
   const problems: string[] = [];
   const enabled = (all ? [...sourceNames] : settings.enabled).filter((name) => {
-    const missing =
-      name === 'unpaywall' && !settings.contactEmail
-        ? 'ALEXANDRIA_CONTACT_EMAIL'
-        : name === 'patentsview' && !settings.patentsViewApiKey
-          ? 'ALEXANDRIA_PATENTSVIEW_API_KEY'
-          : null;
+    const missing = missingRequirement(name, settings);
     if (!missing) return true;
     if (all) logger.info({ source: name }, `source left out: ${missing} is not set`);
     else problems.push(`${missing}: required when ALEXANDRIA_SOURCES includes ${name}`);

@@ -67,7 +67,7 @@ export async function buildApp(dependencies: HttpDependencies): Promise<FastifyI
       done(null, undefined);
       return;
     }
-    parseJson(request, body, done);
+    parseJson(request, body as string, done);
   });
   app.setValidatorCompiler(validatorCompiler);
   // Responses are typed at compile time; serialising with plain JSON keeps the hot path fast.

@@ -13,6 +13,11 @@ import type { SortOrder } from '../domain/search.js';
 export interface PaperSource {
   /** Stable short name used in reports, headers, metrics and config (`openalex`, `semantic_scholar`, …). */
   readonly name: string;
+  /**
+   * Weight of this source's list in federated search's reciprocal-rank fusion (the local index
+   * weighs 1.2); 0.8 when absent.
+   */
+  readonly fusionWeight?: number;
   /** Identifier types `lookup` resolves; empty when the source cannot look papers up. */
   readonly lookupTypes: readonly IdentifierType[];
   /** Best matches for a query, best first; at most `query.limit` records. */

@@ -24,6 +24,7 @@ export interface FederationSettings {
   /** How long a merged list is kept for paging (default 600 s), and when a source failed (60 s). */
   listTtlSeconds: number;
   degradedListTtlSeconds: number;
+  /** Fusion weights by list name, over the index's and the sources' own (`fusionWeight`). */
   weights: Record<string, number>;
 }
 
@@ -33,7 +34,7 @@ export const defaultFederationSettings: FederationSettings = {
   depth: 40,
   listTtlSeconds: 600,
   degradedListTtlSeconds: 60,
-  weights: defaultFusionWeights,
+  weights: {},
 };
 
 export interface FederatedSearchOptions {
@@ -78,9 +79,15 @@ interface MergedList {
  */
 export class FederatedSearch implements PaperSearch {
   private readonly settings: FederationSettings;
+  /** Fusion weight per list: the index, each source as it declares, then the settings. */
+  private readonly weights: Record<string, number>;
 
   constructor(private readonly options: FederatedSearchOptions) {
     this.settings = { ...defaultFederationSettings, ...options.settings };
+    const declared = [...options.sources, ...options.patentSources].flatMap((source) =>
+      source.fusionWeight === undefined ? [] : [[source.name, source.fusionWeight] as const],
+    );
+    this.weights = { ...defaultFusionWeights, ...Object.fromEntries(declared), ...this.settings.weights };
   }
 
   async searchPapers(request: SearchRequest, options: HintedCallOptions = {}): Promise<SearchResult> {
@@ -224,7 +231,7 @@ export class FederatedSearch implements PaperSearch {
         return { paper, list: provider.name, rank: index + 1, ...(score === undefined ? {} : { score }) };
       }),
     );
-    const fused = fuse(candidates, this.settings.weights).map((entry) => entry.paper);
+    const fused = fuse(candidates, this.weights).map((entry) => entry.paper);
     const localValue = local?.value;
     return {
       papers: applySort(applyFilters(fused, request), request.sort),

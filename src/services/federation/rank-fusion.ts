@@ -2,19 +2,14 @@ import type { Paper } from '../../domain/paper.js';
 import { type Candidate, groupCandidates, mergeRecords } from './paper-merge.js';
 
 /**
- * Weights of weighted reciprocal-rank fusion, per list (docs/decisions: federated search). Lists
- * not named here weigh 0.8. The local index weighs most: it holds what the user ingested.
+ * Weights of weighted reciprocal-rank fusion, per list (docs/decisions: federated search): the local
+ * index weighs most (it holds what the user ingested); each source declares its own
+ * (`PaperSource.fusionWeight`); a list with no weight weighs `defaultListWeight`.
  */
-export const defaultFusionWeights: Record<string, number> = {
-  index: 1.2,
-  openalex: 1.0,
-  semantic_scholar: 1.0,
-  europepmc: 0.8,
-  crossref: 0.7,
-  arxiv: 0.8,
-  pubmed: 0.6,
-  patentsview: 1.0,
-};
+export const defaultFusionWeights: Record<string, number> = { index: 1.2 };
+
+/** Weight of a list that declares none. */
+export const defaultListWeight = 0.8;
 
 /** The RRF constant k (60 in Cormack et al. 2009): damps the head of each list. */
 export const fusionK = 60;
@@ -41,7 +36,7 @@ export function fuse(
     ...candidates.filter((candidate) => candidate.list === 'index').map((candidate) => candidate.score ?? 0),
   );
   const contribution = (candidate: Candidate): number => {
-    const weight = weights[candidate.list] ?? 0.8;
+    const weight = weights[candidate.list] ?? defaultListWeight;
     const boost =
       candidate.list === 'index' && maxLocalScore > 0 && candidate.score !== undefined
         ? 0.5 + (0.5 * Math.max(0, candidate.score)) / maxLocalScore

@@ -20,6 +20,7 @@ export interface ArxivSourceOptions {
  */
 export class ArxivSource implements PaperSource {
   readonly name = 'arxiv';
+  readonly fusionWeight = 0.8;
   /** arXiv ids only; `lookup` also takes an arXiv DataCite DOI (10.48550/arxiv.…), which OpenAlex and S2 resolve too. */
   readonly lookupTypes: readonly IdentifierType[] = ['ARXIV'];
   private readonly baseUrl: string;

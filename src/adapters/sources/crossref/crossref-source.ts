@@ -22,6 +22,7 @@ export interface CrossrefSourceOptions {
 /** Crossref REST: DOI lookup and bibliographic queries (polite pool with `mailto`). */
 export class CrossrefSource implements PaperSource {
   readonly name = 'crossref';
+  readonly fusionWeight = 0.7;
   readonly lookupTypes: readonly IdentifierType[] = ['DOI'];
   private readonly baseUrl: string;
 

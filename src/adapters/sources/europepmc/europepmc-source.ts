@@ -22,6 +22,7 @@ export interface EuropePmcSourceOptions {
  */
 export class EuropePmcSource implements PaperSource, FullTextSource {
   readonly name = 'europepmc';
+  readonly fusionWeight = 0.8;
   readonly lookupTypes: readonly IdentifierType[] = ['PMID', 'PMCID', 'DOI'];
   private readonly baseUrl: string;
 

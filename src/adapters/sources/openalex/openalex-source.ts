@@ -25,6 +25,7 @@ export interface OpenAlexSourceOptions {
 /** OpenAlex works: search with filters and sort, lookup by DOI/PMID/PMCID/MAG/arXiv, the citation graph. */
 export class OpenAlexSource implements PaperSource {
   readonly name = 'openalex';
+  readonly fusionWeight = 1.0;
   readonly lookupTypes: readonly IdentifierType[] = ['DOI', 'PMID', 'PMCID', 'MAG', 'ARXIV'];
   private readonly baseUrl: string;
 

@@ -17,6 +17,7 @@ export interface PatentsViewSourceOptions {
  */
 export class PatentsViewSource implements PatentSource {
   readonly name = 'patentsview';
+  readonly fusionWeight = 1.0;
   private readonly baseUrl: string;
 
   constructor(private readonly options: PatentsViewSourceOptions) {

@@ -20,6 +20,7 @@ export interface PubmedSourceOptions {
 /** PubMed E-utilities: the MEDLINE record of a PMID (efetch XML). */
 export class PubmedSource implements PaperSource {
   readonly name = 'pubmed';
+  readonly fusionWeight = 0.6;
   readonly lookupTypes: readonly IdentifierType[] = ['PMID'];
   private readonly baseUrl: string;
 

@@ -34,6 +34,7 @@ export interface SemanticScholarSourceOptions {
  */
 export class SemanticScholarSource implements PaperSource {
   readonly name = 'semantic_scholar';
+  readonly fusionWeight = 1.0;
   readonly lookupTypes: readonly IdentifierType[] = ['DOI', 'ARXIV', 'PMID', 'PMCID', 'MAG', 'ACL', 'SS_ID'];
   private readonly baseUrl: string;
 
