@@ -15,10 +15,22 @@ import { type Doc2QueryItem, doc2queryRows } from './lib/doc2query-eval.js';
 import { containsPassage, trigramCoverage } from './lib/evidence.js';
 import { loadPdfQuestions, withOptions } from './lib/litqa2-pdf.js';
 import { llmRerankRows, pubmedRerankItems } from './lib/llm-rerank-eval.js';
-import { memoizedEmbeddingModel, textOnlyExtractor } from './lib/memo-embedding-model.js';
+import {
+  type MemoEmbeddingModel,
+  memoizedEmbeddingModel,
+  textOnlyExtractor,
+} from './lib/memo-embedding-model.js';
+import { memoizedNomic } from './lib/nomic-embedding.js';
 import { type PaperLayout, paperFontKind, writePaperPdf } from './lib/paper-pdf.js';
 import { type RankingSetting, serviceRanking } from './lib/ranking-levers.js';
 import { loadPubMedGroups, loadReaderPapers } from './lib/reader-papers.js';
+
+/** nomic-embed-text v1.5 memoised, loaded (its tokenizer sizes the passages). */
+async function loadedNomic(): Promise<MemoEmbeddingModel> {
+  const { memo, nomic } = await memoizedNomic({ maxTokens: 512 });
+  await nomic.load();
+  return memo;
+}
 
 const sharedData = join(import.meta.dirname, '..', '..', 'shared', 'data');
 const cacheDir = join('.eval', 'reader-qa');
@@ -59,13 +71,19 @@ export interface Scored {
  * `READER_QA_PASSAGE_TOKENS` sets another passage size. `READER_QA_LLM_RERANK=3,5,8` adds the local
  * LLM re-ranking of the top N chunks (`eval/lib/llm-rerank-eval.ts`; minutes of model time, cached);
  * `READER_QA_DOC2QUERY=1` adds chunks expanded by LLM-written questions (`eval/lib/doc2query-eval.ts`).
+ * `READER_QA_EMBEDDING=nomic` ranks with nomic-embed-text v1.5 instead of the configured model.
  */
 export async function readerQaEval(
   options: { quick: boolean },
   settings: RankingSetting[] = [],
 ): Promise<EvalReport> {
   const config = loadConfig();
-  const model = memoizedEmbeddingModel(config, 'reader-qa-');
+  // `READER_QA_EMBEDDING=nomic` ranks with nomic-embed-text v1.5 instead of the configured model
+  // (`eval/lib/nomic-embedding.ts`; measurement only, decision 0012).
+  const model =
+    process.env.READER_QA_EMBEDDING === 'nomic'
+      ? await loadedNomic()
+      : memoizedEmbeddingModel(config, 'reader-qa-');
   const extractor = textOnlyExtractor(config);
   // `READER_QA_PASSAGE_TOKENS=64` measures another passage size (its passages are embedded anew).
   const targetTokens = Number(process.env.READER_QA_PASSAGE_TOKENS ?? Number.NaN);
