@@ -5,6 +5,7 @@ import { packageVersion } from '../platform/version.js';
 import { CliError } from './cli-error.js';
 import { registerBackup } from './commands/backup.js';
 import { registerConfig } from './commands/config.js';
+import { registerDb } from './commands/db.js';
 import { registerIngest } from './commands/ingest.js';
 import { registerKeys } from './commands/keys.js';
 import { registerMcp } from './commands/mcp.js';
@@ -29,6 +30,7 @@ export function createProgram(): Command {
   registerMcp(program);
   registerWorker(program);
   registerBackup(program);
+  registerDb(program);
   return program;
 }
 
