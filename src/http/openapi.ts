@@ -34,18 +34,34 @@ export async function installOpenApi(app: FastifyInstance, options: { version: s
       },
       security: [{ apiKey: [] }, { bearer: [] }],
     },
-    transform: jsonSchemaTransform,
+    transform: withAccessSecurity,
     transformObject: (input) => completeDocument(jsonSchemaTransformObject(input) as OpenApiDocument),
   });
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     transformSpecification: (document, request) => withServer(document, request),
   });
-  app.get('/openapi.json', { schema: { hide: true } }, async (request, reply) => {
-    varyByOrigin(reply);
-    return withServer(app.swagger(), request);
-  });
+  app.get(
+    '/openapi.json',
+    { schema: { hide: true }, config: { access: 'public' } },
+    async (request, reply) => {
+      varyByOrigin(reply);
+      return withServer(app.swagger(), request);
+    },
+  );
 }
+
+/**
+ * The route schema as OpenAPI, with `security: []` on every operation whose route needs no API key
+ * (`config.access` other than `key`), so the document says what the server enforces.
+ */
+const withAccessSecurity: typeof jsonSchemaTransform = (input) => {
+  const transformed = jsonSchemaTransform(input);
+  const access = (input.route as { config?: { access?: string } } | undefined)?.config?.access;
+  if (access !== undefined && access !== 'key')
+    return { ...transformed, schema: { ...transformed.schema, security: [] } };
+  return transformed;
+};
 
 /** The document with the request's base URL as its one server (the generated document is shared). */
 function withServer<T extends object>(

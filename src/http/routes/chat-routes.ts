@@ -40,6 +40,7 @@ export const chatRoutes: RouteModule = (app, { services, config }) => {
   app.get(
     '/api/models',
     {
+      config: { access: 'key' },
       schema: {
         summary: 'List models',
         description: 'The one model the chat endpoint serves (OpenAI clients list models before chatting).',
@@ -56,6 +57,7 @@ export const chatRoutes: RouteModule = (app, { services, config }) => {
   app.get(
     '/api/models/:model',
     {
+      config: { access: 'key' },
       schema: {
         summary: 'Get a model',
         tags: ['chat'],
@@ -80,6 +82,7 @@ export const chatRoutes: RouteModule = (app, { services, config }) => {
   app.post(
     '/api/chat/completions',
     {
+      config: { access: 'key' },
       schema: {
         summary: 'Ask the research agent (OpenAI Chat Completions)',
         description:

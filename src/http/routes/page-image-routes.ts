@@ -13,6 +13,7 @@ export const pageImageRoutes: RouteModule = (app, { services }) => {
   app.get(
     '/api/page_image',
     {
+      config: { access: 'key' },
       schema: {
         summary: 'A page of a stored PDF as an image',
         description:

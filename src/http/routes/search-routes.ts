@@ -95,6 +95,7 @@ export const searchRoutes: RouteModule = (app, { services, config, indexVersion 
   app.get(
     '/api/abstracts',
     {
+      config: { access: 'key' },
       validatorCompiler: memoizedValidatorCompiler,
       schema: {
         summary: 'Search papers, for agents',
@@ -123,6 +124,7 @@ export const searchRoutes: RouteModule = (app, { services, config, indexVersion 
   app.get(
     '/api/fast_paper_search',
     {
+      config: { access: 'key' },
       validatorCompiler: memoizedValidatorCompiler,
       schema: {
         summary: 'Search papers, fastest path',
@@ -146,6 +148,7 @@ export const searchRoutes: RouteModule = (app, { services, config, indexVersion 
   app.get(
     '/api/patents',
     {
+      config: { access: 'key' },
       validatorCompiler: memoizedValidatorCompiler,
       schema: {
         summary: 'Search patents',
