@@ -114,7 +114,7 @@ describe('authentication is decided on the matched route, however the path is sp
     for (const { response } of outcomes)
       statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
     log(
-      `${attempts.length} route × spelling combinations over ${routesOf('key').length} keyed routes: ` +
+      `${attempts.length} route × spelling combinations over ${routesOf('key').length} keyed route methods: ` +
         `${opened.length} answered without a key; statuses ${JSON.stringify(Object.fromEntries(statuses))}`,
     );
     expect(opened).toEqual([]);
