@@ -6,9 +6,14 @@ const cliEntry = join(import.meta.dirname, 'cli-entry.ts');
 
 /**
  * `alexandria <args>` from the TypeScript sources as a child process on a data folder: a free
- * loopback port, warnings only, stdout and stderr piped; `env` adds or overrides variables.
+ * loopback port, warnings only, no upstream source (the test process's ALEXANDRIA_SOURCES=none),
+ * stdout and stderr piped; `env` adds or overrides variables, and removes those set to undefined.
  */
-export function spawnCli(dataDir: string, args: string[], env: Record<string, string> = {}): ChildProcess {
+export function spawnCli(
+  dataDir: string,
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): ChildProcess {
   return spawn(process.execPath, ['--import', tsxLoaderUrl(), cliEntry, ...args], {
     env: {
       ...process.env,

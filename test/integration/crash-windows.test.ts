@@ -23,7 +23,7 @@ import { DocumentStorage } from '../../src/services/documents/document-storage.j
 import { documentBlobKey } from '../../src/services/documents/document-text.js';
 import { multipartBody } from '../helpers/multipart.js';
 import { dropSchema, testPostgresUrl, uniqueSchema } from '../helpers/services.js';
-import { createTestApp, sharedData, type TestApp, withKey } from '../helpers/test-app.js';
+import { createTestApp, offline, sharedData, type TestApp, withKey } from '../helpers/test-app.js';
 
 const hour = 3600_000;
 const later = () => new Date(Date.now() + 2 * hour);
@@ -173,7 +173,7 @@ describe('the sweep at server start', () => {
       }
       const past = new Date(Date.now() - 3 * hour);
       for (const key of [oldKey, oddKey, oldTemporary]) await utimes(join(dataDir, 'blobs', key), past, past);
-      const config = loadConfig({ ALEXANDRIA_DATA_DIR: dataDir, ALEXANDRIA_LOG_LEVEL: 'silent' });
+      const config = loadConfig({ ...offline, ALEXANDRIA_DATA_DIR: dataDir, ALEXANDRIA_LOG_LEVEL: 'silent' });
       const container = await createContainer(config, createLogger({ level: 'silent' }), {
         background: true,
       });
@@ -212,7 +212,7 @@ describe('the sweep outside the server', () => {
       await writeFile(path, '%PDF-1.4 left by a kill');
       const past = new Date(Date.now() - 3 * hour);
       await utimes(path, past, past);
-      const config = loadConfig({ ALEXANDRIA_DATA_DIR: dataDir, ALEXANDRIA_LOG_LEVEL: 'silent' });
+      const config = loadConfig({ ...offline, ALEXANDRIA_DATA_DIR: dataDir, ALEXANDRIA_LOG_LEVEL: 'silent' });
       // What `alexandria ingest`, `keys` and `mcp` build (src/cli/context.ts).
       const container = await createContainer(config, createLogger({ level: 'silent' }));
       try {

@@ -30,7 +30,13 @@ afterAll(async () => {
 
 /** The environment an MCP host gives a server it starts: a PATH and the user's HOME, nothing of ours. */
 function hostEnvironment(extra: Record<string, string> = {}): Record<string, string> {
-  return { PATH: process.env.PATH ?? '', HOME: home, ALEXANDRIA_LOG_LEVEL: 'warn', ...extra };
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: home,
+    ALEXANDRIA_LOG_LEVEL: 'warn',
+    ALEXANDRIA_SOURCES: 'none',
+    ...extra,
+  };
 }
 
 /** `alexandria mcp` from `/`, through the MCP SDK's own stdio client, with its stderr collected. */

@@ -441,6 +441,7 @@ describe('MCP over stdio (`alexandria mcp`)', () => {
         ALEXANDRIA_DATA_DIR: t.dataDir,
         ALEXANDRIA_LOG_LEVEL: 'warn',
         ALEXANDRIA_MCP_API_KEY: t.key,
+        ALEXANDRIA_SOURCES: 'none',
       },
       stderr: 'pipe',
     });
@@ -467,6 +468,7 @@ describe('MCP over stdio (`alexandria mcp`)', () => {
             PATH: process.env.PATH ?? '',
             ALEXANDRIA_DATA_DIR: t.dataDir,
             ALEXANDRIA_MCP_API_KEY: `alx_${'x'.repeat(40)}`,
+            ALEXANDRIA_SOURCES: 'none',
           },
         },
         (error, _stdout, stderr) => resolve({ code: error ? (error.code as number) : 0, stderr }),

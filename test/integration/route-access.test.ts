@@ -14,7 +14,7 @@ import { createContainer } from '../../src/main.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { type Spelling, samplePath, spellingsOf } from '../helpers/path-spellings.js';
 import { type RawResponse, rawRequest } from '../helpers/raw-http.js';
-import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { createTestApp, offline, type TestApp } from '../helpers/test-app.js';
 
 // Regression (issue "Closed doors"): the key check read the raw URL while the router decoded it, so
 // `GET /%61pi/abstracts` and `GET http://x/api/fast_paper_search` answered without a key. Every
@@ -218,7 +218,7 @@ describe('a keyless upload is refused before its body is read', () => {
 describe('a route without a policy stops the start', () => {
   async function buildWith(extra: RouteModule) {
     const dataDir = await mkdtemp(join(tmpdir(), 'alexandria-policy-'));
-    const config = loadConfig({ ALEXANDRIA_DATA_DIR: dataDir, ALEXANDRIA_LOG_LEVEL: 'silent' });
+    const config = loadConfig({ ...offline, ALEXANDRIA_DATA_DIR: dataDir, ALEXANDRIA_LOG_LEVEL: 'silent' });
     const container = await createContainer(config, createLogger({ level: 'silent' }));
     try {
       const app = await createHttpApp(container, { routeModules: [...routeModules, extra] });
