@@ -45,4 +45,9 @@ export interface SearchResult {
    * when the searcher has one. Federation uses it to weight the local list in rank fusion.
    */
   scores?: number[];
+  /**
+   * On a page with no records: true when the local index holds no record of the kind searched at
+   * all (an empty result's hint then says how to fill it; docs/decisions/0045).
+   */
+  indexEmpty?: boolean;
 }

@@ -98,6 +98,8 @@ export async function buildApp(dependencies: HttpDependencies): Promise<FastifyI
         'retry-after',
         'x-total-count',
         'x-next-offset',
+        'x-alexandria-sources',
+        'x-alexandria-hint',
         'x-ratelimit-remaining',
       ],
     }),

@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { searchOperations, searchResponseHeaders } from './openapi-search-headers.js';
 import { varyByOrigin } from './public-origin.js';
 
 /**
@@ -129,7 +130,8 @@ const binary = { type: 'string', format: 'binary' };
 
 /**
  * What the route schemas cannot declare: operationIds (one route serves GET and POST of
- * add_to_project), an optional body for create_project (its name may come in the query), and the
+ * add_to_project), the search operations' response headers, an optional body for create_project
+ * (its name may come in the query), and the
  * upload bodies of add_to_project and import. Those two routes read their bodies themselves
  * (multipart, raw PDF, text), so their bodies are declared here, in the document only: a body
  * schema on the route would make Fastify validate, and refuse, what they parse on their own.
@@ -148,9 +150,21 @@ export function completeDocument(document: OpenApiDocument): OpenApiDocument {
       if (key === 'POST /api/add_to_project') operation.requestBody = addToProjectBody(operation);
       if (key === 'POST /api/projects/{id}/import') operation.requestBody = importBody;
       if (key === 'POST /api/verify_references') operation.requestBody = verifyReferencesBody;
+      if (searchOperations.has(key)) withHeaders(operation, '200', searchResponseHeaders);
     }
   }
   return document;
+}
+
+/** Declares the response headers of one status of an operation (copied: responses may be shared). */
+function withHeaders(operation: OpenApiOperation, status: string, headers: Record<string, unknown>): void {
+  const responses = operation.responses as Record<string, Record<string, unknown>> | undefined;
+  const response = responses?.[status];
+  if (!responses || !response) return;
+  operation.responses = {
+    ...responses,
+    [status]: { ...response, headers: { ...(response.headers as object | undefined), ...headers } },
+  };
 }
 
 function fallbackOperationId(method: string, path: string): string {
