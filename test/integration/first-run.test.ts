@@ -52,7 +52,7 @@ describe('a first run with no configuration (decision 0045)', () => {
     );
     const hint = hintOf(response.headers);
     expect(hint).toBe(
-      "Nothing found: the local index holds no papers, and no upstream source could be reached (openalex failed, crossref failed, europepmc failed, arxiv failed). Check this machine's internet access (proxy, firewall, DNS) and search again, or fill the local index with `alexandria ingest <file or folder>` (a metadata dump such as an OpenAlex or arXiv snapshot, BibTeX, or a folder of PDFs); ALEXANDRIA_SOURCES=none keeps every request on this machine.",
+      "Nothing found: the local index holds no papers, and no upstream source could be reached (openalex, crossref, europepmc and arxiv failed). Check this machine's internet access (proxy, firewall, DNS) and search again, or fill the local index with `alexandria ingest <file or folder>` (a metadata dump such as an OpenAlex or arXiv snapshot, BibTeX, or a folder of PDFs); ALEXANDRIA_SOURCES=none keeps every request on this machine.",
     );
   });
 

@@ -380,7 +380,7 @@ describe('FederatedSearch and mistakes in the request', () => {
         expect(result.papers).toEqual([]);
         expect(result.indexEmpty).toBe(true);
         expect(result.hint).toMatch(
-          /^Nothing found: the local index holds no papers, and no upstream source could be reached \(openalex failed, arxiv timed out\)\./,
+          /^Nothing found: the local index holds no papers, and no upstream source could be reached \(openalex failed; arxiv timed out\)\./,
         );
         expect(result.hint).toContain("Check this machine's internet access");
         expect(result.hint).toContain('alexandria ingest <file or folder>');

@@ -104,16 +104,22 @@ function tips(request: SearchRequest): string[] {
   return tips;
 }
 
+/** "openalex and crossref failed; arxiv timed out": the sources grouped by what happened. */
 function unreachedList(reports: readonly SourceReport[]): string {
-  return reports
-    .map((report) => `${report.source === 'index' ? 'the local index' : report.source} ${outcome(report)}`)
-    .join(', ');
-}
-
-function outcome(report: SourceReport): string {
-  if (report.status === 'timeout') return 'timed out';
-  if (report.status === 'skipped') return 'skipped after recent failures or for its rate limit';
-  return 'failed';
+  const outcomes: Array<[SourceReport['status'], string]> = [
+    ['failed', 'failed'],
+    ['timeout', 'timed out'],
+    ['skipped', 'skipped after recent failures or for a rate limit'],
+  ];
+  return outcomes
+    .map(([status, words]) => {
+      const names = reports
+        .filter((report) => report.status === status)
+        .map((report) => (report.source === 'index' ? 'the local index' : report.source));
+      return names.length > 0 ? `${listed(names)} ${words}` : '';
+    })
+    .filter(Boolean)
+    .join('; ');
 }
 
 /** "a", "a and b", "a, b and c". */
