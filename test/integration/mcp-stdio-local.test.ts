@@ -80,6 +80,8 @@ describe('`alexandria mcp` started in / without ALEXANDRIA_DATA_DIR or a key', (
       expect(stderr()).toContain(`data folder ${userData} (the user data folder`);
       expect(stderr()).toContain('set ALEXANDRIA_DATA_DIR to use another');
       expect(stderr()).toContain('tenant "default"');
+      // Where searches go, said at start (decision 0045; this test's environment says none).
+      expect(stderr()).toContain('Upstream sources: off (ALEXANDRIA_SOURCES=none)');
       expect(stderr()).not.toContain('Invalid or revoked API key');
     } finally {
       await client.close();
