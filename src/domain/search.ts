@@ -46,8 +46,8 @@ export interface SearchResult {
    */
   scores?: number[];
   /**
-   * On a page with no records: true when the local index holds no record of the kind searched at
-   * all (an empty result's hint then says how to fill it; docs/decisions/0045).
+   * True when the local index holds no record of the kind searched at all (looked at when a page
+   * is empty: its hint then says how to fill the index; docs/decisions/0045).
    */
   indexEmpty?: boolean;
 }

@@ -360,7 +360,7 @@ interface HintContext {
   /** The note on words left out of a long parameter, or null. */
   shortened: string | null;
   hints: HintVocabulary;
-  /** The page is empty and the index holds no record of the kind searched. */
+  /** The index holds no record of the kind searched (looked at only when the page is empty). */
   indexEmpty: boolean;
 }
 
@@ -380,7 +380,7 @@ function toResult(
     hint: hintFor(kind, request, page, { ...context, more, end }),
     sources: [{ source: 'index', status: 'ok', count: papers.length }],
     scores: page.scores,
-    ...(papers.length === 0 ? { indexEmpty: context.indexEmpty } : {}),
+    indexEmpty: context.indexEmpty,
   };
 }
 

@@ -209,7 +209,7 @@ export class FederatedSearch implements PaperSearch {
       nextOffset,
       hint: this.hint(request, papers.length, total, nextOffset, merged, fromCache, kind),
       sources: merged.reports,
-      ...(papers.length === 0 ? { indexEmpty: merged.localEmpty } : {}),
+      indexEmpty: merged.localEmpty,
     };
   }
 
