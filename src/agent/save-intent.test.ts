@@ -18,6 +18,8 @@ describe('asksToSave: does the user’s own message ask to save papers?', () => 
     "Don't search again, just add it to my collection",
     'Import https://arxiv.org/abs/2101.00001 into my project',
     'Save the PDF to Zotero',
+    'This review is exactly what I needed — add it to my project',
+    'Task: save these papers',
     'Füge das Paper meinem Projekt hinzu.',
     'Speichere es in meiner Bibliothek',
     'Ajoute cet article à mon projet',

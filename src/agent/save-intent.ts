@@ -4,7 +4,7 @@
  * model's or a paper's, and it is conservative: a message it is unsure of is not a request, and the
  * model is told to ask the user to say so.
  *
- * A clause (text between `, ; ! ?`, a full stop and line breaks) is a request when
+ * A clause (text between `, ; ! ?`, a full stop or colon, a dash and line breaks) is a request when
  * - it has a saving verb that no negation ("don't", "never", "without", "no need to") or question
  *   word ("how", "did", "should I", "which") comes before, and
  * - `save`, `bookmark`, `file` or `store` is followed by what to save (it, this, these, them, a
@@ -16,7 +16,7 @@
 export function asksToSave(message: string): boolean {
   const text = message.normalize('NFKC').toLowerCase().replace(/[’‘`]/g, "'");
   return text
-    .split(/[,;!?\n]+|\.(?=\s|$)|\s-\s/)
+    .split(/[,;!?\n]+|[.:](?=\s|$)|\s[-–—]\s/)
     .some((clause) => englishRequest(clause) || otherLanguageRequest(clause));
 }
 
