@@ -52,10 +52,8 @@ function installFor(major: string): InstallRecord | string {
   const how = `run \`node scripts/install-check.mjs ${major}\``;
   if (!existsSync(recordFile)) return `no npm install -g under Node ${major}: ${how}`;
   const record = JSON.parse(readFileSync(recordFile, 'utf8')) as InstallRecord;
-  if (
-    !existsSync(join(repo, 'dist')) ||
-    distHash(join(record.packageFolder, 'dist')) !== distHash(join(repo, 'dist'))
-  ) {
+  if (!existsSync(join(repo, 'dist'))) return 'dist/ is not built: run npm run build';
+  if (distHash(join(record.packageFolder, 'dist')) !== distHash(join(repo, 'dist'))) {
     return `the npm install -g under Node ${major} holds another build than dist/: ${how} again`;
   }
   return record;
