@@ -1,13 +1,16 @@
 #!/usr/bin/env node
-// Provides a Node.js runtime of another major version than the one running the project, for tools
-// that need it (the MCP conformance suite needs Node >= 22; the project runs on Node 20 too). The
-// runtime comes from the npm registry as the package node-<platform>-<arch> (the official binary
-// in an npm package), installed once into a cache folder, never into the project's node_modules:
+// Provides a Node.js runtime of another major version than the one running the project, for what
+// needs one: the MCP conformance suite needs Node >= 22, the smoke tier runs under Node 22 and 24
+// (scripts/smoke.mjs), and scripts/install-check.mjs installs the packed tarball under each. The
+// runtime comes from the npm registry as the package node-<platform>-<arch> (the official binary in
+// an npm package, with the headers native modules compile against in include/node), installed once
+// into a cache folder, never into the project's node_modules:
 //
 //   node scripts/node-runtime.mjs 22             installs it if missing, prints the binary's path
 //   node scripts/node-runtime.mjs 22 --installed prints the path if installed, else exits 3
 //
-// Where: ${XDG_CACHE_HOME:-~/.cache}/alexandria/node/<major>. `.ci/run` calls it before the tests;
+// Where: ${XDG_CACHE_HOME:-~/.cache}/alexandria/node/<major> (the package folder, two levels above
+// the binary, is what `--nodedir` names). `.ci/run` calls it before the tests;
 // test/integration/mcp-conformance.test.ts asks it with --installed.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -15,7 +18,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 
 /** The exact release installed per major version: pinned, so every machine runs the same binary. */
-const pinnedReleases = { 22: '22.23.5' };
+const pinnedReleases = { 20: '20.20.2', 22: '22.23.5', 24: '24.22.3' };
 
 const [major, flag] = process.argv.slice(2);
 const release = pinnedReleases[major];

@@ -44,3 +44,19 @@ export async function serverListening(child: ChildProcess): Promise<{ url: strin
   const adminKey = /(alx_[A-Za-z0-9]{40})/.exec(stderr)?.[1];
   return adminKey ? { url, adminKey } : { url };
 }
+
+/** Waits for a spawned child (stdout and stderr piped) to exit; its exit code and what it printed. */
+export async function finished(
+  child: ChildProcess,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (data: Buffer) => {
+    stdout += data.toString();
+  });
+  child.stderr?.on('data', (data: Buffer) => {
+    stderr += data.toString();
+  });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { code, stdout, stderr };
+}

@@ -119,7 +119,12 @@ export const chatRoutes: RouteModule = (app, { services, config }) => {
       reply.raw.on('close', () => {
         if (!reply.raw.writableFinished) controller.abort(new Error('The client closed the connection'));
       });
-      const events = research.run({ tenantId, messages: body.messages, signal: controller.signal });
+      const events = research.run({
+        tenantId,
+        messages: body.messages,
+        signal: controller.signal,
+        logger: request.log,
+      });
       const limitTokens = answerTokenLimit(body);
       const limit = new AnswerLimit(limitTokens);
       // The answer is complete at the limit: stop the run's work still in flight (searches, reads).
@@ -251,6 +256,7 @@ function logSummary(summary: RunSummary) {
     cited: summary.citations.cited.length,
     removedCitations: summary.citations.removed.length,
     fallback: summary.fallback,
+    refusedToolCalls: summary.refusedToolCalls,
     usage: summary.usage,
   };
 }
