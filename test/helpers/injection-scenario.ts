@@ -12,6 +12,7 @@ import { type Container, createContainer } from '../../src/main.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { multipartBody } from './multipart.js';
 import { buildPdf, textContent } from './pdf-builder.js';
+import { offline } from './test-app.js';
 
 /**
  * The stage for "a paper can steer the agent" (docs/decisions/0040): a real app (composition root,
@@ -104,6 +105,7 @@ export async function startInjectionScenario(env: Environment): Promise<Injectio
   const dataDir = await mkdtemp(join(tmpdir(), 'alexandria-untrusted-'));
   const logLines: Array<Record<string, unknown>> = [];
   const config = loadConfig({
+    ...offline,
     ALEXANDRIA_DATA_DIR: dataDir,
     ALEXANDRIA_LOG_LEVEL: 'info',
     // Both loopback hosts are reachable, as public hosts would be: only the agent's own rules stop it.
