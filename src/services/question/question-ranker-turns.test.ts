@@ -45,6 +45,8 @@ describe('QuestionRanker on a huge document', () => {
       question: 'Which work on neural parsing number 1234 is cited?',
     });
     running = false;
+    // The turn in progress counts too (work done in one turn never lets the probe run at all).
+    longest = Math.max(longest, performance.now() - last);
     if (process.env.SHOW_STALLS)
       process.stdout.write(`longest turn: ${longest.toFixed(0)} ms, turns ${turns}\n`);
     expect(best?.passage.text).toContain('number 1234');
