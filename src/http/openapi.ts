@@ -132,9 +132,29 @@ export function completeDocument(document: OpenApiDocument): OpenApiDocument {
       if (key === 'POST /api/add_to_project') operation.requestBody = addToProjectBody(operation);
       if (key === 'POST /api/projects/{id}/import') operation.requestBody = importBody;
       if (key === 'POST /api/verify_references') operation.requestBody = verifyReferencesBody;
+      withRetryAfter(operation);
     }
   }
   return document;
+}
+
+/** `Retry-After` on every 429 and 503 an operation declares (the error boundary sends it). */
+function withRetryAfter(operation: OpenApiOperation): void {
+  const responses = operation.responses as Record<string, Record<string, unknown>> | undefined;
+  for (const status of ['429', '503']) {
+    const response = responses?.[status];
+    if (!response) continue;
+    responses[status] = {
+      ...response,
+      headers: {
+        ...(response.headers as object | undefined),
+        'Retry-After': {
+          description: 'Seconds to wait before sending the request again.',
+          schema: { type: 'integer', minimum: 1 },
+        },
+      },
+    };
+  }
 }
 
 function fallbackOperationId(method: string, path: string): string {

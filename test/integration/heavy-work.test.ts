@@ -203,4 +203,31 @@ describe('heavy requests have a price (decision 0042)', () => {
       await fresh.close();
     }
   }, 120_000);
+
+  it('documents 429, 503 and 504 with Retry-After on the heavy operations in /openapi.json', async () => {
+    t = await createTestApp();
+    const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
+      paths: Record<
+        string,
+        Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>
+      >;
+    };
+    const heavy = [
+      ['/api/verify_references', 'post'],
+      ['/api/references', 'get'],
+      ['/api/citation_contexts', 'get'],
+      ['/api/project_graph', 'get'],
+      ['/api/analyze_project', 'get'],
+    ] as const;
+    for (const [path, method] of heavy) {
+      const responses = document.paths[path]?.[method]?.responses ?? {};
+      expect(Object.keys(responses)).toEqual(expect.arrayContaining(['429', '503', '504']));
+      expect(responses['429']?.headers).toHaveProperty('Retry-After');
+      expect(responses['503']?.headers).toHaveProperty('Retry-After');
+    }
+    // Uploads take a place of the tenant's parses.
+    expect(document.paths['/api/add_to_project']?.post?.responses['429']?.headers).toHaveProperty(
+      'Retry-After',
+    );
+  });
 });
