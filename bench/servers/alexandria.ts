@@ -24,9 +24,14 @@ if (process.env.BENCH_INGEST) {
   await ingest(container.stores.index, await resolveInputs(process.env.BENCH_INGEST, process.stdin));
 }
 const { key } = await container.services.auth.createKey('bench');
+// BENCH_MORE_TENANTS: how many other tenants get a key too (printed after the first, space-separated).
+const more: string[] = [];
+for (let index = 0; index < Number(process.env.BENCH_MORE_TENANTS ?? 0); index++) {
+  more.push((await container.services.auth.createKey(`bench-${index + 2}`)).key);
+}
 const app = await createHttpApp(container);
 const address = await app.listen({ host: '127.0.0.1', port: 0 });
-console.log(`LISTENING ${address} ${key}`);
+console.log(`LISTENING ${address} ${[key, ...more].join(' ')}`);
 process.on('SIGTERM', async () => {
   await app.close();
   await container.close();

@@ -90,8 +90,12 @@ export class ReferenceAnalyses {
     return stored && stored.linked === stored.links.length ? stored.links : null;
   }
 
-  /** The analysis of a text, from memory, the BlobStore, or computed (and stored). */
-  async analyse(text: DocumentText, signal?: AbortSignal): Promise<Analysis> {
+  /**
+   * The analysis of a text, from memory, the BlobStore, or computed (and stored). `index` is the
+   * index linking searches (a request's memoized view of it; default the index itself).
+   */
+  async analyse(text: DocumentText, signal?: AbortSignal, index?: PaperIndex): Promise<Analysis> {
+    const linker = index ? new ReferenceLinker(index) : this.linker;
     const online = this.options.online;
     const version = await this.version();
     const key = `${text.origin}:${text.sha256}`;
@@ -120,7 +124,7 @@ export class ReferenceAnalyses {
       try {
         for (; linked < entries.length; linked++) {
           signal?.throwIfAborted();
-          links[linked] = await this.linker.link(entries[linked] as ReferenceEntry);
+          links[linked] = await linker.link(entries[linked] as ReferenceEntry);
         }
       } catch (error) {
         // Stopped (its time budget, or the client left): what was linked is kept for the next request.
@@ -131,7 +135,7 @@ export class ReferenceAnalyses {
       changed = true;
     }
     if (pending && online) {
-      pending = await this.linkOnline(entries, links, online, signal);
+      pending = await this.linkOnline(linker, entries, links, online, signal);
       changed = true;
     }
     // Online lookups keep the records they resolve in the index (its version moves on): the links
@@ -175,6 +179,7 @@ export class ReferenceAnalyses {
    * skipped, or time ran out): the next request goes on with those.
    */
   private async linkOnline(
+    linker: ReferenceLinker,
     entries: readonly ReferenceEntry[],
     links: Array<ReferenceLink | null>,
     online: OnlineRecords,
@@ -193,7 +198,7 @@ export class ReferenceAnalyses {
           continue;
         }
         signal?.throwIfAborted();
-        const { link, complete } = await this.linker.linkOnline(item.entry, online, signal);
+        const { link, complete } = await linker.linkOnline(item.entry, online, signal);
         links[item.at] = link;
         if (!complete) pending = true;
       }

@@ -32,6 +32,7 @@ import {
 } from './reference-check.js';
 import { scoreCandidate } from './reference-linker.js';
 import { contextView, partialHint, presentCheck, referencesHint, viewsOf } from './reference-views.js';
+import { memoizedSearches } from './search-memo.js';
 
 /** Reads a document's whole text under the full-text rules (the full-text service does). */
 export interface DocumentTextReader {
@@ -241,8 +242,10 @@ export class ReferenceService {
     options: HintedCallOptions & { tenantId?: string; signal: AbortSignal },
   ): Promise<VerifyReferencesResult> {
     const online = this.options.online;
+    // Linking and checking an entry search the same title: one search serves both.
+    const index = memoizedSearches(this.options.index);
     const context = {
-      index: this.options.index,
+      index,
       online,
       signal: options.signal,
       onlineUntil: performance.now() + (this.options.onlineBudgetMs ?? 20_000),
@@ -267,7 +270,7 @@ export class ReferenceService {
     const key = this.results.checkKey(content, version);
     const remembered = await this.results.get<VerifyReferencesResult>(key);
     if (remembered) return { ...pdfId, ...remembered };
-    const analysis = await this.analyses.analyse(text.text, options.signal);
+    const analysis = await this.analyses.analyse(text.text, options.signal, index);
     const report = await this.checkKept(key, (progress) =>
       checkReferenceEntries(context, analysis.list?.entries ?? [], analysis.links, progress),
     );
