@@ -10,7 +10,7 @@ export const heavySection = {
   perTenant: envVar('ALEXANDRIA_HEAVY_PER_TENANT', positiveInt, {
     default: '2',
     description:
-      'Heavy requests (reference checks, citation contexts, analyses) one tenant may have running or waiting at once, across every replica when REDIS_URL is set; one more is answered 429 with Retry-After.',
+      'Heavy requests (reference checks, /api/references, citation contexts, project graphs, analyses) one tenant may have running or waiting at once, across every replica when REDIS_URL is set; one more is answered 429 with Retry-After.',
   }),
   slots: envVar('ALEXANDRIA_HEAVY_SLOTS', positiveInt, {
     default: '2',
