@@ -14,6 +14,7 @@ import {
 import { parsePdfJob, pdfParseHandler, QueuedPdfParsing } from '../jobs/pdf-parse-job.js';
 import type { ProjectService } from '../project-service.js';
 import type { PaperLookup } from '../services.js';
+import type { TenantShare } from '../tenant-share.js';
 import { DocumentStorage } from './document-storage.js';
 import { FigureFileService } from './figure-files.js';
 import { FigureLinks } from './figure-links.js';
@@ -21,7 +22,7 @@ import { type ChunkRanker, FullTextService } from './full-text-service.js';
 import { PageImageService } from './page-images.js';
 import { PaperLibraryService } from './paper-library-service.js';
 import { ParseCache } from './parse-cache.js';
-import { inProcessParsing } from './pdf-parsing.js';
+import { inProcessParsing, meteredParsing } from './pdf-parsing.js';
 import { RemoteDocuments } from './remote-documents.js';
 import { SourceChain } from './source-chain.js';
 
@@ -64,6 +65,11 @@ export interface DocumentServicesDependencies {
   jobs?: { queue: JobQueue; run: boolean; concurrency?: number };
   /** Longest a question waits for passage vectors before answering by words alone (default: no limit). */
   questionDeadlineMs?: number;
+  /**
+   * Each tenant's share of parses (decision 0042): uploads and fetched PDFs that need parsing take
+   * a place; past the share they are refused with 429. Unmetered without it.
+   */
+  parseShare?: TenantShare | undefined;
   logger?: Logger;
 }
 
@@ -102,6 +108,7 @@ export function createDocumentServices(dependencies: DocumentServicesDependencie
     figureLinks,
     ranker: dependencies.ranker,
     ocr: dependencies.ocr ?? false,
+    parseShare: dependencies.parseShare,
     ...(dependencies.questionDeadlineMs === undefined
       ? {}
       : { questionDeadlineMs: dependencies.questionDeadlineMs }),
@@ -110,9 +117,13 @@ export function createDocumentServices(dependencies: DocumentServicesDependencie
   const library = new PaperLibraryService({
     projects: dependencies.projects,
     documents,
-    parsing: jobs?.queue.shared
-      ? new QueuedPdfParsing({ jobs: jobs.queue, parses, documents })
-      : inProcessParsing(parses),
+    parsing: meteredParsing(
+      jobs?.queue.shared
+        ? new QueuedPdfParsing({ jobs: jobs.queue, parses, documents })
+        : inProcessParsing(parses),
+      parses,
+      dependencies.parseShare,
+    ),
     remote,
     lookup: dependencies.lookup,
     uploadMaxBytes: dependencies.uploadMaxBytes,
