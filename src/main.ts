@@ -30,6 +30,7 @@ import type { AgentBudgets, ResearchTools } from './agent/agent-types.js';
 import { GenerativeAnswers } from './agent/generative-answers.js';
 import { ResearchService } from './agent/research-service.js';
 import type { AppServices } from './app-services.js';
+import { postgresPoolOptions, standbyRoutingOptions } from './compose/postgres-options.js';
 import { splitThreadBudget } from './config/cpu-budget.js';
 import { type Config, ConfigError } from './config/load-config.js';
 import { publicUrlOf } from './config/public-url.js';
@@ -123,10 +124,10 @@ export async function createContainer(
   const closers: Array<() => Promise<void>> = [];
 
   const projects = config.storage.databaseUrl
-    ? await createPostgresProjectStore(config.storage.databaseUrl, {
-        onConnectionError: (error) =>
-          logger.warn({ err: error }, 'PostgreSQL ended an idle connection of the project store'),
-      })
+    ? await createPostgresProjectStore(
+        config.storage.databaseUrl,
+        postgresPoolOptions(config, logger, 'project store'),
+      )
     : await createSqliteProjectStore(join(dataDir, 'alexandria.db'));
   closers.push(() => projects.close());
 
@@ -434,8 +435,8 @@ export async function openPaperIndex(config: Config, logger: Logger): Promise<Pa
     return createPostgresPaperIndex(config.storage.databaseUrl, {
       readUrls: config.storage.databaseReadUrls,
       layout: config.storage.pgIndexLayout,
-      onConnectionError: (error) =>
-        logger.warn({ err: error }, 'PostgreSQL ended an idle connection of the paper index'),
+      ...postgresPoolOptions(config, logger, 'paper index'),
+      standby: standbyRoutingOptions(config, logger),
     });
   }
   const path = config.search.indexPath ?? join(resolve(config.storage.dataDir), 'index.db');

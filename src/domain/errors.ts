@@ -16,12 +16,16 @@ export const errorCodes = [
   'rate_limited',
   'upstream_unavailable',
   'timeout',
+  'unavailable',
   'internal',
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];
 
-/** HTTP status for each code; `upstream_unavailable` is 502, `timeout` 504. */
+/**
+ * HTTP status for each code; `upstream_unavailable` is 502, `timeout` 504, `unavailable` 503 (a
+ * dependency of this service — its database, Redis, the blob store — is out for now; retry).
+ */
 export const statusOfCode: Record<ErrorCode, number> = {
   invalid_request: 400,
   unauthorized: 401,
@@ -34,6 +38,7 @@ export const statusOfCode: Record<ErrorCode, number> = {
   rate_limited: 429,
   upstream_unavailable: 502,
   timeout: 504,
+  unavailable: 503,
   internal: 500,
 };
 
@@ -50,6 +55,7 @@ export const typeOfCode: Record<ErrorCode, string> = {
   rate_limited: 'rate_limit_error',
   upstream_unavailable: 'upstream_error',
   timeout: 'timeout_error',
+  unavailable: 'service_unavailable_error',
   internal: 'server_error',
 };
 
