@@ -1,6 +1,11 @@
-import type { ConnectionErrorSummary, PostgresPoolSettings } from '../adapters/postgres/postgres-pool.js';
+import type {
+  ConnectionErrorSummary,
+  PostgresPoolHealth,
+  PostgresPoolSettings,
+} from '../adapters/postgres/postgres-pool.js';
 import type { StandbyRoutingOptions } from '../adapters/postgres/standby-router.js';
 import type { Config } from '../config/load-config.js';
+import type { DependencyHealth } from '../platform/dependency-health.js';
 import type { Logger } from '../platform/logger.js';
 
 /**
@@ -12,7 +17,12 @@ export function postgresPoolOptions(
   config: Config,
   logger: Logger,
   what: string,
-): { pool: PostgresPoolSettings; onConnectionError: (error: ConnectionErrorSummary) => void } {
+  health?: DependencyHealth,
+): {
+  pool: PostgresPoolSettings;
+  onConnectionError: (error: ConnectionErrorSummary) => void;
+  health: PostgresPoolHealth;
+} {
   const { database } = config;
   return {
     pool: {
@@ -23,6 +33,10 @@ export function postgresPoolOptions(
     },
     onConnectionError: (error) =>
       logger.warn({ database: error }, `PostgreSQL ended an idle connection of the ${what}`),
+    health: {
+      onOutage: (error) => health?.failed('postgres', what.replace(/ /g, '_'), error.message),
+      onConnected: () => health?.answered('postgres'),
+    },
   };
 }
 

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Container } from '../main.js';
 import { packageVersion } from '../platform/version.js';
 import { buildApp, type HttpDependencies } from './app.js';
+import { installDependencyMetrics } from './dependency-metrics.js';
 import { installIndexMetrics } from './index-metrics.js';
 import { createMetrics } from './metrics.js';
 
@@ -12,6 +13,7 @@ export function createHttpApp(
 ): Promise<FastifyInstance> {
   const metrics = createMetrics();
   installIndexMetrics(metrics.registry, container.stores.index);
+  installDependencyMetrics(metrics.registry, container.health, container.dependencies);
   return buildApp({
     config: container.config,
     logger: container.logger,

@@ -33,6 +33,7 @@ import { documentVector, quoteLexeme } from './postgres-paper-vector.js';
 import {
   type ConnectionErrorSummary,
   createPostgresPool,
+  type PostgresPoolHealth,
   type PostgresPoolSettings,
 } from './postgres-pool.js';
 import { StandbyRouter, type StandbyRoutingOptions } from './standby-router.js';
@@ -62,6 +63,8 @@ export interface PostgresPaperIndexOptions {
    * listener the error would end the process.
    */
   onConnectionError?: (error: ConnectionErrorSummary) => void;
+  /** Told of outages and reconnections (dependency health). */
+  health?: PostgresPoolHealth;
 }
 
 /** Tsvector weight labels per field (D is unused: facets live in columns here). */
@@ -89,7 +92,8 @@ export async function createPostgresPaperIndex(
   if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
     throw new Error(`Invalid schema name ${schema}`);
   }
-  const poolOf = (url: string) =>
+  // Only the primary's outages are the database's (a standby's are skipped: StandbyRouter).
+  const poolOf = (url: string, health?: PostgresPoolHealth) =>
     createPostgresPool(
       url,
       {
@@ -99,9 +103,10 @@ export async function createPostgresPaperIndex(
         serverOptions: `-c jit=off${schema ? ` -c search_path=${schema},public` : ''}`,
       },
       options.onConnectionError,
+      health,
     );
-  const primary = poolOf(connectionString);
-  const replicas = (options.readUrls ?? []).map(poolOf);
+  const primary = poolOf(connectionString, options.health);
+  const replicas = (options.readUrls ?? []).map((url) => poolOf(url));
   try {
     const layout = await migratePostgresPaperIndex(primary, schema, options.layout);
     return new PostgresPaperIndex(primary, replicas, { ...options, layout });

@@ -27,6 +27,12 @@ export interface ConnectionErrorSummary {
   message: string;
 }
 
+/** Told when statements fail for an outage and when a new connection opens (the server is back). */
+export interface PostgresPoolHealth {
+  onOutage(summary: ConnectionErrorSummary): void;
+  onConnected(): void;
+}
+
 /** Seconds a client is told to wait after the database failed a request. */
 export const databaseRetryAfterSeconds = 5;
 
@@ -124,12 +130,26 @@ class GuardedClient extends pg.Client {
     if (error instanceof Error && error.message === 'Query read timeout') {
       (this as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
     }
-    return asDatabaseOutage(error);
+    const translated = asDatabaseOutage(error);
+    if (translated !== error) this.onOutage(error);
+    return translated;
   }
+
+  /** Hears of each statement that failed for an outage (set per pool). */
+  protected onOutage(_error: unknown): void {}
 }
 
 /** A pool whose failures to connect are 503s (see `GuardedClient` for failures after connecting). */
 class GuardedPool extends pg.Pool {
+  /** Hears of connections that could not be opened for an outage. */
+  health: PostgresPoolHealth | undefined;
+
+  private failedToConnect(error: unknown): unknown {
+    const translated = asDatabaseOutage(error);
+    if (translated !== error) this.health?.onOutage(summarizeConnectionError(error));
+    return translated;
+  }
+
   override connect(): Promise<pg.PoolClient>;
   override connect(
     callback: (
@@ -147,12 +167,12 @@ class GuardedPool extends pg.Pool {
   ): Promise<pg.PoolClient> | undefined {
     if (callback) {
       super.connect((error, client, done) =>
-        callback(error ? (asDatabaseOutage(error) as Error) : undefined, client, done),
+        callback(error ? (this.failedToConnect(error) as Error) : undefined, client, done),
       );
       return undefined;
     }
     return super.connect().catch((error: unknown) => {
-      throw asDatabaseOutage(error);
+      throw this.failedToConnect(error);
     });
   }
 }
@@ -167,12 +187,18 @@ export function createPostgresPool(
   connectionString: string,
   settings: PostgresPoolSettings = {},
   onConnectionError?: (summary: ConnectionErrorSummary) => void,
+  health?: PostgresPoolHealth,
 ): pg.Pool {
+  const Client = class extends GuardedClient {
+    protected override onOutage(error: unknown): void {
+      health?.onOutage(summarizeConnectionError(error));
+    }
+  };
   const statementTimeoutMs = settings.statementTimeoutMs ?? 300_000;
   const idleTimeoutMs = settings.idleTimeoutMs ?? 30_000;
   const pool = new GuardedPool({
     connectionString,
-    Client: GuardedClient,
+    Client,
     max: settings.maxConnections ?? 10,
     connectionTimeoutMillis: settings.connectTimeoutMs ?? 5_000,
     idleTimeoutMillis: idleTimeoutMs,
@@ -182,6 +208,8 @@ export function createPostgresPool(
     idle_in_transaction_session_timeout: idleTimeoutMs * 2,
     options: settings.serverOptions,
   });
+  pool.health = health;
   pool.on('error', (error) => onConnectionError?.(summarizeConnectionError(error)));
+  pool.on('connect', () => health?.onConnected());
   return pool;
 }

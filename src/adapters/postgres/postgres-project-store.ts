@@ -6,6 +6,7 @@ import type { ProjectDatabase } from '../sql/schema.js';
 import {
   type ConnectionErrorSummary,
   createPostgresPool,
+  type PostgresPoolHealth,
   type PostgresPoolSettings,
 } from './postgres-pool.js';
 
@@ -22,6 +23,8 @@ export async function createPostgresProjectStore(
     pool?: PostgresPoolSettings;
     /** Told of an error on an idle pooled connection (dropped by the pool; see the paper index's). */
     onConnectionError?: (error: ConnectionErrorSummary) => void;
+    /** Told of outages and reconnections (dependency health). */
+    health?: PostgresPoolHealth;
   } = {},
 ): Promise<ProjectStore> {
   const schema = options.schema;
@@ -37,6 +40,7 @@ export async function createPostgresProjectStore(
       serverOptions: schema ? `-c search_path=${schema}` : undefined,
     },
     options.onConnectionError,
+    options.health,
   );
   if (schema) await pool.query(`create schema if not exists ${schema}`);
   const db = new Kysely<ProjectDatabase>({ dialect: new PostgresDialect({ pool }) });

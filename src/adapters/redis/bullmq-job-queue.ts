@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { type Job, Queue, QueueEvents, WaitingError, Worker } from 'bullmq';
+import { DelayedError, type Job, Queue, QueueEvents, WaitingError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
+import { AppError } from '../../domain/errors.js';
 import type {
   EnqueuedJob,
   EnqueueOptions,
+  JobCount,
   JobHandler,
   JobInfo,
   JobPayload,
@@ -12,8 +14,15 @@ import type {
   ProcessOptions,
   WaitOptions,
 } from '../../ports/job-queue.js';
+import {
+  isOutageFailure,
+  type JobRetryPolicy,
+  outageDelay,
+  retryDelay,
+  retryPolicyOf,
+} from '../jobs/job-retry-policy.js';
 
-export interface BullMqJobQueueOptions {
+export interface BullMqJobQueueOptions extends Partial<JobRetryPolicy> {
   /** redis://… of the Redis every replica and worker shares. */
   url: string;
   /** Key prefix of every queue (default `alexandria:jobs`); one deployment, one prefix. */
@@ -28,10 +37,6 @@ export interface BullMqJobQueueOptions {
   stalledIntervalMs?: number;
   /** Take-overs after a dead worker before the job counts as failed (default 3). */
   maxStalledCount?: number;
-  /** Runs of a job whose handler throws before it counts as failed (default 3). */
-  attempts?: number;
-  /** Wait before the first retry, doubled for each further one (default 1000 ms). */
-  retryDelayMs?: number;
   /** How long finished jobs stay readable through `get` (default 1 day). */
   keepFinishedSeconds?: number;
   /** On close, how long running jobs may take to finish before they are put back (default 10000 ms). */
@@ -46,7 +51,13 @@ interface StoredJob {
   lane: string;
   /** The de-duplication id (BullMQ's own job id is unique per run). */
   id: string;
+  /** Since when the job has been put back for dependency outages, and how often in a row. */
+  outageSince?: number;
+  outages?: number;
 }
+
+/** The backoff type jobs are queued with; the workers' strategy reads the retry policy. */
+const backoffType = 'alexandria';
 
 /**
  * While waiting for a job, how often its state is read again in case a finish event was missed (a
@@ -95,11 +106,18 @@ export class BullMqJobQueue implements JobQueue {
   private readonly events = new Map<string, Promise<{ events: QueueEvents; connection: Redis }>>();
   private readonly prefix: string;
   private closing: Promise<void> | undefined;
+  private readonly retry: JobRetryPolicy;
 
   constructor(private readonly options: BullMqJobQueueOptions) {
     this.prefix = options.prefix ?? 'alexandria:jobs';
-    // Connected on first use: a process that neither queues nor runs jobs opens no connection.
-    this.client = new Redis(options.url, { maxRetriesPerRequest: 2, lazyConnect: true });
+    this.retry = retryPolicyOf(options);
+    // Connected on first use: a process that neither queues nor runs jobs opens no connection. Its
+    // commands time out, so a hung Redis fails an enqueue (503) instead of stalling the request.
+    this.client = new Redis(options.url, {
+      maxRetriesPerRequest: 2,
+      lazyConnect: true,
+      commandTimeout: 5_000,
+    });
     this.workerClient = new Redis(options.url, { maxRetriesPerRequest: null, lazyConnect: true });
     for (const client of [this.client, this.workerClient]) {
       client.on('error', (error: unknown) => this.options.onError?.(error));
@@ -108,6 +126,12 @@ export class BullMqJobQueue implements JobQueue {
 
   async enqueue(type: string, payload: JobPayload, options: EnqueueOptions): Promise<EnqueuedJob> {
     if (this.closing) throw new Error('the job queue is closed');
+    return this.add(type, payload, options).catch((error: unknown) => {
+      throw queueUnavailable(error);
+    });
+  }
+
+  private async add(type: string, payload: JobPayload, options: EnqueueOptions): Promise<EnqueuedJob> {
     const laneKey = this.laneKey(type, options.lane);
     const backlog = Number((await this.client.get(laneKey)) ?? 0);
     const runId = randomUUID();
@@ -116,8 +140,8 @@ export class BullMqJobQueue implements JobQueue {
       jobId: runId,
       deduplication: { id: options.id },
       priority: Math.min(lowestPriority, Math.max(1, backlog + 1)),
-      attempts: this.options.attempts ?? 3,
-      backoff: { type: 'exponential', delay: this.options.retryDelayMs ?? 1000 },
+      attempts: this.retry.attempts,
+      backoff: { type: backoffType },
       removeOnComplete: { age: this.keepSeconds },
       removeOnFail: { age: this.keepSeconds },
     });
@@ -149,6 +173,8 @@ export class BullMqJobQueue implements JobQueue {
         maxStalledCount: this.options.maxStalledCount ?? 3,
         removeOnComplete: { age: this.keepSeconds },
         removeOnFail: { age: this.keepSeconds },
+        // Failures of the job's own: doubling waits up to a cap (outages are put back in run()).
+        settings: { backoffStrategy: (attemptsMade: number) => retryDelay(this.retry, attemptsMade) },
       },
     );
     worker.on('error', (error) => this.options.onError?.(error));
@@ -161,8 +187,89 @@ export class BullMqJobQueue implements JobQueue {
   }
 
   async get(type: string, id: string): Promise<JobInfo | null> {
-    const runId = await this.client.get(this.runKey(type, id));
-    return runId ? this.infoOf(type, id, runId) : null;
+    try {
+      const runId = await this.client.get(this.runKey(type, id));
+      return runId ? await this.infoOf(type, id, runId) : null;
+    } catch (error) {
+      throw queueUnavailable(error);
+    }
+  }
+
+  async counts(types: readonly string[]): Promise<JobCount[]> {
+    try {
+      const counted: JobCount[] = [];
+      for (const type of types) {
+        const raw = await this.queue(type).getJobCounts(
+          'waiting',
+          'prioritized',
+          'waiting-children',
+          'active',
+          'delayed',
+          'failed',
+          'completed',
+        );
+        const of = (state: string) => raw[state] ?? 0;
+        counted.push(
+          { type, state: 'waiting', count: of('waiting') + of('prioritized') + of('waiting-children') },
+          { type, state: 'active', count: of('active') },
+          { type, state: 'delayed', count: of('delayed') },
+          { type, state: 'failed', count: of('failed') },
+          { type, state: 'completed', count: of('completed') },
+        );
+      }
+      return counted;
+    } catch (error) {
+      throw queueUnavailable(error);
+    }
+  }
+
+  async failed(type: string, limit: number): Promise<JobInfo[]> {
+    try {
+      const jobs = (await this.queue(type).getFailed(0, Math.max(0, limit - 1))) as Array<Job<StoredJob>>;
+      return jobs.flatMap((job) =>
+        job
+          ? [
+              {
+                id: job.data.id,
+                lane: job.data.lane,
+                state: 'failed' as const,
+                payload: job.data.payload,
+                starts: job.attemptsStarted,
+                ...(job.failedReason ? { error: job.failedReason } : {}),
+                ...(job.finishedOn ? { finishedAt: job.finishedOn } : {}),
+              },
+            ]
+          : [],
+      );
+    } catch (error) {
+      throw queueUnavailable(error);
+    }
+  }
+
+  async retryFailed(type: string, id?: string): Promise<number> {
+    try {
+      let retried = 0;
+      let start = 0;
+      const queue = this.queue(type);
+      for (;;) {
+        const jobs = (await queue.getFailed(start, start + 99)) as Array<Job<StoredJob>>;
+        if (jobs.length === 0) break;
+        let kept = 0;
+        for (const job of jobs) {
+          if (!job || (id !== undefined && job.data.id !== id)) {
+            kept += 1;
+            continue;
+          }
+          await job.retry('failed');
+          retried += 1;
+        }
+        // Retried jobs left the failed list; the ones kept are skipped next time.
+        start += kept;
+      }
+      return retried;
+    } catch (error) {
+      throw queueUnavailable(error);
+    }
   }
 
   private async infoOf(type: string, id: string, runId: string): Promise<JobInfo | null> {
@@ -189,9 +296,15 @@ export class BullMqJobQueue implements JobQueue {
     const { signal } = options;
     signal?.throwIfAborted();
     if (this.closing) throw new Error('the job queue is closed');
-    const { events } = await this.queueEvents(type);
-    const runId =
-      (await this.queue(type).getDeduplicationJobId(id)) ?? (await this.client.get(this.runKey(type, id)));
+    let runId: string | null;
+    let events: QueueEvents;
+    try {
+      ({ events } = await this.queueEvents(type));
+      runId =
+        (await this.queue(type).getDeduplicationJobId(id)) ?? (await this.client.get(this.runKey(type, id)));
+    } catch (error) {
+      throw queueUnavailable(error);
+    }
     if (!runId) return null;
     return new Promise<JobInfo | null>((resolve, reject) => {
       let settled = false;
@@ -288,11 +401,33 @@ export class BullMqJobQueue implements JobQueue {
         throw new WaitingError();
       }
     } catch (error) {
-      if (!(error instanceof WaitingError)) this.options.onError?.(error, { type, id, lane, attempt });
+      if (error instanceof WaitingError) throw error;
+      this.options.onError?.(error, { type, id, lane, attempt });
+      if (isOutageFailure(error) && token && (await this.waitOutOutage(job, token))) throw new DelayedError();
       throw error;
     } finally {
       // The worker's signal outlives the job: a listener left on it would keep every job alive.
       signal?.removeEventListener('abort', release);
+    }
+  }
+
+  /**
+   * Puts a job that failed for a dependency's outage back to wait (1 s, 2 s, … capped), without
+   * spending an attempt, while its outages have lasted less than the patience. False when it has
+   * waited long enough, or Redis cannot take it back either (then it fails as any other error).
+   */
+  private async waitOutOutage(job: Job<StoredJob>, token: string): Promise<boolean> {
+    const now = Date.now();
+    const since = job.data.outageSince ?? now;
+    if (now - since >= this.retry.outagePatienceMs) return false;
+    const outages = (job.data.outages ?? 0) + 1;
+    try {
+      await job.updateData({ ...job.data, outageSince: since, outages });
+      await job.moveToDelayed(now + outageDelay(this.retry, outages), token);
+      return true;
+    } catch (error) {
+      this.options.onError?.(error);
+      return false;
     }
   }
 
@@ -358,6 +493,15 @@ export class BullMqJobQueue implements JobQueue {
   private runKey(type: string, id: string): string {
     return `${this.prefix}:${type}:run:${id}`;
   }
+}
+
+/** A Redis failure as the 503 of the request that needed the queue. */
+function queueUnavailable(error: unknown): unknown {
+  if (error instanceof AppError) return error;
+  return new AppError('unavailable', 'The job queue (Redis) is unavailable right now; retry shortly', {
+    retryAfterSeconds: 5,
+    cause: error,
+  });
 }
 
 function stateOf(state: string): JobState | null {
