@@ -1,9 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { Container } from '../main.js';
 import { packageVersion } from '../platform/version.js';
+import { knownJobTypes } from '../services/jobs/job-types.js';
 import { buildApp, type HttpDependencies } from './app.js';
 import { installDependencyMetrics } from './dependency-metrics.js';
 import { installIndexMetrics } from './index-metrics.js';
+import { installJobMetrics } from './job-metrics.js';
 import { createMetrics } from './metrics.js';
 
 /** Builds the app from a container; `overrides` replace dependencies (tests: other route modules). */
@@ -14,6 +16,7 @@ export function createHttpApp(
   const metrics = createMetrics();
   installIndexMetrics(metrics.registry, container.stores.index);
   installDependencyMetrics(metrics.registry, container.health, container.dependencies);
+  installJobMetrics(metrics.registry, container.jobs, knownJobTypes);
   return buildApp({
     config: container.config,
     logger: container.logger,
