@@ -21,10 +21,12 @@ import { ResearchService } from './agent/research-service.js';
 import type { AppServices } from './app-services.js';
 import { createJobQueue } from './compose/job-queue.js';
 import { postgresPoolOptions, standbyRoutingOptions } from './compose/postgres-options.js';
+import { readinessProbes } from './compose/readiness-probes.js';
 import { createSharedState } from './compose/shared-state.js';
 import { splitThreadBudget } from './config/cpu-budget.js';
 import { type Config, ConfigError } from './config/load-config.js';
 import { publicUrlOf } from './config/public-url.js';
+import type { ProcessRole } from './config/role.js';
 import { sourceNames } from './config/sections/sources.js';
 import type { Paper } from './domain/paper.js';
 import { WorkerPdfExtractor } from './pdf/worker-pdf-extractor.js';
@@ -85,6 +87,8 @@ export interface Container {
   jobs: JobQueue;
   services: AppServices;
   probes: ReadinessProbe[];
+  /** What this process is for (ALEXANDRIA_ROLE); /readyz answers for it. */
+  role: ProcessRole;
   /** Outages of PostgreSQL, Redis and the blob store as this process sees them (decision 0046). */
   health: DependencyHealth;
   /** The shared dependencies this process uses (configured), for metrics and readiness. */
@@ -107,6 +111,8 @@ export interface ContainerOptions {
    * always run in the process that queued them.
    */
   runJobs?: boolean;
+  /** What the process is for, for /readyz (default: `all` when it runs jobs, else `api`). */
+  role?: ProcessRole;
   /** Where adapters report dependency outages (one per process; made here when not given). */
   health?: DependencyHealth;
 }
@@ -138,6 +144,10 @@ export async function createContainer(
         ...(storage.s3Endpoint ? { endpoint: storage.s3Endpoint } : {}),
         ...(storage.s3AccessKeyId ? { accessKeyId: storage.s3AccessKeyId } : {}),
         ...(storage.s3SecretAccessKey ? { secretAccessKey: storage.s3SecretAccessKey } : {}),
+        health: {
+          onOutage: (error) => health.failed('blob_store', 'request', error),
+          onAnswered: () => health.answered('blob_store'),
+        },
       })
     : undefined;
   if (s3) closers.push(async () => s3.close());
@@ -364,12 +374,8 @@ export async function createContainer(
     closers.push(() => sweeper.stop());
   }
 
-  const probes: ReadinessProbe[] = [
-    { name: 'project_store', check: () => projects.ping() },
-    { name: 'blob_store', check: () => blobs.ping() },
-    { name: 'paper_index', check: () => index.ping() },
-  ];
-  if (redis) probes.push({ name: 'redis', check: async () => void (await redis.ping()) });
+  const role = options.role ?? (options.runJobs ? 'all' : 'api');
+  const probes = readinessProbes({ projects, blobs, index, redis, jobs }, role);
 
   return {
     config,
@@ -384,6 +390,7 @@ export async function createContainer(
     jobs,
     services,
     probes,
+    role,
     health,
     dependencies: [
       ...(storage.databaseUrl ? (['postgres'] as const) : []),

@@ -24,6 +24,7 @@ export function createHttpApp(
     rateLimiter: container.rateLimiter,
     unauthenticatedRateLimiter: container.unauthenticatedRateLimiter,
     probes: container.probes,
+    role: container.role,
     indexVersion: () => container.stores.index.dataVersion(),
     metrics,
     version: packageVersion(),
@@ -35,8 +36,11 @@ export function createHttpApp(
  * Listens, and shuts down gracefully on SIGINT/SIGTERM: stop accepting, let in-flight requests
  * finish (bounded by the shutdown timeout), close adapters, exit.
  */
-export async function serve(container: Container): Promise<{ app: FastifyInstance; address: string }> {
-  const app = await createHttpApp(container);
+export async function serve(
+  container: Container,
+  overrides: Partial<HttpDependencies> = {},
+): Promise<{ app: FastifyInstance; address: string }> {
+  const app = await createHttpApp(container, overrides);
   const address = await app.listen({
     host: container.config.server.host,
     port: container.config.server.port,

@@ -45,6 +45,11 @@ export interface JobQueue {
    * their turn by priority; `delayed` are waiting for a retry.
    */
   counts(types: readonly string[]): Promise<JobCount[]>;
+  /**
+   * Processes running jobs of `type` right now (across the deployment for a shared queue; 1 or 0 in
+   * process). Zero means a queued job of that type waits until a worker starts.
+   */
+  workerCount(type: string): Promise<number>;
   /** Up to `limit` jobs of `type` that failed for good, most recent first. */
   failed(type: string, limit: number): Promise<JobInfo[]>;
   /** Queues failed jobs of `type` again (only the one with de-duplication id `id` when given); how many. */

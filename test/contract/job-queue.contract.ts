@@ -128,6 +128,7 @@ export function runJobQueueContract(name: string, create: (settings: JobQueueSet
     it('counts jobs by state, lists failed jobs and queues them again', async () => {
       const jobs = await queue();
       let healthy = false;
+      expect(await jobs.workerCount('fragile')).toBe(0);
       jobs.process('fragile', async (payload) => {
         if (!healthy && payload.kind === 'bad') throw new Error('bad bytes');
       });
@@ -135,6 +136,7 @@ export function runJobQueueContract(name: string, create: (settings: JobQueueSet
       await jobs.enqueue('fragile', { kind: 'bad' }, { id: 'bad', lane: 't' });
       await expect.poll(async () => (await jobs.get('fragile', 'bad'))?.state, poll).toBe('failed');
       await expect.poll(async () => (await jobs.get('fragile', 'good'))?.state, poll).toBe('completed');
+      expect(await jobs.workerCount('fragile')).toBe(1);
       const counts = await jobs.counts(['fragile', 'unused']);
       const countOf = (type: string, state: string) =>
         counts.find((count) => count.type === type && count.state === state)?.count;

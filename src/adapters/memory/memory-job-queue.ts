@@ -119,6 +119,10 @@ export class MemoryJobQueue implements JobQueue {
     });
   }
 
+  async workerCount(type: string): Promise<number> {
+    return this.types.get(type)?.handler && !this.closed ? 1 : 0;
+  }
+
   async failed(type: string, limit: number): Promise<JobInfo[]> {
     const finished = [...(this.types.get(type)?.finished.values() ?? [])];
     return finished

@@ -223,6 +223,14 @@ export class BullMqJobQueue implements JobQueue {
     }
   }
 
+  async workerCount(type: string): Promise<number> {
+    try {
+      return await this.queue(type).getWorkersCount();
+    } catch (error) {
+      throw queueUnavailable(error);
+    }
+  }
+
   async failed(type: string, limit: number): Promise<JobInfo[]> {
     try {
       const jobs = (await this.queue(type).getFailed(0, Math.max(0, limit - 1))) as Array<Job<StoredJob>>;

@@ -26,7 +26,7 @@ export function registerWorker(program: Command): void {
         );
       }
       const logger = createLogger({ level: config.server.logLevel, destination: 'stdout' });
-      const container = await createContainer(config, logger, { runJobs: true });
+      const container = await createContainer(config, logger, { runJobs: true, role: 'worker' });
       const signal = await new Promise<string>((resolve) => {
         process.once('SIGTERM', () => resolve('SIGTERM'));
         process.once('SIGINT', () => resolve('SIGINT'));

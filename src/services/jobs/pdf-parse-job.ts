@@ -1,3 +1,4 @@
+import { AppError } from '../../domain/errors.js';
 import type { BlobStore } from '../../ports/blob-store.js';
 import type { JobHandler, JobQueue } from '../../ports/job-queue.js';
 import type { DocumentStorage } from '../documents/document-storage.js';
@@ -95,6 +96,15 @@ export class QueuedPdfParsing implements PdfParsing {
     const id = parsePdfJobId(sha256, parserVersion);
     const payload: ParsePdfPayload = { sha256, blobKey: documentBlobKey(sha256), parserVersion };
     await jobs.enqueue(parsePdfJob, payload, { id, lane: options.lane ?? 'default' });
+    // With no worker running, the wait would last until one starts: the job stays queued (a retry
+    // finds its parse stored) and this request fails now (docs/decisions/0046).
+    if ((await jobs.workerCount(parsePdfJob)) === 0) {
+      throw new AppError(
+        'unavailable',
+        'No worker is running background jobs right now: the PDF is queued and is parsed when one starts; retry later',
+        { retryAfterSeconds: 30 },
+      );
+    }
     await jobs.wait(parsePdfJob, id, { signal: options.signal });
     const parsed = await parses.lookup(sha256);
     if (parsed) return parsed;
