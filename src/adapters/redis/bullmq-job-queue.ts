@@ -330,7 +330,7 @@ export class BullMqJobQueue implements JobQueue {
           (info) => {
             if (!info || info.state === 'completed' || info.state === 'failed') finish(() => resolve(info));
           },
-          (error: unknown) => finish(() => reject(error)),
+          (error: unknown) => finish(() => reject(queueUnavailable(error))),
         );
       };
       const onFinished = (event: { jobId: string }) => {
