@@ -24,6 +24,7 @@ import { canRunRedis, type RedisProcess, startOwnRedis } from '../helpers/redis-
 import { serverListening, spawnCli } from '../helpers/server-process.js';
 
 const missing = canRunOwnCluster() ?? canRunRedis();
+// biome-ignore lint/suspicious/noConsole: a skip belongs in the CI log, in one line.
 if (missing) console.warn(`dependency-faults: skipped (${missing})`);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -334,6 +335,7 @@ describe.skipIf(missing !== undefined)('the scale-out deployment under dependenc
       recoveryFailures.length === 0
         ? 0
         : (Math.max(...recoveryFailures.map((sample) => sample.at + sample.ms)) - pgReturned) / 1000;
+    // biome-ignore lint/suspicious/noConsole: the figures per fault belong in the CI log.
     console.log(
       [
         'dependency-faults figures (searches and uploads through one API replica; a worker runs the jobs):',
