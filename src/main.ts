@@ -230,6 +230,9 @@ export async function createContainer(
   });
   closers.push(() => fetcher.close());
   const jobs = createJobQueue(config, logger);
+  const role = options.role ?? (options.runJobs ? 'all' : 'api');
+  // An API replica of a scaled-out deployment leaves whole documents to the workers (decision 0046).
+  const leavesDocumentsToWorkers = jobs.shared && role === 'api';
   const documents = createDocumentServices({
     store: projects,
     blobs,
@@ -247,6 +250,7 @@ export async function createContainer(
       sliceSize: config.embedding.batchSize,
       // A first question embeds BM25's candidates only (docs/decisions/0012-question-ranking.md).
       firstQuestionCandidates: config.documents.questionFirstCandidates,
+      embedWholeDocuments: !leavesDocumentsToWorkers,
     }),
     sources: federation.fullTextSources,
     // Stored parses are keyed by this: another engine, a new release or other figure limits parse
@@ -269,6 +273,8 @@ export async function createContainer(
       queue: jobs,
       run: !storage.redisUrl || options.runJobs === true,
       concurrency: config.jobs.concurrency,
+      // A parse that waits out an outage does not hold its request past its own limit and a minute.
+      waitTimeoutMs: config.pdf.timeoutMs + 60_000,
     },
     logger,
   });
@@ -374,7 +380,6 @@ export async function createContainer(
     closers.push(() => sweeper.stop());
   }
 
-  const role = options.role ?? (options.runJobs ? 'all' : 'api');
   const probes = readinessProbes({ projects, blobs, index, redis, jobs }, role);
 
   return {

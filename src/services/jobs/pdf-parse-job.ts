@@ -59,6 +59,12 @@ export function pdfParseHandler(parses: ParseCache, blobs: BlobStore): JobHandle
 
 export interface QueuedPdfParsingOptions {
   jobs: JobQueue;
+  /**
+   * Longest a request waits for the parse job, in ms (default: no limit). Past it the request fails
+   * with 503 + Retry-After (the job goes on; a retry answers from the stored parse): a job waiting
+   * out a blob-store or database outage does not hold the request for as long as the outage lasts.
+   */
+  waitTimeoutMs?: number | undefined;
   parses: ParseCache;
   /** Puts the bytes where a worker reads them. */
   documents: DocumentStorage;
@@ -105,7 +111,20 @@ export class QueuedPdfParsing implements PdfParsing {
         { retryAfterSeconds: 30 },
       );
     }
-    await jobs.wait(parsePdfJob, id, { signal: options.signal });
+    const waitTimeoutMs = this.options.waitTimeoutMs;
+    const deadline = waitTimeoutMs === undefined ? undefined : AbortSignal.timeout(waitTimeoutMs);
+    const signal =
+      deadline && options.signal ? AbortSignal.any([options.signal, deadline]) : (deadline ?? options.signal);
+    try {
+      await jobs.wait(parsePdfJob, id, { signal });
+    } catch (error) {
+      if (!deadline?.aborted || options.signal?.aborted) throw error;
+      throw new AppError(
+        'unavailable',
+        'The PDF is still being parsed (a dependency may be recovering); retry shortly, the parse is kept',
+        { retryAfterSeconds: 30 },
+      );
+    }
     const parsed = await parses.lookup(sha256);
     if (parsed) return parsed;
     const failure = await parses.rememberedFailure(sha256);
