@@ -45,7 +45,7 @@ export const systemRoutes: RouteModule = (app, context) => {
         ...open,
         summary: 'Readiness',
         description:
-          'Probes the dependencies (database, blob store, Redis, job workers) and answers for the role this process plays: 503 only when what the role needs fails (a replica that cannot serve reads, a worker that cannot take jobs); 200 `degraded` when only something else does (the blob store for uploads, Redis for shared limits), with the reason.',
+          "Probes the dependencies and answers for this process's role: 503 only when what the role needs fails (reads for a replica, jobs for a worker); 200 `degraded`, with the reason, when only something else does.",
         response: {
           200: readinessSchema.describe('Ready, or degraded (see `reason`).'),
           503: readinessSchema.describe('What this role needs failed; `reason` says which.'),
