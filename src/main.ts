@@ -62,7 +62,8 @@ import {
 import { SourceMonitor } from './services/federation/source-monitor.js';
 import { ProjectService } from './services/project-service.js';
 import { QuestionRanker } from './services/question/question-ranker.js';
-import { RecordVectorsJob, scheduleRecordVectors } from './services/search/record-vectors-job.js';
+import { RecordVectorsJob } from './services/search/record-vectors-job.js';
+import { scheduleRecordVectors } from './services/search/record-vectors-schedule.js';
 import { SearchService } from './services/search-service.js';
 import type { PaperLookup, PaperSearch, ReadinessProbe } from './services/services.js';
 import { ZoteroService } from './services/zotero-service.js';

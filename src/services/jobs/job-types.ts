@@ -1,4 +1,4 @@
-import { embedRecordsJob } from '../search/record-vectors-job.js';
+import { embedRecordRangeJob, embedRecordsJob } from '../search/record-vectors-schedule.js';
 import { embedPassagesJob } from './passage-embedding-job.js';
 import { parsePdfJob } from './pdf-parse-job.js';
 
@@ -6,4 +6,9 @@ import { parsePdfJob } from './pdf-parse-job.js';
  * Every kind of background job Alexandria queues (the `queue` label of `alexandria_jobs`, the types
  * `alexandria jobs` lists).
  */
-export const knownJobTypes: readonly string[] = [parsePdfJob, embedPassagesJob, embedRecordsJob];
+export const knownJobTypes: readonly string[] = [
+  parsePdfJob,
+  embedPassagesJob,
+  embedRecordsJob,
+  embedRecordRangeJob,
+];
