@@ -21,6 +21,7 @@ import {
   retryDelay,
   retryPolicyOf,
 } from '../jobs/job-retry-policy.js';
+import { countJobs, failedJobs, retryFailedJobs, type StoredJob } from './bullmq-job-admin.js';
 
 export interface BullMqJobQueueOptions extends Partial<JobRetryPolicy> {
   /** redis://… of the Redis every replica and worker shares. */
@@ -43,17 +44,6 @@ export interface BullMqJobQueueOptions extends Partial<JobRetryPolicy> {
   shutdownGraceMs?: number;
   /** Told about failed runs and Redis errors. */
   onError?: (error: unknown, job?: { type: string; id: string; lane: string; attempt: number }) => void;
-}
-
-/** What a BullMQ job carries: the payload and its lane. */
-interface StoredJob {
-  payload: JobPayload;
-  lane: string;
-  /** The de-duplication id (BullMQ's own job id is unique per run). */
-  id: string;
-  /** Since when the job has been put back for dependency outages, and how often in a row. */
-  outageSince?: number;
-  outages?: number;
 }
 
 /** The backoff type jobs are queued with; the workers' strategy reads the retry policy. */
@@ -195,86 +185,28 @@ export class BullMqJobQueue implements JobQueue {
     }
   }
 
-  async counts(types: readonly string[]): Promise<JobCount[]> {
-    try {
-      const counted: JobCount[] = [];
-      for (const type of types) {
-        const raw = await this.queue(type).getJobCounts(
-          'waiting',
-          'prioritized',
-          'waiting-children',
-          'active',
-          'delayed',
-          'failed',
-          'completed',
-        );
-        const of = (state: string) => raw[state] ?? 0;
-        counted.push(
-          { type, state: 'waiting', count: of('waiting') + of('prioritized') + of('waiting-children') },
-          { type, state: 'active', count: of('active') },
-          { type, state: 'delayed', count: of('delayed') },
-          { type, state: 'failed', count: of('failed') },
-          { type, state: 'completed', count: of('completed') },
-        );
-      }
-      return counted;
-    } catch (error) {
-      throw queueUnavailable(error);
-    }
+  counts(types: readonly string[]): Promise<JobCount[]> {
+    return this.admin(async () =>
+      (await Promise.all(types.map((type) => countJobs(this.queue(type), type)))).flat(),
+    );
   }
 
-  async workerCount(type: string): Promise<number> {
-    try {
-      return await this.queue(type).getWorkersCount();
-    } catch (error) {
-      throw queueUnavailable(error);
-    }
+  workerCount(type: string): Promise<number> {
+    return this.admin(() => this.queue(type).getWorkersCount());
   }
 
-  async failed(type: string, limit: number): Promise<JobInfo[]> {
-    try {
-      const jobs = (await this.queue(type).getFailed(0, Math.max(0, limit - 1))) as Array<Job<StoredJob>>;
-      return jobs.flatMap((job) =>
-        job
-          ? [
-              {
-                id: job.data.id,
-                lane: job.data.lane,
-                state: 'failed' as const,
-                payload: job.data.payload,
-                starts: job.attemptsStarted,
-                ...(job.failedReason ? { error: job.failedReason } : {}),
-                ...(job.finishedOn ? { finishedAt: job.finishedOn } : {}),
-              },
-            ]
-          : [],
-      );
-    } catch (error) {
-      throw queueUnavailable(error);
-    }
+  failed(type: string, limit: number): Promise<JobInfo[]> {
+    return this.admin(() => failedJobs(this.queue(type), limit));
   }
 
-  async retryFailed(type: string, id?: string): Promise<number> {
+  retryFailed(type: string, id?: string): Promise<number> {
+    return this.admin(() => retryFailedJobs(this.queue(type), id));
+  }
+
+  /** A look at the queue whose Redis failure is the 503 of the request (or command) that asked. */
+  private async admin<T>(look: () => Promise<T>): Promise<T> {
     try {
-      let retried = 0;
-      let start = 0;
-      const queue = this.queue(type);
-      for (;;) {
-        const jobs = (await queue.getFailed(start, start + 99)) as Array<Job<StoredJob>>;
-        if (jobs.length === 0) break;
-        let kept = 0;
-        for (const job of jobs) {
-          if (!job || (id !== undefined && job.data.id !== id)) {
-            kept += 1;
-            continue;
-          }
-          await job.retry('failed');
-          retried += 1;
-        }
-        // Retried jobs left the failed list; the ones kept are skipped next time.
-        start += kept;
-      }
-      return retried;
+      return await look();
     } catch (error) {
       throw queueUnavailable(error);
     }
