@@ -258,12 +258,15 @@ export class BullMqJobQueue implements JobQueue {
         outcome();
       };
       const check = () => {
-        this.infoOf(type, id, runId).then(
-          (info) => {
-            if (!info || info.state === 'completed' || info.state === 'failed') finish(() => resolve(info));
-          },
-          (error: unknown) => finish(() => reject(queueUnavailable(error))),
-        );
+        // Never a throw inside the timer: a failure settles the wait, it cannot end the process.
+        Promise.resolve()
+          .then(() => this.infoOf(type, id, runId as string))
+          .then(
+            (info) => {
+              if (!info || info.state === 'completed' || info.state === 'failed') finish(() => resolve(info));
+            },
+            (error: unknown) => finish(() => reject(queueUnavailable(error))),
+          );
       };
       const onFinished = (event: { jobId: string }) => {
         if (event.jobId === runId) check();
