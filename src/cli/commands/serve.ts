@@ -61,7 +61,11 @@ export function registerServe(program: Command): void {
         await container.close().catch(() => undefined);
         throw listenError(error, host, port);
       });
-      output.error(`Alexandria is listening on ${address} (docs: ${address}/docs)`);
+      output.error(
+        role === 'worker'
+          ? `Alexandria worker is running jobs from ${config.jobs.prefix}; probes and metrics listening on ${address} (/livez, /readyz, /metrics)`
+          : `Alexandria is listening on ${address} (docs: ${address}/docs)`,
+      );
     });
 }
 
