@@ -68,6 +68,28 @@ in_range(const char *name, const int32 *indexes, int n, int n_clauses)
 							errmsg(FUNCTION ": %s clause index %d is outside 0..%d", name, indexes[i], n_clauses - 1)));
 }
 
+static int
+compare_int32(const void *a, const void *b)
+{
+	int32		x = *(const int32 *) a;
+	int32		y = *(const int32 *) b;
+
+	return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/* Sorts a set of clause indexes and drops repeats: a clause required or a candidate twice is so once. */
+static int
+distinct_indexes(int32 *indexes, int n)
+{
+	int			kept = 0;
+
+	qsort(indexes, n, sizeof(int32), compare_int32);
+	for (int i = 0; i < n; i++)
+		if (kept == 0 || indexes[kept - 1] != indexes[i])
+			indexes[kept++] = indexes[i];
+	return kept;
+}
+
 static void
 weights_in_range(const char *name, const double *values, int n)
 {
@@ -149,6 +171,8 @@ read_request(FunctionCallInfo fcinfo, int a, SearchRequest *r)
 	in_range("a required", r->required, r->n_required, r->n_clauses);
 	in_range("a candidate", r->candidates, r->n_candidates, r->n_clauses);
 	in_range("a scored", r->scored, r->n_scored, r->n_clauses);
+	r->n_required = distinct_indexes(r->required, r->n_required);
+	r->n_candidates = distinct_indexes(r->candidates, r->n_candidates);
 }
 
 /* The relation `name` of the index's schema: it must exist and be a table. */

@@ -160,9 +160,15 @@ matching(const SearchRequest *r, const ClauseList *lists, int *n_matched)
 	*n_matched = 0;
 	if (r->n_required > 0)
 	{
-		const ClauseList *base = &lists[r->required[0]];
+		const ClauseList *base;
 		int		   *at = palloc0(sizeof(int) * r->n_required);
+		int			shortest = 0;
 
+		/* The intersection walks the shortest required list and seeks in the others. */
+		for (int q = 1; q < r->n_required; q++)
+			if (lists[r->required[q]].count < lists[r->required[shortest]].count)
+				shortest = q;
+		base = &lists[r->required[shortest]];
 		matched = alloc_array(base->count, sizeof(int64));
 		for (int i = 0; i < base->count; i++)
 		{
@@ -170,10 +176,12 @@ matching(const SearchRequest *r, const ClauseList *lists, int *n_matched)
 			bool		all = true;
 
 			CHECK_FOR_INTERRUPTS();
-			for (int q = 1; q < r->n_required && all; q++)
+			for (int q = 0; q < r->n_required && all; q++)
 			{
 				const ClauseList *l = &lists[r->required[q]];
 
+				if (q == shortest)
+					continue;
 				while (at[q] < l->count && l->doc[at[q]] < doc)
 					at[q]++;
 				all = at[q] < l->count && l->doc[at[q]] == doc;
@@ -307,6 +315,17 @@ le16(const uint8 *p)
 	return (int16) ((uint16) p[0] | ((uint16) p[1] << 8));
 }
 
+/* Scored clauses in decreasing bound (qsort_arg: a hostile call may score 65,536 of them). */
+static int
+by_bound(const void *a, const void *b, void *arg)
+{
+	const double *bound = arg;
+	double		x = bound[*(const int *) a];
+	double		y = bound[*(const int *) b];
+
+	return x > y ? -1 : x < y ? 1 : 0;
+}
+
 /*
  * MaxScore (relevance only): each scored clause's contribution is at most its IDF times
  * (k1 + 1) · fmax / (fmax + k1 (1 − b)) — its largest frequency, in the shortest document.
@@ -327,18 +346,7 @@ bounds(const SearchRequest *r, const ClauseList *lists, int *order, double *boun
 		bound[s] = fmax > 0 ? r->idf[s] * (fmax * (K1 + 1.0)) / (fmax + K1 * (1 - B)) : 0;
 		order[s] = s;
 	}
-	/* Insertion sort: a query scores a handful of clauses. */
-	for (int a = 1; a < r->n_scored; a++)
-	{
-		CHECK_FOR_INTERRUPTS();
-		for (int b = a; b > 0 && bound[order[b]] > bound[order[b - 1]]; b--)
-		{
-			int			t = order[b];
-
-			order[b] = order[b - 1];
-			order[b - 1] = t;
-		}
-	}
+	qsort_arg(order, r->n_scored, sizeof(int), by_bound, bound);
 	bound_left[r->n_scored] = 0;
 	for (int a = r->n_scored - 1; a >= 0; a--)
 		bound_left[a] = bound_left[a + 1] + bound[order[a]];

@@ -45,7 +45,8 @@ export async function writeSyntheticIndex(
       last = doc;
       inBlock += 1;
       if (inBlock === blockPostings) {
-        postings.push({ word: id, seq: (seq += 1), docs: docs.toBuffer(), positions: positions.toBuffer() });
+        seq += 1;
+        postings.push({ word: id, seq, docs: docs.toBuffer(), positions: positions.toBuffer() });
         docs = new ByteWriter();
         positions = new ByteWriter();
         last = 0;
