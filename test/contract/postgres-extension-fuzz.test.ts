@@ -122,103 +122,111 @@ beforeAll(async () => {
 afterAll(() => cluster?.stop());
 
 describe('alexandria_pg under random and hostile calls', () => {
-  it(`never loses a backend in ${calls} calls (seed ${seed})`, async () => {
-    const random = seededRandom(seed);
-    const connect = async () => {
-      const client = new pg.Client({ connectionString: cluster.url });
-      client.on('error', () => undefined);
-      await client.connect();
-      await client.query("SET statement_timeout = '20s'");
-      return client;
-    };
-    const watcher = await connect();
-    const started = (await watcher.query('SELECT pg_postmaster_start_time()::text AS at')).rows[0].at;
-    const functions = await watcher.query<{ signature: string }>(
-      `SELECT p.proname || '(' || pg_get_function_identity_arguments(p.oid) || ')' AS signature
+  it(
+    `never loses a backend in ${calls} calls (seed ${seed})`,
+    async () => {
+      const random = seededRandom(seed);
+      const connect = async () => {
+        const client = new pg.Client({ connectionString: cluster.url });
+        client.on('error', () => undefined);
+        await client.connect();
+        await client.query("SET statement_timeout = '20s'");
+        return client;
+      };
+      const watcher = await connect();
+      const started = (await watcher.query('SELECT pg_postmaster_start_time()::text AS at')).rows[0].at;
+      const functions = await watcher.query<{ signature: string }>(
+        `SELECT p.proname || '(' || pg_get_function_identity_arguments(p.oid) || ')' AS signature
        FROM pg_depend d JOIN pg_proc p ON p.oid = d.objid
        WHERE d.classid = 'pg_proc'::regclass AND d.deptype = 'e'
          AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'alexandria_pg') ORDER BY 1`,
-    );
-    const signatures = functions.rows.map((row) => row.signature);
-    expect(
-      signatures.filter((signature) => !fuzzCalls[signature]),
-      'functions without a fuzz generator',
-    ).toEqual([]);
-    const tally = new Map(signatures.map((signature) => [signature, { calls: 0, rows: 0, errors: 0 }]));
-    const codes = new Map<string, number>();
-    const lost: string[] = [];
-    const broken: string[] = [];
-    let client = await connect();
-    const pid = (await client.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
-    let searchPath = '';
-    for (let done = 0; done < calls && lost.length < 3; ) {
-      await damage(random);
-      for (let at = 0; at < batchSize && done < calls; at += 1, done += 1) {
-        const signature = pick(random, signatures);
-        const call = (fuzzCalls[signature] as NonNullable<(typeof fuzzCalls)[string]>)(random, target);
-        const counts = tally.get(signature) as { calls: number; rows: number; errors: number };
-        counts.calls += 1;
-        try {
-          if (call.searchPath && call.searchPath !== searchPath) {
-            await client.query(`SET search_path = ${call.searchPath}`);
-            searchPath = call.searchPath;
-          }
-          const result = await client.query(call.sql, call.params);
-          counts.rows += 1;
-          if (call.wellFormed && signature.startsWith('alexandria_inverted_search')) {
-            const violation = pageViolation(
-              result.rows,
-              call.params.at(-2) as number,
-              call.params.at(-1) as number,
+      );
+      const signatures = functions.rows.map((row) => row.signature);
+      expect(
+        signatures.filter((signature) => !fuzzCalls[signature]),
+        'functions without a fuzz generator',
+      ).toEqual([]);
+      const tally = new Map(signatures.map((signature) => [signature, { calls: 0, rows: 0, errors: 0 }]));
+      const codes = new Map<string, number>();
+      const lost: string[] = [];
+      const broken: string[] = [];
+      let client = await connect();
+      const pid = (await client.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+      let searchPath = '';
+      for (let done = 0; done < calls && lost.length < 3; ) {
+        await damage(random);
+        for (let at = 0; at < batchSize && done < calls; at += 1, done += 1) {
+          const signature = pick(random, signatures);
+          const call = (fuzzCalls[signature] as NonNullable<(typeof fuzzCalls)[string]>)(random, target);
+          const counts = tally.get(signature) as { calls: number; rows: number; errors: number };
+          counts.calls += 1;
+          try {
+            if (call.searchPath && call.searchPath !== searchPath) {
+              await client.query(`SET search_path = ${call.searchPath}`);
+              searchPath = call.searchPath;
+            }
+            const result = await client.query(call.sql, call.params);
+            counts.rows += 1;
+            if (call.wellFormed && signature.startsWith('alexandria_inverted_search')) {
+              const violation = pageViolation(
+                result.rows,
+                call.params.at(-2) as number,
+                call.params.at(-1) as number,
+              );
+              if (violation) broken.push(`${violation}: ${call.sql} ${JSON.stringify(call.params)}`);
+            }
+          } catch (error) {
+            const code = (error as { code?: string }).code;
+            if (code && cleanErrors.has(code)) {
+              counts.errors += 1;
+              codes.set(code, (codes.get(code) ?? 0) + 1);
+              continue;
+            }
+            if (code && !/^57P0[123]$/.test(code)) {
+              // An error, but not one the extension raises on purpose (e.g. XX000 from elog).
+              codes.set(code, (codes.get(code) ?? 0) + 1);
+              broken.push(
+                `${code} ${(error as Error).message}: ${call.sql} ${JSON.stringify(call.params).slice(0, 400)}`,
+              );
+              continue;
+            }
+            lost.push(
+              `${(error as Error).message}: ${call.sql} ${JSON.stringify(call.params).slice(0, 400)}`,
             );
-            if (violation) broken.push(`${violation}: ${call.sql} ${JSON.stringify(call.params)}`);
+            await waitForServer(cluster.url);
+            client = await connect();
+            searchPath = '';
           }
-        } catch (error) {
-          const code = (error as { code?: string }).code;
-          if (code && cleanErrors.has(code)) {
-            counts.errors += 1;
-            codes.set(code, (codes.get(code) ?? 0) + 1);
-            continue;
-          }
-          if (code && !/^57P0[123]$/.test(code)) {
-            // An error, but not one the extension raises on purpose (e.g. XX000 from elog).
-            codes.set(code, (codes.get(code) ?? 0) + 1);
-            broken.push(
-              `${code} ${(error as Error).message}: ${call.sql} ${JSON.stringify(call.params).slice(0, 400)}`,
-            );
-            continue;
-          }
-          lost.push(`${(error as Error).message}: ${call.sql} ${JSON.stringify(call.params).slice(0, 400)}`);
-          await waitForServer(cluster.url);
-          client = await connect();
-          searchPath = '';
+        }
+        // The same backend, and the same postmaster that has not reinitialised its sessions.
+        if (lost.length === 0) {
+          expect((await client.query('SELECT pg_backend_pid() AS pid')).rows[0].pid).toBe(pid);
+          expect((await watcher.query('SELECT pg_postmaster_start_time()::text AS at')).rows[0].at).toBe(
+            started,
+          );
         }
       }
-      // The same backend, and the same postmaster that has not reinitialised its sessions.
-      if (lost.length === 0) {
-        expect((await client.query('SELECT pg_backend_pid() AS pid')).rows[0].pid).toBe(pid);
-        expect((await watcher.query('SELECT pg_postmaster_start_time()::text AS at')).rows[0].at).toBe(
-          started,
-        );
+      await client.end().catch(() => undefined);
+      await watcher.end().catch(() => undefined);
+      const crashes = cluster.log().match(/terminated by signal \d+/g) ?? [];
+      const summary = { seed, calls, tally: Object.fromEntries(tally), codes: Object.fromEntries(codes) };
+      process.stderr.write(`alexandria_pg fuzz: ${JSON.stringify(summary)}\n`);
+      expect(lost, `calls that lost their backend (seed ${seed})`).toEqual([]);
+      expect(crashes, 'backends the server log reports as crashed').toEqual([]);
+      expect(
+        broken.slice(0, 5),
+        'calls that failed without a clean error, or broke the page contract',
+      ).toEqual([]);
+      for (const [signature, counts] of tally) {
+        // Each function was reached, and both answered and refused: the calls go past the first check.
+        expect(counts.calls, signature).toBeGreaterThan(calls / signatures.length / 3);
+        expect(counts.rows, signature).toBeGreaterThan(0);
+        expect(counts.errors, signature).toBeGreaterThan(0);
       }
-    }
-    await client.end().catch(() => undefined);
-    await watcher.end().catch(() => undefined);
-    const crashes = cluster.log().match(/terminated by signal \d+/g) ?? [];
-    const summary = { seed, calls, tally: Object.fromEntries(tally), codes: Object.fromEntries(codes) };
-    process.stderr.write(`alexandria_pg fuzz: ${JSON.stringify(summary)}\n`);
-    expect(lost, `calls that lost their backend (seed ${seed})`).toEqual([]);
-    expect(crashes, 'backends the server log reports as crashed').toEqual([]);
-    expect(broken.slice(0, 5), 'calls that failed without a clean error, or broke the page contract').toEqual(
-      [],
-    );
-    for (const [signature, counts] of tally) {
-      // Each function was reached, and both answered and refused: the calls go past the first check.
-      expect(counts.calls, signature).toBeGreaterThan(calls / signatures.length / 3);
-      expect(counts.rows, signature).toBeGreaterThan(0);
-      expect(counts.errors, signature).toBeGreaterThan(0);
-    }
-  });
+      // A long run (ALEXANDRIA_FUZZ_CALLS) gets time in proportion: ~1–3 ms a call on 2 cores.
+    },
+    Math.max(60_000, calls * 10),
+  );
 });
 
 /** What a well-formed search's rows must be: at most `limit` documents, distinct, with one total. */

@@ -21,7 +21,7 @@ const layoutFunctions = {
   ],
 } as const;
 
-/** Runs `sql` in a savepoint; false (and the transaction still usable) when it fails. */
+/** Runs `sql` in a savepoint: on failure, its message, and the transaction still usable. */
 async function attempt(client: pg.PoolClient, sql: string): Promise<{ ok: boolean; error?: string }> {
   await client.query('SAVEPOINT alexandria_pg_step');
   try {
@@ -103,8 +103,8 @@ export async function ensureExecute(
       `The inverted PostgreSQL index layout needs alexandria_pg ${requiredExtensionVersion}; this database has ${extension.version}${extension.updateError ? ` and updating it failed (${extension.updateError})` : ''}: run \`alexandria db install-extension\` as root on the database server, then ALTER EXTENSION alexandria_pg UPDATE as the extension's owner`,
     );
   }
-  const schema = `"${extension.schema.replace(/^"|"$/g, '').replace(/"/g, '""')}"`;
-  const signatures = layoutFunctions[layout].map((signature) => `${schema}.${signature}`);
+  // regnamespace's text is the schema's name quoted where it needs it.
+  const signatures = layoutFunctions[layout].map((signature) => `${extension.schema}.${signature}`);
   const missing = async () => {
     const found = await client.query<{ signature: string; allowed: boolean | null }>(
       `SELECT signature, has_function_privilege(to_regprocedure(signature), 'EXECUTE') AS allowed
