@@ -114,6 +114,22 @@ typedef struct DocBlocks
 extern void doc_blocks_read(DocBlocks *blocks, const IndexTables *tables, const int64 *matched, int n_matched,
 							bool need_keys);
 
+/* A document of the page: its number, score and sort key (−1: none). */
+typedef struct Hit
+{
+	int64		doc;
+	double		score;
+	int64		key;
+} Hit;
+
+/*
+ * Filters the matches by their metadata and scores them (alexandria_rank.c): returns the best
+ * offset + limit in the sort's order (key desc, none last; score desc; document asc), sets the
+ * number of them and the total of matches that pass the filters.
+ */
+extern Hit *rank(const SearchRequest *request, const ClauseList *lists, const int64 *matched, int n_matched,
+				 const DocBlocks *blocks, int64 *total, int *n_heap);
+
 /* Ranks and writes the rows of one search (alexandria_search.c). Runs inside SPI. */
 extern void run_search(const SearchRequest *request, const IndexTables *tables, ReturnSetInfo *rsinfo);
 
