@@ -22,6 +22,11 @@ export interface StatementTimeoutFigures {
   cancelMs: number[];
   /** SQLSTATEs the timed-out runs ended with (all 57014 when the timeout works). */
   codes: string[];
+  /**
+   * The same under PostgreSQL's own CPU-bound work (a count over generate_series), alternated with
+   * the search: what the machine's load adds to any statement's cancel, the extension aside.
+   */
+  baselineMs: number[];
 }
 
 const search = `SELECT doc, score, total FROM alexandria_inverted_search($1::regnamespace, $2::int8[], $3::int4[],
@@ -34,7 +39,7 @@ export async function statementTimeoutFigures(
   options: { broad?: number; runs?: number } = {},
 ): Promise<StatementTimeoutFigures> {
   const broad = options.broad ?? 20;
-  const runs = options.runs ?? 10;
+  const runs = options.runs ?? 20;
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -89,7 +94,13 @@ export async function statementTimeoutFigures(
     for (let run = 0; run < 3; run += 1) broadTimes.push((await timed(args(words, 1))).ms);
     await client.query("SET statement_timeout = '100ms'");
     const cancelled: Array<{ ms: number; code: string }> = [];
-    for (let run = 0; run < runs; run += 1) cancelled.push(await timed(args(words, 1)));
+    const baseline: number[] = [];
+    for (let run = 0; run < runs; run += 1) {
+      cancelled.push(await timed(args(words, 1)));
+      const started = performance.now();
+      await client.query('SELECT count(*) FROM generate_series(1, 1000000000)').catch(() => undefined);
+      baseline.push(performance.now() - started);
+    }
     return {
       commonWord: common[0]?.word ?? '',
       commonRecords: common[0]?.records ?? 0,
@@ -98,6 +109,7 @@ export async function statementTimeoutFigures(
       broadMs: median(broadTimes),
       cancelMs: cancelled.map((run) => run.ms),
       codes: cancelled.map((run) => run.code),
+      baselineMs: baseline,
     };
   } finally {
     await client.end();
