@@ -67,16 +67,17 @@ export async function startPrivateCluster(settings: Record<string, string> = {})
   }).map(([name, value]) => `-c ${name}=${value}`);
   runAsPostgres('pg_ctl', ['-D', data, '-l', logFile, '-w', '-o', options.join(' '), 'start']);
   const urlOf = (database: string, user = 'postgres') => `postgres://${user}@127.0.0.1:${port}/${database}`;
-  return {
-    url: urlOf('postgres'),
-    urlOf,
-    log: () => readFileSync(logFile, 'utf8'),
-    stop() {
-      try {
-        runAsPostgres('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
-      } finally {
-        rmSync(home, { recursive: true, force: true });
-      }
-    },
+  let running = true;
+  const stop = () => {
+    if (!running) return;
+    running = false;
+    try {
+      runAsPostgres('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   };
+  // A test process that ends without its afterAll (an uncaught error) still stops its cluster.
+  process.once('exit', stop);
+  return { url: urlOf('postgres'), urlOf, log: () => readFileSync(logFile, 'utf8'), stop };
 }
