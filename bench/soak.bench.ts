@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { serverListening } from '../test/helpers/server-process.js';
 import { type BenchReport, type BenchRow, percentile } from './lib/report.js';
+import { seededRandom } from './lib/seeded-random.js';
 
 const sharedData = join(import.meta.dirname, '..', '..', 'shared', 'data');
 const cliEntry = join(import.meta.dirname, 'servers', 'cli.ts');
@@ -114,17 +115,8 @@ function memorySample(pid: number, atSeconds: number, probeOut: string): MemoryS
   return sample;
 }
 
-/** Deterministic choices (mulberry32), so two soak runs send the same mix. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic choices, so two soak runs send the same mix. */
+const seeded = seededRandom;
 
 function runCli(dataDir: string, args: string[], probe?: { out: string; intervalMs: number }): ChildProcess {
   const loaders = ['--import', 'tsx', ...(probe ? ['--import', threadProbe] : [])];

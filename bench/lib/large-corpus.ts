@@ -5,6 +5,9 @@ import { createSqlitePaperIndex } from '../../src/adapters/sqlite/sqlite-paper-i
 import type { Paper } from '../../src/domain/paper.js';
 import { ingestFormats } from '../../src/ingest/formats/index.js';
 import { decompressed, resolveInputs } from '../../src/ingest/ingest-inputs.js';
+import { seededRandom } from './seeded-random.js';
+
+export { seededRandom };
 
 /** `../shared/data`, beside the repository. */
 export const sharedData = join(import.meta.dirname, '..', '..', '..', 'shared', 'data');
@@ -43,18 +46,6 @@ export async function loadBaseRecords(): Promise<Paper[]> {
     for await (const item of format.read(decompressed(file).chunks)) if (item.ok) papers.push(item.paper);
   }
   return papers;
-}
-
-/** A small deterministic generator (mulberry32), so every build is the same corpus. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 // Endings real titles have; appended so that replicas differ in wording, not by random words.

@@ -19,10 +19,9 @@
  * by the others at the next positions. Score = Σ idf · f · (k1 + 1) / (f + k1 · (1 − b + b · doclen
  * / avgdl)) over phrases with f > 0, higher is better (FTS5 returns its negation).
  *
- * Build: `make` with PGXS (scripts/build-pg-extension.mjs runs it at `npm run build` when
- * pg_config and the server headers are there, and `make install` when it may write there).
+ * Build: `make` with PGXS (scripts/build-pg-extension.mjs, run by `alexandria db install-extension`).
  */
-#include "postgres.h"
+#include "alexandria_pg.h"
 
 #include <math.h>
 
@@ -38,6 +37,8 @@ PG_MODULE_MAGIC;
 #define K1 1.2
 #define B 0.75
 #define MAX_LEXEMES 64
+#define MAX_WEIGHT 1e6
+#define FUNCTION "alexandria_bm25"
 
 typedef struct Phrase
 {
@@ -54,56 +55,59 @@ typedef struct Ranking
 	double		weight[4];
 } Ranking;
 
-/* Parses the phrase list, IDFs and weights once per statement (they are the statement's parameters). */
+/*
+ * Parses the phrase list, IDFs and weights (decision 0039: one dimension, no NULL element, finite
+ * weights and IDFs in 0..MAX_WEIGHT). Kept for the statement when those arguments are constants or
+ * parameters (the index's ranking query); parsed again on every call when they vary by row.
+ */
 static Ranking *
 ranking_of(FunctionCallInfo fcinfo)
 {
 	Ranking    *ranking = (Ranking *) fcinfo->flinfo->fn_extra;
+	bool		stable = get_fn_expr_arg_stable(fcinfo->flinfo, 1) && get_fn_expr_arg_stable(fcinfo->flinfo, 2) &&
+		get_fn_expr_arg_stable(fcinfo->flinfo, 3);
 	MemoryContext old;
-	ArrayType  *phrases;
-	ArrayType  *idf;
-	ArrayType  *weights;
 	Datum	   *texts;
-	bool	   *text_nulls;
-	Datum	   *idfs;
-	bool	   *idf_nulls;
-	Datum	   *ws;
-	bool	   *w_nulls;
+	double	   *idfs;
+	double	   *ws;
 	int			n;
 	int			n_idf;
 	int			n_w;
 
-	if (ranking != NULL)
+	if (ranking != NULL && stable)
 		return ranking;
-	old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
-	phrases = PG_GETARG_ARRAYTYPE_P(1);
-	idf = PG_GETARG_ARRAYTYPE_P(2);
-	weights = PG_GETARG_ARRAYTYPE_P(3);
-	deconstruct_array(phrases, TEXTOID, -1, false, TYPALIGN_INT, &texts, &text_nulls, &n);
-	deconstruct_array(idf, FLOAT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &idfs, &idf_nulls, &n_idf);
-	deconstruct_array(weights, FLOAT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &ws, &w_nulls, &n_w);
+	old = MemoryContextSwitchTo(stable ? fcinfo->flinfo->fn_mcxt : CurrentMemoryContext);
+	texts = argument_texts(FUNCTION, "phrases", PG_GETARG_ARRAYTYPE_P(1), &n);
+	idfs = argument_floats(FUNCTION, "idf", PG_GETARG_ARRAYTYPE_P(2), &n_idf);
+	ws = argument_floats(FUNCTION, "weights", PG_GETARG_ARRAYTYPE_P(3), &n_w);
 	if (n != n_idf)
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						errmsg("alexandria_bm25: %d phrases but %d IDFs", n, n_idf)));
+						errmsg(FUNCTION ": %d phrases but %d IDFs", n, n_idf)));
 	if (n_w != 4)
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						errmsg("alexandria_bm25: 4 label weights expected, got %d", n_w)));
+						errmsg(FUNCTION ": 4 label weights expected, got %d", n_w)));
+	for (int i = 0; i < n + 4; i++)
+	{
+		double		value = i < n ? idfs[i] : ws[i - n];
+
+		if (value < 0 || value > MAX_WEIGHT)
+			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							errmsg(FUNCTION ": %s must lie in 0..%g, got %g", i < n ? "an IDF" : "a label weight",
+								   MAX_WEIGHT, value)));
+	}
 	ranking = palloc0(sizeof(Ranking));
 	ranking->phrases = n;
 	ranking->phrase = palloc0(sizeof(Phrase) * (n > 0 ? n : 1));
 	for (int i = 0; i < 4; i++)
-		ranking->weight[i] = w_nulls[i] ? 0 : DatumGetFloat8(ws[i]);
+		ranking->weight[i] = ws[i];
 	for (int i = 0; i < n; i++)
 	{
 		Phrase	   *phrase = &ranking->phrase[i];
-		char	   *words;
-		char	   *cursor;
+		char	   *words = text_to_cstring(DatumGetTextPP(texts[i]));
+		char	   *cursor = words;
 
-		phrase->idf = idf_nulls[i] ? 0 : DatumGetFloat8(idfs[i]);
-		if (text_nulls[i])
-			continue;
-		words = text_to_cstring(DatumGetTextPP(texts[i]));
-		cursor = words;
+		phrase->idf = idfs[i];
+		/* A phrase of more than MAX_LEXEMES words is scored on its first MAX_LEXEMES. */
 		while (*cursor != '\0' && phrase->count < MAX_LEXEMES)
 		{
 			char	   *end = strchr(cursor, ' ');
@@ -120,7 +124,8 @@ ranking_of(FunctionCallInfo fcinfo)
 			cursor = end + 1;
 		}
 	}
-	fcinfo->flinfo->fn_extra = ranking;
+	if (stable)
+		fcinfo->flinfo->fn_extra = ranking;
 	MemoryContextSwitchTo(old);
 	return ranking;
 }
@@ -220,8 +225,10 @@ alexandria_bm25(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 	ranking = ranking_of(fcinfo);
 	doc = PG_GETARG_TSVECTOR(0);
-	doclen = PG_GETARG_INT32(4);
+	/* A length below 0 counts as 0 and avgdl ≤ 0 as 1: the norm stays positive, the score finite. */
+	doclen = Max(PG_GETARG_INT32(4), 0);
 	avgdl = PG_GETARG_FLOAT8(5);
+	require_finite(FUNCTION, "avgdl", avgdl);
 	if (avgdl <= 0)
 		avgdl = 1;
 	norm = K1 * (1 - B + B * (double) doclen / avgdl);

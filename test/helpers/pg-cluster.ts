@@ -4,6 +4,74 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { freePort } from './free-port.js';
 
+/** The bin directory of the machine's PostgreSQL (the server the tests use, its tools and version). */
+export const pgBin = execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim();
+
+/** Whether this process runs as root: PostgreSQL refuses to, so its tools then run as `postgres`. */
+const asRoot = process.getuid?.() === 0;
+
+/** Runs one of PostgreSQL's programs as the `postgres` user when this process is root, else as itself. */
+export function runAsPostgres(command: string, args: string[]): string {
+  const [file, argv] = asRoot
+    ? ['runuser', ['-u', 'postgres', '--', join(pgBin, command), ...args]]
+    : [join(pgBin, command), args];
+  return execFileSync(file, argv, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** A directory under /tmp that the `postgres` user owns (when this process is root). */
+export function postgresOwnedDirectory(prefix: string): string {
+  const home = mkdtempSync(prefix);
+  if (asRoot) chownSync(home, Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' })), 0);
+  return home;
+}
+
+/**
+ * A PostgreSQL cluster of the test's own: initdb into a temporary directory, started on a free
+ * port of loopback with trust authentication. Tests that may crash a backend (the extension's fuzz
+ * test) or load the server heavily run here, never on the machine's shared server: a crashed
+ * backend makes the postmaster restart every session of its cluster.
+ */
+export interface PrivateCluster {
+  /** URL of the `postgres` database as the `postgres` superuser. */
+  url: string;
+  /** URL of another database of the cluster (created beforehand), as `user` (default `postgres`). */
+  urlOf(database: string, user?: string): string;
+  /** The server's log so far (backend crashes show up as "terminated by signal"). */
+  log(): string;
+  stop(): void;
+}
+
+export async function startPrivateCluster(settings: Record<string, string> = {}): Promise<PrivateCluster> {
+  const home = postgresOwnedDirectory('/tmp/alexandria-pg-');
+  const data = join(home, 'data');
+  const logFile = join(home, 'log');
+  const port = await freePort();
+  runAsPostgres('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8']);
+  const options = Object.entries({
+    port: String(port),
+    listen_addresses: '127.0.0.1',
+    unix_socket_directories: home,
+    fsync: 'off',
+    shared_buffers: '64MB',
+    ...settings,
+  }).map(([name, value]) => `-c ${name}=${value}`);
+  runAsPostgres('pg_ctl', ['-D', data, '-l', logFile, '-w', '-o', options.join(' '), 'start']);
+  const urlOf = (database: string, user = 'postgres') => `postgres://${user}@127.0.0.1:${port}/${database}`;
+  let running = true;
+  const stop = () => {
+    if (!running) return;
+    running = false;
+    try {
+      runAsPostgres('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  };
+  // A test process that ends without its afterAll (an uncaught error) still stops its cluster.
+  process.once('exit', stop);
+  return { url: urlOf('postgres'), urlOf, log: () => readFileSync(logFile, 'utf8'), stop };
+}
+
 /**
  * A PostgreSQL 15 cluster of a test's own, on another port (initdb into a temporary folder, run as
  * the `postgres` user: PostgreSQL refuses root), so a fault test can stop, restart, terminate and
@@ -31,20 +99,13 @@ export interface PgCluster {
   remove(): void;
 }
 
-const bin = execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim();
 const postgresUid = () => Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }));
-
-function asPostgres(command: string, args: string[]): string {
-  return execFileSync('runuser', ['-u', 'postgres', '--', join(bin, command), ...args], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-}
+const asPostgres = runAsPostgres;
 
 /** Whether this machine can run such a cluster: PostgreSQL's binaries, root, a `postgres` user. */
 export function canRunOwnCluster(): string | undefined {
   try {
-    execFileSync(join(bin, 'initdb'), ['--version'], { stdio: 'ignore' });
+    execFileSync(join(pgBin, 'initdb'), ['--version'], { stdio: 'ignore' });
     postgresUid();
   } catch {
     return 'PostgreSQL server binaries (initdb) or the postgres user are missing';
@@ -94,8 +155,7 @@ function clusterAt(home: string, data: string, port: number, database: string): 
       for (const pid of processes().reverse()) process.kill(pid, 'SIGCONT');
     },
     async standby() {
-      const standbyHome = mkdtempSync('/tmp/alexandria-fault-standby-');
-      chownSync(standbyHome, postgresUid(), 0);
+      const standbyHome = postgresOwnedDirectory('/tmp/alexandria-fault-standby-');
       const standbyData = join(standbyHome, 'data');
       asPostgres('pg_basebackup', [
         ...['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-D', standbyData],
@@ -132,8 +192,7 @@ function clusterAt(home: string, data: string, port: number, database: string): 
 
 /** initdb, start, and create `database` (trust authentication on loopback, replication allowed). */
 export async function startOwnCluster(database: string): Promise<PgCluster> {
-  const home = mkdtempSync('/tmp/alexandria-fault-pg-');
-  chownSync(home, postgresUid(), 0);
+  const home = postgresOwnedDirectory('/tmp/alexandria-fault-pg-');
   const data = join(home, 'data');
   asPostgres('initdb', ['-D', data, '--auth=trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
   const cluster = clusterAt(home, data, await freePort(), database);

@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { chownSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
+import { freePort } from './free-port.js';
+import { postgresOwnedDirectory, runAsPostgres } from './pg-cluster.js';
 import { testPostgresUrl } from './services.js';
 
 /**
@@ -20,24 +21,7 @@ export interface Standby {
   stop(): Promise<void>;
 }
 
-const bin = execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim();
-
-function asPostgres(command: string, args: string[]): string {
-  return execFileSync('runuser', ['-u', 'postgres', '--', join(bin, command), ...args], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject()));
-    });
-  });
-}
+const asPostgres = runAsPostgres;
 
 async function primaryQuery<T extends pg.QueryResultRow>(sql: string): Promise<pg.QueryResult<T>> {
   const client = new pg.Client({ connectionString: testPostgresUrl });
@@ -62,8 +46,7 @@ export async function allowReplication(): Promise<void> {
 
 export async function startStandby(): Promise<Standby> {
   await allowReplication();
-  const home = mkdtempSync('/tmp/alexandria-standby-');
-  chownSync(home, Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' })), 0);
+  const home = postgresOwnedDirectory('/tmp/alexandria-standby-');
   const data = join(home, 'data');
   const port = await freePort();
   const primary = new URL(testPostgresUrl);

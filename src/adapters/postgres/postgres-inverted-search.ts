@@ -24,6 +24,8 @@ export class InvertedSearch {
     /** Weights of the title, the abstract and the other fields. */
     private readonly weights: [number, number, number],
     private readonly plan: PlanOptions,
+    /** The schema of the index's tables: the extension reads them there, not through search_path. */
+    private readonly schema: string,
   ) {}
 
   async search(
@@ -159,10 +161,11 @@ export class InvertedSearch {
     // A word the index has never seen gets id 0, which has no postings.
     const words = clauses.flatMap((clause) => clause.map((word) => this.wordIds.get(word) ?? '0'));
     const found = await client.query<{ doc: string | null; score: number | null; total: string }>(
-      `SELECT doc, score, total FROM alexandria_inverted_search($1::int8[], $2::int4[], $3::int4[], $4::int4[],
-         $5::int4[], $6::float8[], $7::float8[], $8::float8, $9::int4, $10::bool, $11::int4, $12::int4, $13::int4,
-         $14::int4, $15::int4)`,
+      `SELECT doc, score, total FROM alexandria_inverted_search($1::regnamespace, $2::int8[], $3::int4[], $4::int4[],
+         $5::int4[], $6::int4[], $7::float8[], $8::float8[], $9::float8, $10::int4, $11::bool, $12::int4, $13::int4,
+         $14::int4, $15::int4, $16::int4)`,
       [
+        this.schema,
         words,
         clauses.map((clause) => clause.length),
         options.required,

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import { ensureExecute, ensureExtension } from './postgres-extension.js';
 import { inTransaction } from './transaction.js';
 
 /**
  * The PostgreSQL index's tables (docs/decisions/0024). Versioned steps, applied under an advisory
  * lock so replicas starting together migrate once. The `alexandria_pg` extension (BM25) must be
- * installed on the server (native/postgres, `npm run build` installs it where it may).
+ * installed on the server (native/postgres, `alexandria db install-extension`; postgres-extension.ts).
  */
 const steps: string[] = [
   `CREATE TABLE paper_index_settings (name text PRIMARY KEY, value text NOT NULL);
@@ -78,47 +79,19 @@ const steps: string[] = [
 export type PostgresIndexLayout = 'tsvector' | 'inverted';
 
 /**
- * Creates or upgrades the index's tables; returns the index's layout: the one it was created with
- * (an index that already holds records written before layouts existed is `tsvector`), else `layout`.
+ * Creates or upgrades the index's tables; returns the index's layout — the one it was created with
+ * (an index that already holds records written before layouts existed is `tsvector`), else
+ * `layout` — and the schema its tables are in (the extension's search is given it by name).
  */
 export async function migratePostgresPaperIndex(
   pool: pg.Pool,
   schema: string | undefined,
   layout: PostgresIndexLayout = 'tsvector',
-): Promise<PostgresIndexLayout> {
+): Promise<{ layout: PostgresIndexLayout; schema: string }> {
   return inTransaction(pool, async (client) => {
     await client.query("SELECT pg_advisory_xact_lock(hashtext('alexandria.paper_index.migrate'))");
     if (schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-    const installed = await client.query("SELECT 1 FROM pg_extension WHERE extname = 'alexandria_pg'");
-    if (installed.rowCount === 0) {
-      const available = await client.query(
-        "SELECT 1 FROM pg_available_extensions WHERE name = 'alexandria_pg'",
-      );
-      if (available.rowCount === 0) {
-        throw new Error(
-          'The PostgreSQL paper index needs the alexandria_pg extension on the database server: build and install it from native/postgres (`npm run build` as root on that machine, with postgresql-server-dev-15), see README "Scaling out"',
-        );
-      }
-      await client.query('CREATE EXTENSION IF NOT EXISTS alexandria_pg SCHEMA public');
-    } else {
-      // An installed older version gains the inverted layout's functions.
-      const versions = await client.query<{ installed: string; available: string }>(
-        `SELECT e.extversion AS installed, a.default_version AS available FROM pg_extension e
-         JOIN pg_available_extensions a ON a.name = e.extname WHERE e.extname = 'alexandria_pg'`,
-      );
-      const row = versions.rows[0];
-      if (row && row.installed !== row.available) {
-        // Needs the extension's owner; a role that may not update it keeps the installed version
-        // (enough for the tsvector layout; the inverted one says what is missing below).
-        await client.query('SAVEPOINT alexandria_pg_update');
-        try {
-          await client.query('ALTER EXTENSION alexandria_pg UPDATE');
-          await client.query('RELEASE SAVEPOINT alexandria_pg_update');
-        } catch {
-          await client.query('ROLLBACK TO SAVEPOINT alexandria_pg_update');
-        }
-      }
-    }
+    const extension = await ensureExtension(client);
     const exists = await client.query("SELECT to_regclass('paper_index_settings') IS NOT NULL AS found");
     let version = 0;
     if (exists.rows[0]?.found) {
@@ -143,15 +116,14 @@ export async function migratePostgresPaperIndex(
     const used = known ? null : await client.query('SELECT 1 FROM paper_records LIMIT 1');
     const chosen: PostgresIndexLayout =
       known === 'tsvector' || known === 'inverted' ? known : used?.rowCount === 0 ? layout : 'tsvector';
-    if (chosen === 'inverted') {
-      const ranking = await client.query("SELECT to_regproc('alexandria_slices') IS NOT NULL AS found");
-      if (!ranking.rows[0]?.found) {
-        throw new Error(
-          'The inverted PostgreSQL index layout needs alexandria_pg 1.2 on the database server: build and install native/postgres again (`npm run build` as root there)',
-        );
-      }
-    }
-    if (known) return chosen;
+    // The index's role must be allowed to call the extension (1.3 revokes it from PUBLIC): granted
+    // by itself when it creates the index and may, else the error names the GRANT to run.
+    await ensureExecute(client, chosen, extension, version === 0);
+    const where = await client.query<{ schema: string }>(
+      "SELECT relnamespace::regnamespace::text AS schema FROM pg_class WHERE oid = 'paper_index_settings'::regclass",
+    );
+    const result = { layout: chosen, schema: where.rows[0]?.schema as string };
+    if (known) return result;
     await client.query("INSERT INTO paper_index_settings (name, value) VALUES ('layout', $1)", [chosen]);
     // The inverted layout has no tsvectors (GIN would only index every row's NULL), reads pages'
     // records by document number, and never scans record rows: the record stays inline (no TOAST
@@ -162,6 +134,6 @@ export async function migratePostgresPaperIndex(
         ALTER TABLE paper_records ALTER COLUMN record SET STORAGE MAIN;
         ALTER TABLE paper_records RESET (toast_tuple_target);`);
     }
-    return chosen;
+    return result;
   });
 }

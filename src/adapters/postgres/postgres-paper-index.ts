@@ -108,8 +108,13 @@ export async function createPostgresPaperIndex(
   const primary = poolOf(connectionString, options.health);
   const replicas = (options.readUrls ?? []).map((url) => poolOf(url));
   try {
-    const layout = await migratePostgresPaperIndex(primary, schema, options.layout);
-    return new PostgresPaperIndex(primary, replicas, { ...options, layout });
+    const migrated = await migratePostgresPaperIndex(primary, schema, options.layout);
+    return new PostgresPaperIndex(
+      primary,
+      replicas,
+      { ...options, layout: migrated.layout },
+      migrated.schema,
+    );
   } catch (error) {
     await Promise.all([primary, ...replicas].map((pool) => pool.end()));
     throw error;
@@ -136,7 +141,9 @@ export class PostgresPaperIndex implements PaperIndex {
   constructor(
     private readonly primary: pg.Pool,
     private readonly replicas: pg.Pool[],
-    options: PostgresPaperIndexOptions = {},
+    options: PostgresPaperIndexOptions,
+    /** The schema of the index's tables, as found by the migration (the extension's search is given it). */
+    tablesSchema: string,
   ) {
     const w = options.weights ?? defaultFieldWeights;
     if (w.authors !== w.venue || w.venue !== w.extra) {
@@ -148,7 +155,7 @@ export class PostgresPaperIndex implements PaperIndex {
     this.router = new StandbyRouter(primary, replicas, options.standby);
     this.layout = options.layout ?? 'tsvector';
     if (this.layout === 'inverted')
-      this.inverted = new InvertedSearch([w.title, w.abstract, w.authors], this.plan);
+      this.inverted = new InvertedSearch([w.title, w.abstract, w.authors], this.plan, tablesSchema);
   }
 
   /**
