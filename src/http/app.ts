@@ -90,6 +90,8 @@ export async function buildApp(dependencies: HttpDependencies): Promise<FastifyI
       'x-total-count',
       'x-next-offset',
       'x-ratelimit-remaining',
+      'x-image-width',
+      'x-image-height',
     ],
   });
 

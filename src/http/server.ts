@@ -4,11 +4,15 @@ import { packageVersion } from '../platform/version.js';
 import { buildApp } from './app.js';
 import { installIndexMetrics } from './index-metrics.js';
 import { createMetrics } from './metrics.js';
+import { installStorageMetrics } from './storage-metrics.js';
 
 /** Builds the app from a container. */
 export function createHttpApp(container: Container): Promise<FastifyInstance> {
   const metrics = createMetrics();
   installIndexMetrics(metrics.registry, container.stores.index);
+  installStorageMetrics(metrics.registry, container.services.storage, {
+    perTenant: container.config.server.metricsPerTenant,
+  });
   return buildApp({
     config: container.config,
     logger: container.logger,

@@ -15,8 +15,7 @@ export const pageImageRoutes: RouteModule = (app, { services }) => {
     {
       schema: {
         summary: 'A page of a stored PDF as an image',
-        description:
-          'Page `page` of a stored PDF (`pdf_id` as for /api/fulltext) as a PNG `width` pixels wide, as displayed (rotation and crop box applied). Chunk and passage `boxes` are fractions of this image from its top-left corner. Drawn once, then served from storage.',
+        description: `Page \`page\` of a stored PDF (\`pdf_id\` as for /api/fulltext) as a PNG, as displayed (rotation and crop box applied). Pages are drawn at a few widths (${pageImageWidths.stored.join(', ')} pixels): the asked \`width\` is rounded up to the next of them, and the answer's \`x-image-width\` and \`x-image-height\` headers give the image's size. Chunk and passage \`boxes\` are fractions of this image from its top-left corner. Drawn once, then served from storage.`,
         tags: ['full text'],
         querystring: z.object({
           pdf_id: documentRef
@@ -27,12 +26,13 @@ export const pageImageRoutes: RouteModule = (app, { services }) => {
           width: queryInt({ min: pageImageWidths.min, max: pageImageWidths.max })
             .optional()
             .describe(
-              `Image width in pixels, ${pageImageWidths.min} to ${pageImageWidths.max} (default ${pageImageWidths.default}); the height follows the page.`,
+              `Smallest image width wanted, in pixels, ${pageImageWidths.min} to ${pageImageWidths.max} (default ${pageImageWidths.default}); rounded up to a drawn width (${pageImageWidths.stored.join(', ')}). The height follows the page.`,
             ),
         }),
         response: {
           200: {
-            description: 'The page as a PNG image.',
+            description:
+              'The page as a PNG image; `x-image-width` and `x-image-height` give its size in pixels.',
             content: { 'image/png': { schema: z.string().meta({ format: 'binary' }) } },
           },
           ...errorResponses,
@@ -55,9 +55,12 @@ export const pageImageRoutes: RouteModule = (app, { services }) => {
         param,
       });
       // The schema above can only describe a binary body as a `format: binary` string.
-      const bytes = Buffer.from(image.buffer, image.byteOffset, image.byteLength) as unknown as string;
+      const { png } = image;
+      const bytes = Buffer.from(png.buffer, png.byteOffset, png.byteLength) as unknown as string;
       return reply
         .header('content-type', 'image/png')
+        .header('x-image-width', String(image.width))
+        .header('x-image-height', String(image.height))
         .header('cache-control', 'private, max-age=3600')
         .header('x-content-type-options', 'nosniff')
         .send(bytes);

@@ -24,6 +24,7 @@ import type { PdfParsing } from '../documents/pdf-parsing.js';
 import { type HintVocabulary, restHints } from '../hint-vocabulary.js';
 import { presentRecord } from '../search-service.js';
 import type { HintedCallOptions, ReadOptions } from '../services.js';
+import { contentFolder, safeSegment } from '../storage/blob-layout.js';
 import type { OnlineRecords } from './online-records.js';
 import { type CheckReport, checkReferenceEntries, checkReferences } from './reference-check.js';
 import { type ReferenceLink, ReferenceLinker } from './reference-linker.js';
@@ -249,6 +250,11 @@ export class ReferenceService {
     }
   }
 
+  /** Drops the analyses of content `sha256` from memory: its blobs are being released (decision 0041). */
+  forget(sha256: string): void {
+    for (const key of [...this.memory.keys()]) if (key.endsWith(`:${sha256}`)) this.memory.delete(key);
+  }
+
   /** The analysis of a text, from memory, the BlobStore, or computed (and stored). */
   private async analyse(text: DocumentText, signal?: AbortSignal): Promise<Analysis> {
     const online = this.options.online;
@@ -258,7 +264,7 @@ export class ReferenceService {
     if (remembered?.version === version && !remembered.analysis.pending) return remembered.analysis;
     const list = parseReferenceList(text.chunks);
     const contexts = list ? findCitationContexts(text.chunks, list) : [];
-    const blobKey = `references/${text.sha256.slice(0, 2)}/${text.sha256}/${text.origin.replace(/[^A-Za-z0-9._-]/g, '_')}-${referencesVersion}.json`;
+    const blobKey = `${contentFolder('references', text.sha256)}/${safeSegment(text.origin)}-${referencesVersion}.json`;
     const entries = list?.entries ?? [];
     let links: Array<ReferenceLink | null> | null = null;
     let pending = false;
