@@ -1,17 +1,8 @@
-// The two windows a SIGKILL during add_to_project could leave half-written (decision record 0020),
-// hit deterministically: a storage failure injected exactly between the two writes stands for the
-// kill (SQLite triggers raise in the second write), then the state a restart finds is checked.
-import { mkdtempSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FsBlobStore } from '../../src/adapters/fs/fs-blob-store.js';
-import { createPostgresProjectStore } from '../../src/adapters/postgres/postgres-project-store.js';
-import { S3BlobStore } from '../../src/adapters/s3/s3-blob-store.js';
-import { createSqliteProjectStore } from '../../src/adapters/sqlite/sqlite-project-store.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { emptyPaper } from '../../src/domain/paper.js';
 import { createContainer } from '../../src/main.js';
@@ -24,7 +15,7 @@ import { documentBlobKey } from '../../src/services/storage/blob-layout.js';
 import { type BlobSweepOptions, sweepBlobs } from '../../src/services/storage/blob-sweep.js';
 import { ContentRelease } from '../../src/services/storage/content-release.js';
 import { multipartBody } from '../helpers/multipart.js';
-import { dropSchema, testPostgresUrl, uniqueSchema } from '../helpers/services.js';
+import { documentRecordOf, storageDeployments } from '../helpers/storage-deployments.js';
 import { createTestApp, sharedData, type TestApp, withKey } from '../helpers/test-app.js';
 
 const hour = 3600_000;
@@ -255,52 +246,7 @@ describe('the sweep outside the server', () => {
 });
 
 /** The same sweep on both deployments: filesystem + SQLite, and S3 + PostgreSQL (scale-out). */
-describe.each([
-  {
-    name: 'filesystem and SQLite',
-    open: async () => {
-      const folder = mkdtempSync(join(tmpdir(), 'alexandria-sweep-'));
-      const store = await createSqliteProjectStore(join(folder, 'alexandria.db'));
-      const blobs: BlobStore = new FsBlobStore(join(folder, 'blobs'));
-      return { store, blobs, close: () => rm(folder, { recursive: true, force: true }) };
-    },
-  },
-  {
-    name: 'S3 and PostgreSQL',
-    open: async () => {
-      const folder = mkdtempSync(join(tmpdir(), 'alexandria-sweep-s3-'));
-      const s3 = new S3rver({
-        port: 0,
-        address: '127.0.0.1',
-        silent: true,
-        directory: folder,
-        configureBuckets: [{ name: 'sweep', configs: [] }],
-      });
-      const { port } = (await s3.run()) as { port: number };
-      const schema = uniqueSchema('sweep');
-      const store = await createPostgresProjectStore(testPostgresUrl, { schema, maxConnections: 2 });
-      const blobs = new S3BlobStore({
-        bucket: 'sweep',
-        region: 'us-east-1',
-        endpoint: `http://127.0.0.1:${port}`,
-        accessKeyId: 'S3RVER',
-        secretAccessKey: 'S3RVER',
-        prefix: 'alexandria/',
-        listPageSize: 2,
-      });
-      return {
-        store,
-        blobs,
-        close: async () => {
-          blobs.close();
-          await s3.close();
-          await dropSchema(schema);
-          await rm(folder, { recursive: true, force: true });
-        },
-      };
-    },
-  },
-])('the sweep on $name', ({ open }) => {
+describe.each(storageDeployments)('the sweep on $name', ({ open }) => {
   it('deletes only document blobs that are unreferenced and older than the grace period', async () => {
     const { store, blobs, close } = await open();
     try {
@@ -313,17 +259,6 @@ describe.each([
       await blobs.put('parsed/aa/cache.json', new Uint8Array([123, 125]));
       // a: filed by one tenant; b: by another (blobs are shared by content); c: a row no entry
       // holds (what an older release left after removing its last entry); d, e: orphans.
-      const documentOf = (tenantId: string, sha256: string) => ({
-        id: `doc_${sha256.slice(0, 24)}`,
-        tenantId,
-        sha256,
-        blobKey: documentBlobKey(sha256),
-        byteSize: 4,
-        contentType: 'application/pdf',
-        filename: null,
-        sourceUrl: null,
-        createdAt: new Date().toISOString(),
-      });
       for (const [tenantId, digit] of [
         ['t1', 'a'],
         ['t2', 'b'],
@@ -332,11 +267,11 @@ describe.each([
         await store.addEntry(tenantId, 'gpt', {
           entryId: `e_${digit}`,
           paper: { ...emptyPaper(`Paper ${digit}`), year: 2020 },
-          document: documentOf(tenantId, digit.repeat(64)),
+          document: documentRecordOf(tenantId, digit.repeat(64), 4),
           identityKeys: [],
         });
       }
-      await store.putDocument(documentOf('t1', 'c'.repeat(64)));
+      await store.putDocument(documentRecordOf('t1', 'c'.repeat(64), 4));
       const fresh = await sweep(blobs, store);
       expect(fresh.released).toEqual([]);
       expect(fresh.unfiledDocuments).toBe(0);
@@ -349,7 +284,6 @@ describe.each([
       expect(swept.areas.documents).toEqual({ objects: 2, bytes: 8 });
       expect(await blobs.has('parsed/aa/cache.json')).toBe(true);
     } finally {
-      await store.close();
       await close();
     }
   });

@@ -22,7 +22,7 @@ const documentReference = z
   .max(300, 'must be at most 300 characters');
 
 const description =
-  'Deletes one of your stored PDFs, named by its `pdf_id` (`PROJ:<project>/<document>`, as add_to_project and the project listing give it) or its document id (`doc_…`). Every project entry that held it stays in its project as a metadata-only record (no `pdf_id`); the PDF, its text, figures, page images and passage vectors are deleted from storage (unless another tenant stores the very same bytes: then only your copy of the record goes). To remove the paper from a project instead, use `DELETE /api/projects/{id}/papers/{entry_id}` (which also deletes the PDF when no other entry of yours holds it).';
+  'Deletes your stored PDF (pdf_id `PROJ:<project>/<document>`, or `doc_…`) with its text, figures, page images and vectors; entries that held it stay without a PDF. Bytes another tenant stored are kept for them.';
 
 const responses = {
   200: deletedSchema,
@@ -38,7 +38,7 @@ export const documentRoutes: RouteModule = (app, { services }) => {
     {
       schema: {
         summary: 'Delete a stored PDF',
-        description: `${description} In the path, encode the pdf_id (\`PROJ%3Agpt%2Fdoc_…\`), or use the query form.`,
+        description: `${description} Encode it in the path (\`PROJ%3Agpt%2Fdoc_…\`).`,
         tags: ['projects'],
         params: z.object({ pdf_id: documentReference.describe('pdf_id or document id of the PDF.') }),
         response: responses,
@@ -59,7 +59,7 @@ export const documentRoutes: RouteModule = (app, { services }) => {
     {
       schema: {
         summary: 'Delete a stored PDF (query form)',
-        description: `${description} Same as the path form, with the reference in \`pdf_id\`.`,
+        description,
         tags: ['projects'],
         querystring: z.object({
           pdf_id: documentReference.optional().describe('pdf_id or document id of the PDF.'),

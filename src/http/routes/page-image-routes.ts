@@ -15,7 +15,7 @@ export const pageImageRoutes: RouteModule = (app, { services }) => {
     {
       schema: {
         summary: 'A page of a stored PDF as an image',
-        description: `Page \`page\` of a stored PDF (\`pdf_id\` as for /api/fulltext) as a PNG, as displayed (rotation and crop box applied). Pages are drawn at a few widths (${pageImageWidths.stored.join(', ')} pixels): the asked \`width\` is rounded up to the next of them, and the answer's \`x-image-width\` and \`x-image-height\` headers give the image's size. Chunk and passage \`boxes\` are fractions of this image from its top-left corner. Drawn once, then served from storage.`,
+        description: `Page \`page\` of a stored PDF as a PNG, as displayed. Drawn at ${pageImageWidths.stored.join(', ')} px (\`width\` rounded up; \`x-image-width\`/\`x-image-height\` give the size), once, then served from storage. Chunk and passage \`boxes\` are fractions of it from the top left.`,
         tags: ['full text'],
         querystring: z.object({
           pdf_id: documentRef
