@@ -455,6 +455,40 @@ export function runProjectStoreContract(name: string, create: () => Promise<Proj
       await store.close();
     });
 
+    it('never leaves an entry without its document when removals and adds of one PDF race', async () => {
+      const store = await create();
+      await store.ensureTenant('t1');
+      for (const project of ['p1', 'p2']) await store.createProject('t1', { id: project, name: project });
+      for (let round = 0; round < 20; round += 1) {
+        const value = paper(`Raced ${round}`, `10.1000/race${round}`);
+        const document = documentOf('t1', `doc_race_${round}`);
+        const file = (project: string, entryId: string) =>
+          store.addEntry('t1', project, {
+            entryId,
+            paper: value,
+            document,
+            identityKeys: identityKeys(value),
+          });
+        await file('p1', `first${round}`);
+        // The paper leaves p1 and its project p2 is deleted while it is filed again in both.
+        await store.createProject('t1', { id: `gone${round}`, name: `gone${round}` });
+        await file(`gone${round}`, `doomed${round}`);
+        await Promise.all([
+          store.removeEntry('t1', 'p1', `first${round}`),
+          store.deleteProject('t1', `gone${round}`),
+          file('p1', `again${round}`),
+          file('p2', `other${round}`),
+        ]);
+        const holders = [
+          ...(await store.listEntries('t1', 'p1')),
+          ...(await store.listEntries('t1', 'p2')),
+        ].filter((entry) => entry.documentId === document.id);
+        expect(holders.length, `round ${round}`).toBeGreaterThan(0);
+        expect(await store.getDocument('t1', document.id), `round ${round}`).not.toBeNull();
+      }
+      await store.close();
+    });
+
     it('sums each tenant’s stored PDFs', async () => {
       const store = await create();
       await store.ensureTenant('t1');

@@ -17,6 +17,12 @@ export const keysPerQuery = 500;
 
 const now = () => new Date().toISOString();
 
+/** A tenant's document row, its content hash locked for the rest of the transaction. */
+export interface LockedDocument {
+  id: string;
+  sha256: string;
+}
+
 export function toDocument(row: ProjectDatabase['documents']): DocumentRecord {
   return {
     id: row.id,
@@ -43,17 +49,17 @@ export class KyselyDocumentRows {
   ) {}
 
   /**
-   * Deletes those of the tenant's documents `documentIds` that no entry of the tenant holds any
-   * more (inside the caller's transaction, after its entries changed); returns their content
-   * hashes. Each hash is locked first, and the check made after the lock, so an add filing the same
-   * document at this moment either comes first (and keeps it) or writes the row again after us.
+   * Locks (inside the caller's transaction) the content hashes of the tenant's documents
+   * `documentIds`, in one order, and returns them. A removal takes these locks before it touches
+   * any entry: an add of the same document holds its lock while it writes its entry (which waits on
+   * the rows the removal changes), so taking them later could deadlock the two.
    */
-  async dropUnheld(
+  async lockDocuments(
     trx: Kysely<ProjectDatabase>,
     tenantId: string,
     documentIds: readonly string[],
-  ): Promise<string[]> {
-    const documents: Array<{ id: string; sha256: string }> = [];
+  ): Promise<LockedDocument[]> {
+    const documents: LockedDocument[] = [];
     for (let start = 0; start < documentIds.length; start += keysPerQuery) {
       documents.push(
         ...(await trx
@@ -64,11 +70,25 @@ export class KyselyDocumentRows {
           .execute()),
       );
     }
-    // Locks in one order, so two removals sharing documents cannot wait on each other.
+    // One order, so two removals sharing documents cannot wait on each other.
     documents.sort((a, b) => (a.sha256 < b.sha256 ? -1 : a.sha256 > b.sha256 ? 1 : 0));
+    for (const document of documents) await this.lock(trx, document.sha256);
+    return documents;
+  }
+
+  /**
+   * Deletes those of the tenant's `documents` (locked by `lockDocuments` in this transaction) that
+   * no entry of the tenant holds any more, after the caller changed its entries; returns their
+   * content hashes. An add filing the same document at this moment either came first (and keeps
+   * it) or writes the row again after us.
+   */
+  async dropUnheld(
+    trx: Kysely<ProjectDatabase>,
+    tenantId: string,
+    documents: readonly LockedDocument[],
+  ): Promise<string[]> {
     const orphaned: string[] = [];
     for (const document of documents) {
-      await this.lock(trx, document.sha256);
       const holder = await trx
         .selectFrom('project_entries')
         .select('entry_id')
@@ -138,7 +158,8 @@ export class KyselyDocumentRows {
       const deleted: string[] = [];
       for (const row of unfiled) {
         // Checked again under the hash's lock: an add may have filed it since the query above.
-        deleted.push(...(await this.dropUnheld(trx, row.tenant_id, [row.id])));
+        const locked = await this.lockDocuments(trx, row.tenant_id, [row.id]);
+        deleted.push(...(await this.dropUnheld(trx, row.tenant_id, locked)));
       }
       return deleted;
     });

@@ -195,6 +195,9 @@ export class KyselyProjectStore implements ProjectStore {
         .where('project_id', '=', projectId)
         .where('document_id', 'is not', null)
         .execute();
+      const documentIds = held.flatMap((row) => (row.document_id === null ? [] : [row.document_id]));
+      // Locked before any row changes (see `lockDocuments`).
+      const documents = await this.documents.lockDocuments(trx, tenantId, documentIds);
       // Entries and their identity keys go with the project (foreign keys, on delete cascade).
       const result = await trx
         .deleteFrom('projects')
@@ -202,8 +205,7 @@ export class KyselyProjectStore implements ProjectStore {
         .where('id', '=', projectId)
         .executeTakeFirst();
       if (Number(result.numDeletedRows) === 0) return null;
-      const documentIds = held.flatMap((row) => (row.document_id === null ? [] : [row.document_id]));
-      return { orphanedContent: await this.documents.dropUnheld(trx, tenantId, documentIds) };
+      return { orphanedContent: await this.documents.dropUnheld(trx, tenantId, documents) };
     });
   }
 
@@ -439,6 +441,9 @@ export class KyselyProjectStore implements ProjectStore {
         .where('entry_id', '=', entryId)
         .executeTakeFirst();
       if (!entry) return null;
+      // Locked before any row changes (see `lockDocuments`).
+      const held = entry.document_id === null ? [] : [entry.document_id];
+      const documents = await this.documents.lockDocuments(trx, tenantId, held);
       await trx
         .deleteFrom('project_entry_keys')
         .where('tenant_id', '=', tenantId)
@@ -452,8 +457,7 @@ export class KyselyProjectStore implements ProjectStore {
         .where('entry_id', '=', entryId)
         .executeTakeFirst();
       if (Number(result.numDeletedRows) === 0) return null;
-      const held = entry.document_id === null ? [] : [entry.document_id];
-      return { orphanedContent: await this.documents.dropUnheld(trx, tenantId, held) };
+      return { orphanedContent: await this.documents.dropUnheld(trx, tenantId, documents) };
     });
   }
 
