@@ -59,6 +59,7 @@ export async function documentsBench(options: { quick: boolean }): Promise<Bench
   await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
   const remoteUrl = `http://127.0.0.1:${(origin.address() as AddressInfo).port}/paper.pdf`;
   const config = loadConfig({
+    ALEXANDRIA_SOURCES: 'none',
     ALEXANDRIA_DATA_DIR: dataDir,
     ALEXANDRIA_LOG_LEVEL: 'silent',
     ALEXANDRIA_RATE_LIMIT_PER_MINUTE: '1000000',

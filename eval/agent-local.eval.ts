@@ -503,6 +503,8 @@ async function withContainer<T>(
   work: (container: Container) => Promise<T>,
 ): Promise<T> {
   const config = loadConfig({
+    // The local corpus is what is measured, unless the environment names sources (decision 0045).
+    ALEXANDRIA_SOURCES: 'none',
     ...process.env,
     ...env,
     ALEXANDRIA_DATA_DIR: dataDir,

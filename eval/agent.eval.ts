@@ -47,7 +47,13 @@ export async function agentEval(options: { quick: boolean }): Promise<EvalReport
   // skips the slow first parse and embedding of every PDF.
   const dataDir = join('.eval', 'agent-data');
   await mkdir(dataDir, { recursive: true });
-  const config = loadConfig({ ...process.env, ALEXANDRIA_DATA_DIR: dataDir, ALEXANDRIA_LOG_LEVEL: 'silent' });
+  // The local corpus is what is measured, unless the environment names sources (decision 0045).
+  const config = loadConfig({
+    ALEXANDRIA_SOURCES: 'none',
+    ...process.env,
+    ALEXANDRIA_DATA_DIR: dataDir,
+    ALEXANDRIA_LOG_LEVEL: 'silent',
+  });
   // The extractive pipeline is what is measured, whatever the environment configures.
   const container = await createContainer(
     { ...config, chat: { ...config.chat, url: undefined } },

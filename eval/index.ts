@@ -1,4 +1,5 @@
 import { agentEval } from './agent.eval.js';
+import { agentInjectionEval } from './agent-injection.eval.js';
 import { localAgentEval } from './agent-local.eval.js';
 import { rankingLevers } from './lib/ranking-levers.js';
 import { optionPromptsEval } from './option-prompts.eval.js';
@@ -37,6 +38,8 @@ export const evaluations: Evaluation[] = [
   { name: 'agent', run: (options) => localAgentEval(options) },
   // The local model alone (PubMedQA needs no other evaluation first; LitQA2 needs agentEval's project).
   { name: 'agent-local', run: (options) => localAgentEval(options) },
+  // Injected papers on the local model: 0 attacker hits, 0 unasked project changes (decision 0040).
+  { name: 'agent-injection', run: (options) => agentInjectionEval(options) },
   // The verdict step's prompts alone, on PubMedQA items outside the goal sample (decision 0035).
   { name: 'verdict-prompts', run: (options) => verdictPromptsEval(options), onlyWhenNamed: true },
   // The option step alone, on LitQA2 items outside the agent eval, per cyclic shift of the options.

@@ -94,6 +94,8 @@ export interface Container {
   jobs: JobQueue;
   services: AppServices;
   probes: ReadinessProbe[];
+  /** The upstream sources searches and look-ups federate, by name (empty: nothing leaves the machine). */
+  upstreamSources: readonly string[];
   /** Closes every adapter, last opened first. */
   close(): Promise<void>;
 }
@@ -217,7 +219,7 @@ export async function createContainer(
     timeoutMs: config.zotero.timeoutMs,
     userAgent: `Alexandria/${packageVersion()}`,
   });
-  // Upstream sources: none unless ALEXANDRIA_SOURCES names some. `federation.search` wraps the local
+  // Upstream sources: the keyless ones unless ALEXANDRIA_SOURCES says otherwise. `federation.search` wraps the local
   // search (pass the index's search service as `local`); `fullTextSources` feed the documents capability.
   const index = await openPaperIndex(config, logger);
   closers.push(() => index.close());
@@ -440,6 +442,7 @@ export async function createContainer(
     jobs,
     services,
     probes,
+    upstreamSources: federation.enabled,
     async close() {
       for (const close of closers.reverse()) {
         try {
@@ -489,9 +492,10 @@ export async function bootstrapKeys(container: Container): Promise<{ createdKey?
 }
 
 /**
- * Upstream sources and federation (docs/decisions: federated sources). With ALEXANDRIA_SOURCES empty
- * (the default) no source is built, nothing leaves the machine, and `search` is the local search
- * itself. A source named explicitly without what it needs fails fast; with "all" it is left out.
+ * Upstream sources and federation (docs/decisions/0008, 0045). By default the open, keyless
+ * sources; with ALEXANDRIA_SOURCES=none no source is built, nothing leaves the machine, and `search`
+ * is the local search itself. A source named explicitly without what it needs fails fast; with
+ * "all" it is left out.
  */
 function createFederationServices(
   config: Config,
@@ -534,6 +538,7 @@ function createFederationServices(
     logger,
   });
   if (enabled.length > 0) logger.info({ sources: enabled }, 'federating upstream sources');
+  else logger.info({ sources: [] }, 'upstream sources off: every request stays on this machine');
   const monitor = new SourceMonitor(logger);
   const federation = createFederation({
     local: dependencies.local ?? emptyLocalIndex,

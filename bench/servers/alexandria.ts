@@ -11,6 +11,8 @@ import { createLogger } from '../../src/platform/logger.js';
 
 const dataDir = process.env.BENCH_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'alexandria-bench-'));
 const config = loadConfig({
+  // Measured offline, on the local index, unless the environment names sources (decision 0045).
+  ALEXANDRIA_SOURCES: 'none',
   ...process.env,
   ALEXANDRIA_DATA_DIR: dataDir,
   ALEXANDRIA_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',

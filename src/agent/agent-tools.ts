@@ -7,7 +7,7 @@ import { emptyPaper, type Paper } from '../domain/paper.js';
 import type { SearchResult } from '../domain/search.js';
 import type { ChatToolCall, ChatToolDefinition } from '../ports/chat-model.js';
 import type { PromptFence } from '../text/fence.js';
-import type { ResearchTools } from './agent-types.js';
+import type { AgentLog, ResearchTools } from './agent-types.js';
 import {
   agentSearchRequest,
   figureUrls,
@@ -16,6 +16,7 @@ import {
   withDeadline,
 } from './retrieval.js';
 import { citationMarkdown, type RetrievedSource, type SourceLedger } from './source-ledger.js';
+import { logToolCall, type ToolAccess, type ToolGate } from './tool-gate.js';
 
 /** What a tool needs while it runs. */
 export interface ToolContext {
@@ -30,6 +31,10 @@ export interface ToolContext {
    * a PDF "What is the main finding?" where the user asked something precise.
    */
   userQuestion?: string;
+  /** Decides on every call before it runs: what it may read, whether it may change projects. */
+  gate: ToolGate;
+  /** Receives a line per call: its arguments and the decision. */
+  log?: AgentLog;
 }
 
 /** One tool: its definition for the model, and how to run it. */
@@ -37,6 +42,11 @@ export interface AgentTool {
   definition: ChatToolDefinition;
   /** One line for the progress stream, from the parsed arguments. */
   describe(args: never): string;
+  /**
+   * What the call would read or change (documents, papers, the user's projects), for the gate.
+   * Absent: the call reads nothing named by the model (a search).
+   */
+  access?(args: never, context: ToolContext): ToolAccess;
   run(args: never, context: ToolContext): Promise<string>;
 }
 
@@ -84,6 +94,7 @@ function tool<S extends z.ZodObject>(
   schema: S,
   describe: (args: z.output<S>) => string,
   run: (args: z.output<S>, context: ToolContext) => Promise<string>,
+  access?: (args: z.output<S>, context: ToolContext) => ToolAccess,
 ): { name: string; schema: S; tool: AgentTool } {
   const { $schema: _ignored, ...parameters } = z.toJSONSchema(schema) as Record<string, unknown>;
   return {
@@ -92,6 +103,7 @@ function tool<S extends z.ZodObject>(
     tool: {
       definition: { name, description, parameters },
       describe: describe as (args: never) => string,
+      ...(access ? { access: access as (args: never, context: ToolContext) => ToolAccess } : {}),
       run: run as (args: never, context: ToolContext) => Promise<string>,
     },
   };
@@ -209,6 +221,7 @@ export function createAgentTools(
           );
           return renderChunks(documentOf(args.pdf_id, context), result, context, limits);
         },
+        (args, context) => ({ documents: [documentOf(args.pdf_id, context)] }),
       ),
     );
   }
@@ -247,6 +260,7 @@ export function createAgentTools(
           );
           return renderChunks(documentOf(args.pdf_id, context), result, context, limits);
         },
+        (args, context) => ({ documents: [documentOf(args.pdf_id, context)] }),
       ),
     );
   }
@@ -283,6 +297,12 @@ export function createAgentTools(
           );
           return `Added ${added.length} record(s) to project "${args.project_name ?? 'gpt'}".\n${renderPapers(added, context, limits)}`;
         },
+        // It files papers: only when the user asked, and only papers the run was given or found.
+        (args) => ({
+          changesProjects: { projectName: args.project_name },
+          ...(args.paper_id ? { identifiers: [parsePaperIdentifier(args.paper_id, 'paper_id')] } : {}),
+          ...(args.pdf_url ? { documents: [args.pdf_url] } : {}),
+        }),
       ),
     );
   }
@@ -316,6 +336,7 @@ export function createAgentTools(
             section('Related papers', map.related),
           ].join('\n\n');
         },
+        (args) => ({ identifiers: [parsePaperIdentifier(args.paper_id, 'paper_id')] }),
       ),
     );
   }
@@ -331,7 +352,9 @@ export interface PreparedToolCall {
 
 /**
  * Checks one tool call. Bad arguments, unknown tools and failing services become a text result the
- * model can act on (the run goes on); only an abort of the run propagates.
+ * model can act on (the run goes on); only an abort of the run propagates. Before a call runs, the
+ * run's gate decides on what it would read or change (`ToolGate`); a refused call does nothing.
+ * Every call is logged with its arguments and the decision.
  */
 export function prepareToolCall(
   tools: Map<string, { schema: z.ZodObject; tool: AgentTool }>,
@@ -339,7 +362,10 @@ export function prepareToolCall(
 ): PreparedToolCall {
   const answer = (progress: string, content: string): PreparedToolCall => ({
     progress,
-    execute: async () => content,
+    execute: async (context) => {
+      logToolCall(context.log, call, 'invalid', content);
+      return content;
+    },
   });
   const entry = tools.get(call.name);
   if (!entry) {
@@ -367,12 +393,29 @@ export function prepareToolCall(
   return {
     progress: entry.tool.describe(valid.data as never),
     async execute(context) {
-      try {
-        return await entry.tool.run(valid.data as never, context);
-      } catch (error) {
+      const failed = (error: unknown) => {
         context.signal.throwIfAborted();
         const message = error instanceof Error ? error.message : String(error);
         return `Error: ${call.name} failed: ${message}`;
+      };
+      let access: ToolAccess;
+      try {
+        access = entry.tool.access?.(valid.data as never, context) ?? {};
+      } catch (error) {
+        const content = failed(error);
+        logToolCall(context.log, call, 'invalid', content);
+        return content;
+      }
+      const decision = await context.gate.check(access);
+      if (!decision.allowed) {
+        logToolCall(context.log, call, 'refused', decision.reason);
+        return decision.message;
+      }
+      logToolCall(context.log, call, 'allowed');
+      try {
+        return await entry.tool.run(valid.data as never, context);
+      } catch (error) {
+        return failed(error);
       }
     },
   };

@@ -6,6 +6,12 @@ import type { FullTextReader, PaperLibrary, PaperSearch } from '../services/serv
 import type { CitationReport } from './citation-filter.js';
 import type { SourceLedger } from './source-ledger.js';
 
+/** Where an agent run logs (the request's pino logger fits). */
+export interface AgentLog {
+  info(object: object, message: string): void;
+  warn(object: object, message: string): void;
+}
+
 /** One research question, as the chat endpoint passes it. */
 export interface ResearchRequest {
   tenantId: string;
@@ -13,6 +19,8 @@ export interface ResearchRequest {
   messages: ChatMessage[];
   /** Aborted when the client goes away: every tool call and model call stops. */
   signal: AbortSignal;
+  /** Receives a line per tool call (arguments and the gate's decision); none when absent. */
+  logger?: AgentLog;
 }
 
 /** What an agent run emits, in order; the chat endpoint turns each into a stream chunk. */
@@ -53,6 +61,11 @@ export interface RunSummary {
   option?: string;
   /** The model's probabilities of the option letters at the option step, when it gave them. */
   optionProbabilities?: Record<string, number>;
+  /**
+   * Tool calls the gate refused: a document or paper the run was not given, or a change to the
+   * user's projects the user did not ask for (docs/decisions/0040).
+   */
+  refusedToolCalls?: number;
   /** Citations the citation attacher added to uncited statements (when it ran). */
   attachedCitations?: number;
   /** Set when the run fell back to the extractive pipeline, with the reason. */

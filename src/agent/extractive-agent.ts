@@ -1,5 +1,7 @@
 import type { Paper } from '../domain/paper.js';
+import type { SearchResult } from '../domain/search.js';
 import { estimateTokens } from '../ports/chat-model.js';
+import { emptyResultHint } from '../services/search/empty-result-hint.js';
 import { plainLine } from '../text/markdown-text.js';
 import type {
   AgentBudgets,
@@ -18,6 +20,7 @@ import {
 } from './compose.js';
 import { readFollowUp } from './conversation.js';
 import {
+  agentSearchRequest,
   figureUrls,
   type OpeningCache,
   readableHere,
@@ -27,6 +30,24 @@ import {
   withDeadline,
 } from './retrieval.js';
 import { citationMarkdown, type Evidence, type RetrievedSource, SourceLedger } from './source-ledger.js';
+
+/**
+ * The answer when no record was found: what was searched, then the words every surface uses for an
+ * empty result (index empty, sources off or unreachable, nothing matched; decision 0045), with the
+ * advice of a question asked in plain words. The caller's projects were searched too.
+ */
+function nothingFound(question: string, keywords: string[], result: SearchResult | undefined): string {
+  const searched = keywords.length ? `Searched for: ${keywords.join(', ')}. ` : '';
+  if (!result) return `${searched}No paper was found. Try other words, or add papers to a project.\n`;
+  const hint = emptyResultHint({
+    kind: 'paper',
+    request: agentSearchRequest({ query: question }),
+    indexEmpty: result.indexEmpty === true,
+    sources: result.sources ?? [],
+    total: 0,
+  });
+  return `${searched}${hint} Papers in your projects are searched too.\n`;
+}
 
 export interface ExtractiveAgentOptions {
   budgets: AgentBudgets;
@@ -215,7 +236,7 @@ export class ExtractiveAgent implements ResearchAgent {
     if (answer.length === 0) {
       const text =
         sources.length === 0
-          ? `No paper in the index matches this question${keywords.length ? ` (searched for: ${keywords.join(', ')})` : ''}. Try other keywords, or add papers to a project.\n`
+          ? nothingFound(question, keywords, found?.result)
           : `No sentence of the retrieved papers answers the question closely. The closest records:\n\n${sources
               .slice(0, 5)
               .map((source) => `- ${citationMarkdown(source)} — ${plainLine(source.paper.title)}\n`)

@@ -121,8 +121,11 @@ export class SourceLedger {
   }
 }
 
-/** Every address under which a citation of this source is accepted. */
-function locatorsOf(source: RetrievedSource): string[] {
+/**
+ * Every address under which a citation of this source is accepted (and, for the tools, every
+ * address of it the run may read: `document-provenance.ts`).
+ */
+export function locatorsOf(source: RetrievedSource): string[] {
   const { paper } = source;
   const ids = paper.identifiers ?? {};
   const doi = normalizeDoi(paper.doi ?? ids.doi ?? null);

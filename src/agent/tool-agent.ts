@@ -22,10 +22,12 @@ import { CitationAttacher } from './citation-attacher.js';
 import { CitationFilter } from './citation-filter.js';
 import { anchorSentences, referencesSection, selectSentences, sentenceLine } from './compose.js';
 import { fitHistory, followUpNote, readFollowUp } from './conversation.js';
+import { DocumentProvenance, projectDocumentRefs } from './document-provenance.js';
 import { turnReply, turnText } from './model-turn.js';
 import { answerNowPrompt, compactResearchSystemPrompt, researchSystemPrompt } from './prompts.js';
 import { ReferencesGuard } from './references-guard.js';
 import { SourceLedger } from './source-ledger.js';
+import { logToolCall, ToolGate } from './tool-gate.js';
 import {
   type AnswerLead,
   afterOptionPrompt,
@@ -153,6 +155,17 @@ export class ToolAgent implements ResearchAgent {
     const fence = new PromptFence();
     const guard = new ReferencesGuard();
     const filter = new CitationFilter(ledger);
+    // What the tools may read and change: what the user gave, their projects, what the run found.
+    const { projects } = this.tools;
+    const gate = new ToolGate({
+      provenance: new DocumentProvenance({
+        messages: request.messages,
+        ledger,
+        ...(projects ? { projectDocuments: () => projectDocumentRefs(projects, request.tenantId) } : {}),
+      }),
+      userMessage: question,
+    });
+    const skip = (call: ChatToolCall, reason: string) => logToolCall(request.logger, call, 'skipped', reason);
     const toolSet = this.options.toolSet ?? 'full';
     const attacher =
       (this.options.attachCitations ?? toolSet === 'compact') ? new CitationAttacher(ledger) : undefined;
@@ -231,6 +244,8 @@ export class ToolAgent implements ResearchAgent {
         fence,
         timeoutMs: budgets.toolTimeoutMs,
         userQuestion: followUp.resolved,
+        gate,
+        ...(request.logger ? { log: request.logger } : {}),
       });
       messages.push({ role: 'tool', toolCallId: call.id, content });
     };
@@ -363,6 +378,7 @@ export class ToolAgent implements ResearchAgent {
         }
         for (const [index, call] of calls.entries()) {
           if (index >= budgets.maxToolCallsPerStep) {
+            skip(call, 'too many tool calls in one step');
             messages.push({
               role: 'tool',
               toolCallId: call.id,
@@ -378,6 +394,7 @@ export class ToolAgent implements ResearchAgent {
             // Nothing found has a full text here: a small model asks one anyway (a record without a
             // PDF, or an id it made up), then searches again for ~20-40 s. The next step answers.
             repeated = true;
+            skip(call, 'no record found has a full text');
             yield { type: 'progress', text: 'No full text to read: answering from the abstracts\n' };
             messages.push({ role: 'tool', toolCallId: call.id, content: noFullTextNote });
             continue;
@@ -385,6 +402,7 @@ export class ToolAgent implements ResearchAgent {
           if (made.has(`${call.name} ${canonicalArguments(call.arguments)}`)) {
             // The same call again: its result is already above; the next step answers.
             repeated = true;
+            skip(call, 'repeats an earlier call');
             messages.push({
               role: 'tool',
               toolCallId: call.id,
@@ -458,6 +476,7 @@ export class ToolAgent implements ResearchAgent {
         ...(option ? { option: option.letter } : {}),
         ...(optionProbabilities ? { optionProbabilities } : {}),
         ...(attacher ? { attachedCitations: attacher.attached } : {}),
+        ...(gate.refused > 0 ? { refusedToolCalls: gate.refused } : {}),
       },
     };
   }

@@ -11,12 +11,17 @@ export interface EnvVar<T> {
   defaultText: string | undefined;
   description: string;
   secret: boolean;
+  /**
+   * What a variable that is set but empty means, as env text; undefined: the same as unset (the
+   * default). Only for a variable whose empty value meant something else before its default changed.
+   */
+  emptyText?: string | undefined;
 }
 
 export function envVar<S extends z.ZodType>(
   name: string,
   schema: S,
-  options: { default?: string; description: string; secret?: boolean },
+  options: { default?: string; description: string; secret?: boolean; empty?: string },
 ): EnvVar<z.output<S>> {
   return {
     name,
@@ -24,6 +29,7 @@ export function envVar<S extends z.ZodType>(
     defaultText: options.default,
     description: options.description,
     secret: options.secret ?? false,
+    emptyText: options.empty,
   };
 }
 

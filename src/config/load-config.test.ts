@@ -11,6 +11,23 @@ describe('loadConfig', () => {
     expect(config.storage.databaseUrl).toBeUndefined();
   });
 
+  it('federates the open keyless sources by default; none, or a set but empty value, keeps everything local', () => {
+    expect(loadConfig({}).sources.enabled).toEqual(['openalex', 'crossref', 'europepmc', 'pubmed', 'arxiv']);
+    expect(loadConfig({ ALEXANDRIA_SOURCES: 'none' }).sources.enabled).toEqual([]);
+    expect(loadConfig({ ALEXANDRIA_SOURCES: 'NONE' }).sources.enabled).toEqual([]);
+    // An older .env copied from the example says `ALEXANDRIA_SOURCES=` for "off": it stays off.
+    expect(loadConfig({ ALEXANDRIA_SOURCES: '' }).sources.enabled).toEqual([]);
+    expect(loadConfig({ ALEXANDRIA_SOURCES: '  ' }).sources.enabled).toEqual([]);
+    expect(loadConfig({ ALEXANDRIA_SOURCES: 'arxiv, openalex' }).sources.enabled).toEqual([
+      'arxiv',
+      'openalex',
+    ]);
+    expect(() => loadConfig({ ALEXANDRIA_SOURCES: 'none,openalex' })).toThrow(
+      /ALEXANDRIA_SOURCES: none cannot be combined with source names/,
+    );
+    expect(() => loadConfig({ ALEXANDRIA_SOURCES: 'google_scholar' })).toThrow(/or all, or none/);
+  });
+
   it('parses tenant:key pairs, header lists and booleans', () => {
     const config = loadConfig({
       ALEXANDRIA_API_KEYS: 'lab:aaaaaaaaaaaaaaaaaaaa, other:bbbbbbbbbbbbbbbbbbbb',

@@ -24,7 +24,8 @@ function describeIssues(error: z.ZodError): string {
 
 /**
  * Reads and validates the whole configuration from `environment` (the process environment by
- * default; this module is the only reader of `process.env`). Empty strings count as unset.
+ * default; this module is the only reader of `process.env`). Empty strings count as unset, except
+ * for a variable that says what its empty value means (`EnvVar.emptyText`).
  */
 export function loadConfig(environment: Environment = process.env): Config {
   const problems: string[] = [];
@@ -33,7 +34,9 @@ export function loadConfig(environment: Environment = process.env): Config {
     const values: Record<string, unknown> = {};
     for (const [key, variable] of Object.entries(section)) {
       const raw = environment[variable.name];
-      const text = raw === undefined || raw.trim() === '' ? variable.defaultText : raw;
+      const empty = raw !== undefined && raw.trim() === '';
+      const text =
+        raw === undefined ? variable.defaultText : empty ? (variable.emptyText ?? variable.defaultText) : raw;
       const parsed = variable.schema.safeParse(text);
       if (parsed.success) values[key] = parsed.data;
       else problems.push(`${variable.name}: ${describeIssues(parsed.error)} (got ${JSON.stringify(raw)})`);

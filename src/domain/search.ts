@@ -45,4 +45,9 @@ export interface SearchResult {
    * when the searcher has one. Federation uses it to weight the local list in rank fusion.
    */
   scores?: number[];
+  /**
+   * True when the local index holds no record of the kind searched at all (looked at when a page
+   * is empty: its hint then says how to fill the index; docs/decisions/0045).
+   */
+  indexEmpty?: boolean;
 }

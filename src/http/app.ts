@@ -7,6 +7,7 @@ import type { Config } from '../config/load-config.js';
 import type { Logger } from '../platform/logger.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 import type { ReadinessProbe } from '../services/services.js';
+import { installRoutePolicies } from './access-policy.js';
 import { installAuth } from './auth.js';
 import { handleClientError, handleFrameworkError } from './client-errors.js';
 import { installErrorHandling } from './error-handler.js';
@@ -15,7 +16,7 @@ import { installMultipartGuard } from './multipart-guard.js';
 import { installOpenApi } from './openapi.js';
 import { installPublicOrigin } from './public-origin.js';
 import { routeModules } from './routes/index.js';
-import { typed } from './routes/route-context.js';
+import { type RouteModule, typed } from './routes/route-context.js';
 
 export interface HttpDependencies {
   config: Config;
@@ -29,6 +30,8 @@ export interface HttpDependencies {
   indexVersion: () => Promise<string>;
   version: string;
   metrics?: HttpMetrics;
+  /** The route modules to register; default: every module (routes/index.ts). Tests pass others. */
+  routeModules?: readonly RouteModule[];
 }
 
 const requestIdPattern = /^[A-Za-z0-9._-]{1,128}$/;
@@ -36,6 +39,7 @@ const requestIdPattern = /^[A-Za-z0-9._-]{1,128}$/;
 /**
  * Builds the HTTP app: logging with request ids, each request's public origin, CORS, the API-key hook
  * with rate limits, metrics, OpenAPI, the error boundary and every route module. Does not listen.
+ * Rejects (RouteWithoutPolicyError) when any route, ours or a plugin's, declares no access policy.
  */
 export async function buildApp(dependencies: HttpDependencies): Promise<FastifyInstance> {
   const { config } = dependencies;
@@ -69,6 +73,8 @@ export async function buildApp(dependencies: HttpDependencies): Promise<FastifyI
     }
     parseJson(request, body as string, done);
   });
+  // First, so that every route registered after it, in any scope, must declare who may call it.
+  const { withPolicy } = installRoutePolicies(app);
   app.setValidatorCompiler(validatorCompiler);
   // Responses are typed at compile time; serialising with plain JSON keeps the hot path fast.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
@@ -82,18 +88,24 @@ export async function buildApp(dependencies: HttpDependencies): Promise<FastifyI
   installPublicOrigin(app, config);
 
   const origins = config.server.corsOrigins;
-  await app.register(cors, {
-    origin: origins.includes('*') ? true : origins,
-    exposedHeaders: [
-      'x-request-id',
-      'retry-after',
-      'x-total-count',
-      'x-next-offset',
-      'x-ratelimit-remaining',
-      'x-image-width',
-      'x-image-height',
-    ],
-  });
+  // CORS answers preflights in its own onRequest hook, before ours; its catch-all OPTIONS route only
+  // lets the router accept them. A preflight carries no credentials by design: public.
+  await withPolicy('public', () =>
+    app.register(cors, {
+      origin: origins.includes('*') ? true : origins,
+      exposedHeaders: [
+        'x-request-id',
+        'retry-after',
+        'x-total-count',
+        'x-next-offset',
+        'x-alexandria-sources',
+        'x-alexandria-hint',
+        'x-ratelimit-remaining',
+        'x-image-width',
+        'x-image-height',
+      ],
+    }),
+  );
 
   const metrics = dependencies.metrics ?? createMetrics();
   installMetrics(app, metrics);
@@ -104,7 +116,8 @@ export async function buildApp(dependencies: HttpDependencies): Promise<FastifyI
     aliasHeaders: config.auth.apiKeyHeaders,
   });
 
-  await installOpenApi(app, { version: dependencies.version });
+  // The docs (Swagger UI's routes) and the document describe the API to anyone: public.
+  await withPolicy('public', () => installOpenApi(app, { version: dependencies.version }));
 
   const context = {
     services: dependencies.services,
@@ -112,7 +125,8 @@ export async function buildApp(dependencies: HttpDependencies): Promise<FastifyI
     probes: dependencies.probes,
     metrics,
     indexVersion: dependencies.indexVersion,
+    withPolicy,
   };
-  for (const register of routeModules) await register(typed(app), context);
+  for (const register of dependencies.routeModules ?? routeModules) await register(typed(app), context);
   return app;
 }

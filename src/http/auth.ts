@@ -3,23 +3,13 @@ import ipaddr from 'ipaddr.js';
 import { AppError } from '../domain/errors.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 import type { AuthService, Principal } from '../services/auth-service.js';
+import { routeNotFound } from './error-handler.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Set by the auth hook on every /api/* and /mcp request. */
+    /** Set by the auth hook on every request to a route whose policy is `key`. */
     principal?: Principal;
   }
-}
-
-/** Paths that need an API key: the whole API and the MCP endpoint. */
-export function requiresKey(url: string): boolean {
-  return (
-    url.startsWith('/api/') ||
-    url === '/api' ||
-    url === '/mcp' ||
-    url.startsWith('/mcp?') ||
-    url.startsWith('/mcp/')
-  );
 }
 
 /** The key a request presents: our header, a configured alias header, or a Bearer token. */
@@ -44,15 +34,6 @@ export function principalOf(request: FastifyRequest): Principal {
   return request.principal;
 }
 
-/** Probes and scrapes poll from one address all day; they are never charged to the keyless budget. */
-const unmeteredPaths = new Set(['/healthz', '/readyz', '/metrics']);
-
-function isUnmetered(url: string): boolean {
-  const query = url.indexOf('?');
-  const path = (query === -1 ? url : url.slice(0, query)).replace(/\/+$/, '');
-  return unmeteredPaths.has(path);
-}
-
 /**
  * The bucket a client address is charged to. An IPv6 client usually holds a whole /64, so it is
  * counted per /64 (otherwise every request could come from a fresh address); IPv4-mapped IPv6 is
@@ -67,11 +48,21 @@ export function addressKey(ip: string): string {
 }
 
 /**
- * Authenticates every keyed request, then charges its key's token bucket. Runs in `onRequest`, before
- * body parsing, so an unauthenticated upload is refused before it is read. A request without a valid
- * key (none, a bad one, or a keyless route such as a figure link or the docs) is charged to its client
- * address instead, when `unauthenticatedRateLimiter` is given: past that budget the answer is a 429
- * with Retry-After, even where it would have been a 401.
+ * Decides every request on the route the router matched (its `config.access`, src/http/access-policy.ts),
+ * never on the URL text, so no spelling of a path (percent-encoding, dot segments, `//`, an
+ * absolute-form target) changes what it needs. Runs in `onRequest`, before the body is read, so a
+ * request refused here never has its upload buffered:
+ *
+ * - `key`: authenticates the key, then charges the key's token bucket (429 past it). A route whose
+ *   policy is somehow missing is treated as `key`: refusing is the safe mistake.
+ * - `signed-link`, `public`: no key; charged to the client address's budget.
+ * - `probe`: no key, not charged.
+ * - no route: 404 here, before any body is read; charged to the address budget. The answer is the
+ *   same with or without a key, and the route list is public anyway (/openapi.json).
+ *
+ * A request without a valid key (none, a bad one, a keyless route, no route) is charged to its client
+ * address when `unauthenticatedRateLimiter` is given: past that budget the answer is a 429 with
+ * Retry-After, even where it would have been a 401 or a 404.
  */
 export function installAuth(
   app: FastifyInstance,
@@ -100,9 +91,14 @@ export function installAuth(
   };
 
   app.addHook('onRequest', async (request, reply) => {
-    if (request.method === 'OPTIONS') return;
-    if (!requiresKey(request.url)) {
-      if (!isUnmetered(request.url)) await chargeAddress(request);
+    if (request.is404) {
+      await chargeAddress(request);
+      throw routeNotFound(request);
+    }
+    const access = request.routeOptions.config.access ?? 'key';
+    if (access === 'probe') return;
+    if (access !== 'key') {
+      await chargeAddress(request);
       return;
     }
     let principal: Principal;

@@ -106,8 +106,13 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
     return sendError(reply, appError);
   });
-  app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0];
-    return sendError(reply, new AppError('not_found', `No route ${request.method} ${path}`));
-  });
+  // The API-key hook already answers unmatched requests in onRequest (before any body is read);
+  // this handler is the same answer for an app built without that hook.
+  app.setNotFoundHandler((request, reply) => sendError(reply, routeNotFound(request)));
+}
+
+/** The answer to a request that matches no route: 404 naming the method and path (without the query). */
+export function routeNotFound(request: FastifyRequest): AppError {
+  const path = request.url.split('?')[0];
+  return new AppError('not_found', `No route ${request.method} ${path}`);
 }

@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { searchOperations, searchResponseHeaders } from './openapi-search-headers.js';
 import { varyByOrigin } from './public-origin.js';
 
 /**
@@ -34,18 +35,34 @@ export async function installOpenApi(app: FastifyInstance, options: { version: s
       },
       security: [{ apiKey: [] }, { bearer: [] }],
     },
-    transform: jsonSchemaTransform,
+    transform: withAccessSecurity,
     transformObject: (input) => completeDocument(jsonSchemaTransformObject(input) as OpenApiDocument),
   });
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     transformSpecification: (document, request) => withServer(document, request),
   });
-  app.get('/openapi.json', { schema: { hide: true } }, async (request, reply) => {
-    varyByOrigin(reply);
-    return withServer(app.swagger(), request);
-  });
+  app.get(
+    '/openapi.json',
+    { schema: { hide: true }, config: { access: 'public' } },
+    async (request, reply) => {
+      varyByOrigin(reply);
+      return withServer(app.swagger(), request);
+    },
+  );
 }
+
+/**
+ * The route schema as OpenAPI, with `security: []` on every operation whose route needs no API key
+ * (`config.access` other than `key`), so the document says what the server enforces.
+ */
+const withAccessSecurity: typeof jsonSchemaTransform = (input) => {
+  const transformed = jsonSchemaTransform(input);
+  const access = (input.route as { config?: { access?: string } } | undefined)?.config?.access;
+  if (access !== undefined && access !== 'key')
+    return { ...transformed, schema: { ...transformed.schema, security: [] } };
+  return transformed;
+};
 
 /** The document with the request's base URL as its one server (the generated document is shared). */
 function withServer<T extends object>(
@@ -115,7 +132,8 @@ const binary = { type: 'string', format: 'binary' };
 
 /**
  * What the route schemas cannot declare: operationIds (one route serves GET and POST of
- * add_to_project), an optional body for create_project (its name may come in the query), and the
+ * add_to_project), the search operations' response headers, an optional body for create_project
+ * (its name may come in the query), and the
  * upload bodies of add_to_project and import. Those two routes read their bodies themselves
  * (multipart, raw PDF, text), so their bodies are declared here, in the document only: a body
  * schema on the route would make Fastify validate, and refuse, what they parse on their own.
@@ -134,9 +152,21 @@ export function completeDocument(document: OpenApiDocument): OpenApiDocument {
       if (key === 'POST /api/add_to_project') operation.requestBody = addToProjectBody(operation);
       if (key === 'POST /api/projects/{id}/import') operation.requestBody = importBody;
       if (key === 'POST /api/verify_references') operation.requestBody = verifyReferencesBody;
+      if (searchOperations.has(key)) withHeaders(operation, '200', searchResponseHeaders);
     }
   }
   return document;
+}
+
+/** Declares the response headers of one status of an operation (copied: responses may be shared). */
+function withHeaders(operation: OpenApiOperation, status: string, headers: Record<string, unknown>): void {
+  const responses = operation.responses as Record<string, Record<string, unknown>> | undefined;
+  const response = responses?.[status];
+  if (!responses || !response) return;
+  operation.responses = {
+    ...responses,
+    [status]: { ...response, headers: { ...(response.headers as object | undefined), ...headers } },
+  };
 }
 
 function fallbackOperationId(method: string, path: string): string {

@@ -1,13 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import type { Container } from '../main.js';
 import { packageVersion } from '../platform/version.js';
-import { buildApp } from './app.js';
+import { buildApp, type HttpDependencies } from './app.js';
 import { installIndexMetrics } from './index-metrics.js';
 import { createMetrics } from './metrics.js';
 import { installStorageMetrics } from './storage-metrics.js';
 
-/** Builds the app from a container. */
-export function createHttpApp(container: Container): Promise<FastifyInstance> {
+/** Builds the app from a container; `overrides` replace dependencies (tests: other route modules). */
+export function createHttpApp(
+  container: Container,
+  overrides: Partial<HttpDependencies> = {},
+): Promise<FastifyInstance> {
   const metrics = createMetrics();
   installIndexMetrics(metrics.registry, container.stores.index);
   installStorageMetrics(metrics.registry, container.services.storage, {
@@ -23,6 +26,7 @@ export function createHttpApp(container: Container): Promise<FastifyInstance> {
     indexVersion: () => container.stores.index.dataVersion(),
     metrics,
     version: packageVersion(),
+    ...overrides,
   });
 }
 

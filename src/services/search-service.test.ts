@@ -223,4 +223,70 @@ describe('SearchService', () => {
     expect(index.lookedUp).toEqual([['doi:10.1000/x']]);
     expect(await service(index).findByIdentifier({ type: 'ACL', value: 'P19-1001' })).toBeNull();
   });
+
+  describe('an empty result says why (decision 0045)', () => {
+    it('on an empty index with no source: nothing to search, and how to fill the index or turn sources on', async () => {
+      const folder = mkdtempSync(join(tmpdir(), 'alexandria-search-empty-'));
+      const index = await createSqlitePaperIndex(join(folder, 'index.db'));
+      try {
+        const search = new SearchService(index, new MemoryCache(), { cacheTtlSeconds: 600 });
+        const first = await search.searchPapers(request({ query: 'hallucination detection' }));
+        expect(first.papers).toEqual([]);
+        expect(first.indexEmpty).toBe(true);
+        expect(first.hint).toMatch(
+          /^Nothing to search: the local index holds no papers and upstream sources are off/,
+        );
+        expect(first.hint).toContain('alexandria ingest <file or folder>');
+        expect(first.hint).toContain('leaving ALEXANDRIA_SOURCES unset');
+
+        // Filled, the same search is a plain "nothing matched", with what to change.
+        await index.upsert([paper('Dependency parsing with stack LSTMs', { doi: '10.1000/p1', year: 2015 })]);
+        const none = await search.searchPapers(
+          request({ keywords: 'hallucination detection', startYear: 2020 }),
+        );
+        expect(none.indexEmpty).toBe(false);
+        expect(none.hint).toMatch(
+          /^No papers matched in the local index\. Only the local index was searched/,
+        );
+        expect(none.hint).toContain('the question in query rather than keywords');
+        expect(none.hint).toContain('a wider start_year/end_year');
+        expect(none.hint).toContain('peer_reviewed_only=false');
+        expect(none.hint).not.toContain('alexandria ingest');
+
+        // Patents are their own kind: an index of papers holds no patents.
+        const patents = await search.searchPatents(request({ keywords: 'parsing' }));
+        expect(patents.hint).toMatch(
+          /^Nothing to search: the local index holds no patents and no upstream patent source is on/,
+        );
+        expect(patents.hint).toContain('ALEXANDRIA_PATENTSVIEW_API_KEY');
+      } finally {
+        await index.close();
+      }
+    });
+
+    it('counts the index once per data version while a kind is missing, and not at all once it is held', async () => {
+      const index = new FakePaperIndex([{ papers: [] }]);
+      let counted = 0;
+      const count = index.count.bind(index);
+      index.count = async () => {
+        counted += 1;
+        return count();
+      };
+      const search = service(index, 0);
+      await search.searchPapers(request({ keywords: 'one' }));
+      await search.searchPapers(request({ keywords: 'two' }));
+      expect(counted).toBe(1);
+      await index.upsert([paper('Now there is one')]);
+      expect((await search.searchPapers(request({ keywords: 'three' }))).indexEmpty).toBe(false);
+      await search.searchPapers(request({ keywords: 'four' }));
+      expect(counted).toBe(2);
+    });
+
+    it('past the last page: lower the offset, not other words', async () => {
+      const index = new FakePaperIndex([{ papers: [], total: 12 }]);
+      await index.upsert([paper('Held')]);
+      const result = await service(index).searchPapers(request({ keywords: 'parsing', offset: 20 }));
+      expect(result.hint).toBe('No papers at offset 20: the search has 12. Lower the offset.');
+    });
+  });
 });

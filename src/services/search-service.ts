@@ -7,6 +7,7 @@ import type { Cache } from '../ports/cache.js';
 import type { EmbeddingModel } from '../ports/embedding-model.js';
 import type { IndexKind, IndexPage, IndexQuery, PaperIndex } from '../ports/paper-index.js';
 import { type HintVocabulary, restHints } from './hint-vocabulary.js';
+import { emptyResultHint } from './search/empty-result-hint.js';
 import { fuseByRank, fuseByScore, keepExactTitlesFirst, rrfK } from './search/hybrid-rerank.js';
 import { maxSearchWords, type ParsedText, parseSearchText, toClauses } from './search-query.js';
 import type { HintedCallOptions, PaperLookup, PaperSearch } from './services.js';
@@ -64,6 +65,10 @@ export class SearchService implements PaperSearch, PaperLookup {
   private noVectorsUntil = 0;
   /** Vectors of recent query texts (hybrid ranking), oldest first. */
   private readonly queryVectors = new Map<string, Float32Array>();
+  /** Kinds the index is known to hold records of (the index has no delete: it stays so). */
+  private readonly kindsHeld = new Set<IndexKind>();
+  /** The data version of the last count: until the data changes, a kind not held is still not held. */
+  private countedVersion: string | undefined;
 
   constructor(
     private readonly index: PaperIndex,
@@ -135,7 +140,30 @@ export class SearchService implements PaperSearch, PaperLookup {
       relaxed = page.total > 0;
     }
     const shortened = shortenedNote(keywordText, questionText);
-    return toResult(kind, request, page, { relaxed, keywords: keywordText.words, shortened, hints });
+    // An empty page says whether the index has anything of this kind at all (decision 0045).
+    const indexEmpty = page.papers.length === 0 && !(await this.holds(kind));
+    return toResult(kind, request, page, {
+      relaxed,
+      keywords: keywordText.words,
+      shortened,
+      hints,
+      indexEmpty,
+    });
+  }
+
+  /**
+   * Whether the index holds any record of `kind`: counted once per data version until it does,
+   * then remembered (a count scans the index; an index of papers is asked about patents too).
+   */
+  private async holds(kind: IndexKind): Promise<boolean> {
+    if (this.kindsHeld.has(kind)) return true;
+    const version = await this.index.dataVersion();
+    if (version === this.countedVersion) return false;
+    this.countedVersion = version;
+    const counts = await this.index.count();
+    if (counts.papers > 0) this.kindsHeld.add('paper');
+    if (counts.patents > 0) this.kindsHeld.add('patent');
+    return this.kindsHeld.has(kind);
   }
 
   /**
@@ -332,6 +360,8 @@ interface HintContext {
   /** The note on words left out of a long parameter, or null. */
   shortened: string | null;
   hints: HintVocabulary;
+  /** The index holds no record of the kind searched (looked at only when the page is empty). */
+  indexEmpty: boolean;
 }
 
 function toResult(
@@ -350,6 +380,7 @@ function toResult(
     hint: hintFor(kind, request, page, { ...context, more, end }),
     sources: [{ source: 'index', status: 'ok', count: papers.length }],
     scores: page.scores,
+    indexEmpty: context.indexEmpty,
   };
 }
 
@@ -371,13 +402,8 @@ function bareHint(
 ): string {
   const noun = kind === 'patent' ? 'patents' : 'papers';
   if (page.papers.length === 0) {
-    const tips = ['use fewer or broader keywords'];
-    if (request.startYear !== undefined || request.endYear !== undefined)
-      tips.push('widen start_year/end_year');
-    if (request.peerReviewedOnly)
-      tips.push('set peer_reviewed_only=false to include preprints and other types');
-    if (request.offset > 0) tips.push('lower the offset');
-    return `No ${noun} in the local index matched. Try to ${tips.join(', ')}.`;
+    // Used alone (no source searches this kind): the words of decision 0045 say sources are off.
+    return emptyResultHint({ kind, request, indexEmpty: context.indexEmpty, sources: [], total: page.total });
   }
   const total = page.totalIsExact ? String(page.total) : `more than ${page.total}`;
   const parts = [`Results ${request.offset + 1}–${context.end} of ${total} ${noun}.`];

@@ -13,7 +13,8 @@ import { aclPapers, freePort, startPdfServer, stopServer } from '../helpers/web-
  * The page's journeys of issue 16, in a real chromium against the real service: the chat survives
  * following a citation, uploads and slow answers show progress, people see readable references (no
  * document ids, no API hints), TeX and escaped text render cleanly, the full text of an unreachable
- * PDF is not offered once it failed, and the search count is the API's keyword count.
+ * PDF is not offered once it failed, the search count is the API's count for what the box sent, and
+ * a typed question is searched as a question (`query`; decision 0045).
  */
 
 /** What people must never read on the page: document ids, API parameters, markdown escapes. */
@@ -111,30 +112,56 @@ describe.skipIf(!hasChromium)('web page journeys in a real browser (issue 16)', 
       await stopServer(pdfServer);
     });
 
+    /** Types `text` in the search box and searches: the parameters the page sent, the count it shows. */
+    async function searchFromBox(text: string): Promise<{ sent: URLSearchParams; shown: number }> {
+      const sent = page.waitForRequest((request) => request.url().includes('/api/abstracts'));
+      await page.getByLabel('What are you looking for?').fill(text);
+      await page.getByRole('button', { name: 'Search', exact: true }).click();
+      const parameters = new URL((await sent).url()).searchParams;
+      const count = page.locator('.result-count');
+      await expect.poll(() => count.textContent(), { timeout: 30_000 }).toMatch(/^\d+ results?/);
+      const shown = Number(/^(\d+) results?/.exec((await count.textContent()) ?? '')?.[1]);
+      return { sent: parameters, shown };
+    }
+
+    /** The API's total for `text` sent as `parameter`. */
+    async function apiTotal(parameter: 'keywords' | 'query', text: string): Promise<number> {
+      const response = await fetch(`${baseUrl}/api/abstracts?${parameter}=${encodeURIComponent(text)}`, {
+        headers: withKey(t.key),
+      });
+      return Number(response.headers.get('x-total-count'));
+    }
+
     it('counts search results as the API keyword search does, for what the user typed', async () => {
       const typed = 'annotation tool';
-      const sent = page.waitForRequest((request) => request.url().includes('/api/abstracts'));
-      await page.getByLabel('What are you looking for?').fill(typed);
-      await page.getByRole('button', { name: 'Search', exact: true }).click();
-      const url = new URL((await sent).url());
-      expect(url.searchParams.get('keywords')).toBe(typed);
-      expect(url.searchParams.has('query')).toBe(false);
-
-      const count = page.locator('.result-count');
-      await count.waitFor({ timeout: 30_000 });
-      const shown = Number(/^(\d+) results?/.exec((await count.textContent()) ?? '')?.[1]);
-
-      const api = async (parameter: string) => {
-        const response = await fetch(`${baseUrl}/api/abstracts?${parameter}=${encodeURIComponent(typed)}`, {
-          headers: withKey(t.key),
-        });
-        return Number(response.headers.get('x-total-count'));
-      };
-      const keywordTotal = await api('keywords');
+      const { sent, shown } = await searchFromBox(typed);
+      expect(sent.get('keywords')).toBe(typed);
+      expect(sent.has('query')).toBe(false);
+      const keywordTotal = await apiTotal('keywords', typed);
       expect(shown).toBe(keywordTotal);
       // The ranking search (any word) finds more: the number the page used to show.
-      expect(await api('query')).toBeGreaterThan(keywordTotal);
+      expect(await apiTotal('query', typed)).toBeGreaterThan(keywordTotal);
       await screenshot(page, 'j01-search-count');
+    });
+
+    it('searches a typed question as a question: the papers on it first, where keywords found one (decision 0045)', async () => {
+      const asked = 'how to detect hallucinations in abstractive summarization';
+      const { sent, shown } = await searchFromBox(asked);
+      expect(sent.get('query')).toBe(asked);
+      expect(sent.has('keywords')).toBe(false);
+      // Every word required (what the box sent before) finds one paper of the 500; the question, 87.
+      const keywordTotal = await apiTotal('keywords', asked);
+      expect(keywordTotal).toBeLessThanOrEqual(1);
+      expect(shown).toBe(await apiTotal('query', asked));
+      expect(shown).toBeGreaterThanOrEqual(10 * Math.max(1, keywordTotal));
+      const titles = await page.locator('.results .paper h3').allTextContents();
+      expect(titles[0]).toBe(
+        'Hallucinated but Factual! Inspecting the Factuality of Hallucinations in Abstractive Summarization',
+      );
+      expect(titles.slice(0, 3)).toContain(
+        'A Token-level Reference-free Hallucination Detection Benchmark for Free-form Text Generation',
+      );
+      await screenshot(page, 'j01b-search-question');
     });
 
     it('shows a readable reference in the reader, never the document id or API hints', async () => {

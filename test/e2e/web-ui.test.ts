@@ -90,6 +90,28 @@ describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Search');
   });
 
+  it('says why a first search on an empty offline service finds nothing, and what to do (decision 0045)', async () => {
+    const asked = 'how to detect hallucinations in abstractive summarization';
+    await page.getByLabel('What are you looking for?').fill(asked);
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    const hint = page.locator('.empty-hint');
+    await expect
+      .poll(() => hint.textContent(), { timeout: 30_000 })
+      .toMatch(/^Nothing to search: the local index holds no papers and upstream sources are off/);
+    expect(await page.locator('.result-count').textContent()).toBe('No results.');
+    // The page says the words the API says in its x-alexandria-hint header.
+    const api = await t.app.inject({
+      url: `/api/abstracts?query=${encodeURIComponent(asked)}`,
+      headers: withKey(t.key),
+    });
+    // (its `commands` set as code).
+    expect(await hint.textContent()).toBe(
+      decodeURIComponent(String(api.headers['x-alexandria-hint'])).replaceAll('`', ''),
+    );
+    expect(await hint.locator('code').first().textContent()).toBe('alexandria ingest <file or folder>');
+    await screenshot(page, '01b-empty-first-search');
+  });
+
   it('searches papers and patents with filters and sorts, and pages through the results', async () => {
     await t.container.stores.index.upsert(aclPapers(500));
     await page.getByLabel('What are you looking for?').fill('annotation tool');

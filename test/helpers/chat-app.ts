@@ -13,6 +13,7 @@ import { buildApp } from '../../src/http/app.js';
 import { type Container, createContainer } from '../../src/main.js';
 import { createLogger } from '../../src/platform/logger.js';
 import type { ChatModel } from '../../src/ports/chat-model.js';
+import { offline } from './test-app.js';
 
 export interface ChatTestApp {
   app: FastifyInstance;
@@ -41,7 +42,12 @@ export interface ChatTestOptions {
  */
 export async function startChatApp(options: ChatTestOptions = {}): Promise<ChatTestApp> {
   const dataDir = await mkdtemp(join(tmpdir(), 'alexandria-chat-'));
-  const config = loadConfig({ ALEXANDRIA_DATA_DIR: dataDir, ALEXANDRIA_LOG_LEVEL: 'silent', ...options.env });
+  const config = loadConfig({
+    ...offline,
+    ALEXANDRIA_DATA_DIR: dataDir,
+    ALEXANDRIA_LOG_LEVEL: 'silent',
+    ...options.env,
+  });
   const logger = createLogger({ level: config.server.logLevel });
   const container = await createContainer(config, logger);
   const { key } = await container.services.auth.createKey('tenant-a');

@@ -6,9 +6,14 @@ const cliEntry = join(import.meta.dirname, 'cli-entry.ts');
 
 /**
  * `alexandria <args>` from the TypeScript sources as a child process on a data folder: a free
- * loopback port, warnings only, stdout and stderr piped; `env` adds or overrides variables.
+ * loopback port, warnings only, no upstream source (the test process's ALEXANDRIA_SOURCES=none),
+ * stdout and stderr piped; `env` adds or overrides variables, and removes those set to undefined.
  */
-export function spawnCli(dataDir: string, args: string[], env: Record<string, string> = {}): ChildProcess {
+export function spawnCli(
+  dataDir: string,
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): ChildProcess {
   return spawn(process.execPath, ['--import', tsxLoaderUrl(), cliEntry, ...args], {
     env: {
       ...process.env,
@@ -38,4 +43,20 @@ export async function serverListening(child: ChildProcess): Promise<{ url: strin
   });
   const adminKey = /(alx_[A-Za-z0-9]{40})/.exec(stderr)?.[1];
   return adminKey ? { url, adminKey } : { url };
+}
+
+/** Waits for a spawned child (stdout and stderr piped) to exit; its exit code and what it printed. */
+export async function finished(
+  child: ChildProcess,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (data: Buffer) => {
+    stdout += data.toString();
+  });
+  child.stderr?.on('data', (data: Buffer) => {
+    stderr += data.toString();
+  });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { code, stdout, stderr };
 }

@@ -20,12 +20,24 @@ export interface TestApp {
 }
 
 /**
+ * The configuration every test starts from: no upstream source (the service's default federates the
+ * open sources; decision 0045). A test about federation names its sources, and their loopback fakes
+ * in ALEXANDRIA_SOURCE_URLS; test/setup/loopback-only.ts refuses any other host.
+ */
+export const offline = { ALEXANDRIA_SOURCES: 'none' } as const;
+
+/**
  * A real app on a fresh data folder (real SQLite file, real blob folder), driven in-process with
- * `app.inject`. `env` overrides configuration variables.
+ * `app.inject`, offline unless `env` names sources. `env` overrides configuration variables.
  */
 export async function createTestApp(env: Environment = {}): Promise<TestApp> {
   const dataDir = await mkdtemp(join(tmpdir(), 'alexandria-test-'));
-  const config = loadConfig({ ALEXANDRIA_DATA_DIR: dataDir, ALEXANDRIA_LOG_LEVEL: 'silent', ...env });
+  const config = loadConfig({
+    ...offline,
+    ALEXANDRIA_DATA_DIR: dataDir,
+    ALEXANDRIA_LOG_LEVEL: 'silent',
+    ...env,
+  });
   const container = await createContainer(config, createLogger({ level: config.server.logLevel }));
   const { key } = await container.services.auth.createKey('tenant-a');
   const app = await createHttpApp(container);

@@ -178,7 +178,10 @@ describe('an offline app with a chat model (tool-calling agent)', () => {
   it('answers ask_pdf on a remote PDF that is not here without fetching it', async () => {
     const fetches = vi.spyOn(UndiciUrlFetcher.prototype, 'fetch');
     const uncachedBefore = hits.get('/uncached.pdf') ?? 0;
+    // The search finds both records (their PDFs are what the run may read, decision 0040); the
+    // model then asks both PDFs.
     model.setScript([
+      { toolCalls: [{ name: 'search_papers', arguments: { query: question } }] },
       {
         toolCalls: [
           { name: 'ask_pdf', arguments: { pdf_id: `PDF_URL:${base}/uncached.pdf`, question } },
@@ -191,11 +194,12 @@ describe('an offline app with a chat model (tool-calling agent)', () => {
     expect(content).toContain('Vaccine responses are weaker');
     expect(fetches).not.toHaveBeenCalled();
     expect(hits.get('/uncached.pdf') ?? 0).toBe(uncachedBefore);
-    const toolResults = model.requests[1]?.messages.filter((message) => message.role === 'tool') ?? [];
-    expect(toolResults[0]?.content).toContain(
+    const toolResults = model.requests[2]?.messages.filter((message) => message.role === 'tool') ?? [];
+    expect(toolResults[0]?.content).toContain(`pdf_id: PDF_URL:${base}/uncached.pdf`);
+    expect(toolResults[1]?.content).toContain(
       'is not stored here, and remote PDFs are not fetched (offline)',
     );
-    expect(toolResults[1]?.content).toContain('Chunk');
-    expect(toolResults[1]?.content).toContain('immunosuppressed');
+    expect(toolResults[2]?.content).toContain('Chunk');
+    expect(toolResults[2]?.content).toContain('immunosuppressed');
   });
 });

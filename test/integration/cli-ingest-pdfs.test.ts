@@ -14,7 +14,7 @@ import { createHttpApp } from '../../src/http/server.js';
 import { createContainer } from '../../src/main.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { spawnCli } from '../helpers/server-process.js';
-import { sharedData, withKey } from '../helpers/test-app.js';
+import { offline, sharedData, withKey } from '../helpers/test-app.js';
 
 const pdfs = join(sharedData, 'pdfs');
 let root: string;
@@ -129,7 +129,7 @@ describe('alexandria ingest <folder of PDFs> (issue 16)', () => {
   }, 180_000);
 
   it('stored what the API then serves: the project, its PDFs read in chunks, the records searchable', async () => {
-    const config = loadConfig({ ALEXANDRIA_DATA_DIR: dataDir, ALEXANDRIA_LOG_LEVEL: 'silent' });
+    const config = loadConfig({ ...offline, ALEXANDRIA_DATA_DIR: dataDir, ALEXANDRIA_LOG_LEVEL: 'silent' });
     const container = await createContainer(config, createLogger({ level: 'silent' }));
     const app = await createHttpApp(container);
     try {

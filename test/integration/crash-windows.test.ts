@@ -16,7 +16,7 @@ import { type BlobSweepOptions, sweepBlobs } from '../../src/services/storage/bl
 import { ContentRelease } from '../../src/services/storage/content-release.js';
 import { multipartBody } from '../helpers/multipart.js';
 import { documentRecordOf, storageDeployments } from '../helpers/storage-deployments.js';
-import { createTestApp, sharedData, type TestApp, withKey } from '../helpers/test-app.js';
+import { createTestApp, offline, sharedData, type TestApp, withKey } from '../helpers/test-app.js';
 
 const hour = 3600_000;
 const later = () => new Date(Date.now() + 2 * hour);
@@ -190,7 +190,7 @@ describe('the sweep at server start', () => {
       }
       const past = new Date(Date.now() - 3 * hour);
       for (const key of [oldKey, oddKey, oldTemporary]) await utimes(join(dataDir, 'blobs', key), past, past);
-      const config = loadConfig({ ALEXANDRIA_DATA_DIR: dataDir, ALEXANDRIA_LOG_LEVEL: 'silent' });
+      const config = loadConfig({ ...offline, ALEXANDRIA_DATA_DIR: dataDir, ALEXANDRIA_LOG_LEVEL: 'silent' });
       const container = await createContainer(config, createLogger({ level: 'silent' }), {
         background: true,
       });
@@ -229,7 +229,7 @@ describe('the sweep outside the server', () => {
       await writeFile(path, '%PDF-1.4 left by a kill');
       const past = new Date(Date.now() - 3 * hour);
       await utimes(path, past, past);
-      const config = loadConfig({ ALEXANDRIA_DATA_DIR: dataDir, ALEXANDRIA_LOG_LEVEL: 'silent' });
+      const config = loadConfig({ ...offline, ALEXANDRIA_DATA_DIR: dataDir, ALEXANDRIA_LOG_LEVEL: 'silent' });
       // What `alexandria ingest`, `keys` and `mcp` build (src/cli/context.ts).
       const container = await createContainer(config, createLogger({ level: 'silent' }));
       try {

@@ -10,6 +10,7 @@ import { type Container, createContainer } from '../../src/main.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { SearchService } from '../../src/services/search-service.js';
 import { sciFactRecords } from '../helpers/scifact-index.js';
+import { offline } from '../helpers/test-app.js';
 
 const folders: string[] = [];
 afterAll(async () => {
@@ -26,6 +27,7 @@ describe('hybrid paper search in the running server', () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'alexandria-hybrid-'));
     folders.push(dataDir);
     const config = loadConfig({
+      ...offline,
       ALEXANDRIA_DATA_DIR: dataDir,
       ALEXANDRIA_LOG_LEVEL: 'silent',
       ALEXANDRIA_RECORD_VECTORS_PAUSE_MS: '0',

@@ -30,7 +30,13 @@ afterAll(async () => {
 
 /** The environment an MCP host gives a server it starts: a PATH and the user's HOME, nothing of ours. */
 function hostEnvironment(extra: Record<string, string> = {}): Record<string, string> {
-  return { PATH: process.env.PATH ?? '', HOME: home, ALEXANDRIA_LOG_LEVEL: 'warn', ...extra };
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: home,
+    ALEXANDRIA_LOG_LEVEL: 'warn',
+    ALEXANDRIA_SOURCES: 'none',
+    ...extra,
+  };
 }
 
 /** `alexandria mcp` from `/`, through the MCP SDK's own stdio client, with its stderr collected. */
@@ -74,6 +80,8 @@ describe('`alexandria mcp` started in / without ALEXANDRIA_DATA_DIR or a key', (
       expect(stderr()).toContain(`data folder ${userData} (the user data folder`);
       expect(stderr()).toContain('set ALEXANDRIA_DATA_DIR to use another');
       expect(stderr()).toContain('tenant "default"');
+      // Where searches go, said at start (decision 0045; this test's environment says none).
+      expect(stderr()).toContain('Upstream sources: off (ALEXANDRIA_SOURCES=none)');
       expect(stderr()).not.toContain('Invalid or revoked API key');
     } finally {
       await client.close();

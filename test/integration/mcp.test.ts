@@ -231,6 +231,86 @@ describe('MCP over streamable HTTP (stateless, at /mcp)', () => {
   });
 });
 
+describe('Origin of browser pages (DNS-rebinding protection, issue "Closed doors")', () => {
+  const initialize = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'origin-test', version: '1' },
+    },
+  });
+  const post = (headers: Record<string, string>, target: TestApp = t) =>
+    target.app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...headers,
+      },
+      payload: initialize,
+    });
+
+  it('refuses a foreign Origin with 403 and a JSON-RPC error, before the server runs', async () => {
+    // What a page at evil.example.com sends once its name resolves to this machine.
+    const rebound = await post({
+      ...withKey(t.key),
+      host: 'evil.example.com',
+      origin: 'http://evil.example.com',
+    });
+    expect(rebound.statusCode).toBe(403);
+    expect(rebound.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000 } });
+    expect(rebound.json().error.message).toContain('http://evil.example.com');
+    expect(rebound.body).not.toContain('serverInfo');
+    for (const origin of ['null', 'http://10.0.0.7:8080', 'https://localhost.evil.example.com']) {
+      expect((await post({ ...withKey(t.key), origin })).statusCode, origin).toBe(403);
+    }
+    // GET and DELETE are refused for the origin too, not answered 405.
+    const get = await t.app.inject({
+      method: 'GET',
+      url: '/mcp',
+      headers: { ...withKey(t.key), origin: 'http://evil.example.com' },
+    });
+    expect(get.statusCode).toBe(403);
+  });
+
+  it('serves loopback origins and clients that send no Origin', async () => {
+    for (const origin of ['http://localhost:6274', 'http://127.0.0.1:3000', 'http://[::1]:8080', undefined]) {
+      const response = await post({ ...withKey(t.key), ...(origin === undefined ? {} : { origin }) });
+      expect(response.statusCode, String(origin)).toBe(200);
+      expect(response.json().result.serverInfo.name).toBe('alexandria');
+    }
+  });
+
+  it('checks the key first: a keyless request is a 401 whatever its Origin', async () => {
+    expect((await post({ origin: 'http://evil.example.com' })).statusCode).toBe(401);
+  });
+
+  it('serves the origin of ALEXANDRIA_PUBLIC_URL and of ALEXANDRIA_MCP_ALLOWED_ORIGINS, nothing else', async () => {
+    const configured = await createTestApp({
+      ALEXANDRIA_PUBLIC_URL: 'https://papers.example.org',
+      ALEXANDRIA_MCP_ALLOWED_ORIGINS: 'https://agent.example.net',
+    });
+    try {
+      const key = withKey(configured.key);
+      expect((await post({ ...key, origin: 'https://papers.example.org' }, configured)).statusCode).toBe(200);
+      expect((await post({ ...key, origin: 'https://agent.example.net' }, configured)).statusCode).toBe(200);
+      expect((await post({ ...key, origin: 'https://evil.example.com' }, configured)).statusCode).toBe(403);
+      // The Host a request names is never what allows its Origin.
+      const sameHost = await post(
+        { ...key, host: 'evil.example.com', origin: 'http://evil.example.com' },
+        configured,
+      );
+      expect(sameHost.statusCode).toBe(403);
+    } finally {
+      await configured.close();
+    }
+  });
+});
+
 describe('search tools', () => {
   it('search_papers and fast_paper_search find indexed papers, as the REST search does', async () => {
     const lines = readFileSync(join(sharedData, 'corpus', 'acl_anthology_sample_500.jsonl'), 'utf8').split(
@@ -361,6 +441,7 @@ describe('MCP over stdio (`alexandria mcp`)', () => {
         ALEXANDRIA_DATA_DIR: t.dataDir,
         ALEXANDRIA_LOG_LEVEL: 'warn',
         ALEXANDRIA_MCP_API_KEY: t.key,
+        ALEXANDRIA_SOURCES: 'none',
       },
       stderr: 'pipe',
     });
@@ -387,6 +468,7 @@ describe('MCP over stdio (`alexandria mcp`)', () => {
             PATH: process.env.PATH ?? '',
             ALEXANDRIA_DATA_DIR: t.dataDir,
             ALEXANDRIA_MCP_API_KEY: `alx_${'x'.repeat(40)}`,
+            ALEXANDRIA_SOURCES: 'none',
           },
         },
         (error, _stdout, stderr) => resolve({ code: error ? (error.code as number) : 0, stderr }),

@@ -132,7 +132,7 @@ describe('GET /api/literature_map', () => {
   });
 });
 
-describe('offline (ALEXANDRIA_SOURCES unset, the default)', () => {
+describe('offline (ALEXANDRIA_SOURCES=none, as every test starts)', () => {
   it('answers from the local index alone, without any upstream call', async () => {
     const offline = await createTestApp();
     try {

@@ -22,7 +22,7 @@ import { createLogger } from '../../src/platform/logger.js';
 import { parsePdfJob } from '../../src/services/jobs/pdf-parse-job.js';
 import { serverListening, spawnCli } from '../helpers/server-process.js';
 import { deleteRedisKeys, testRedisUrl } from '../helpers/services.js';
-import { sharedData, type TestApp, uploadPdf } from '../helpers/test-app.js';
+import { offline, sharedData, type TestApp, uploadPdf } from '../helpers/test-app.js';
 
 const pdf = (name: string) => readFileSync(join(sharedData, 'pdfs', name));
 const sha256Of = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
@@ -62,6 +62,7 @@ async function parseJobId(prefix: string, sha256: string): Promise<string | unde
 /** A replica in this process, on a data dir and job prefix it may share with others; runs jobs. */
 async function replica(dataDir: string, prefix: string, env: Record<string, string> = {}) {
   const config = loadConfig({
+    ...offline,
     ALEXANDRIA_DATA_DIR: dataDir,
     ALEXANDRIA_LOG_LEVEL: 'silent',
     REDIS_URL: testRedisUrl,

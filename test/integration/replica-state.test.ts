@@ -16,7 +16,7 @@ import { createLogger } from '../../src/platform/logger.js';
 import { tsxLoaderUrl } from '../../src/platform/worker-file.js';
 import { FigureLinks } from '../../src/services/documents/figure-links.js';
 import { adminQuery, testPostgresUrl, testRedisUrl } from '../helpers/services.js';
-import { sharedData, withKey } from '../helpers/test-app.js';
+import { offline, sharedData, withKey } from '../helpers/test-app.js';
 
 // Issue 12, "nothing replica-local": replicas with data dirs of their own on one PostgreSQL database
 // and one Redis. Before, they signed figure links with different secrets, shared search answers
@@ -37,6 +37,7 @@ interface Replica {
 async function startReplica(env: Environment = {}): Promise<Replica> {
   const dataDir = await mkdtemp(join(tmpdir(), 'alexandria-replica-'));
   const config = loadConfig({
+    ...offline,
     ALEXANDRIA_DATA_DIR: dataDir,
     ALEXANDRIA_LOG_LEVEL: 'silent',
     ALEXANDRIA_BLOB_SWEEP_INTERVAL_MINUTES: '0',

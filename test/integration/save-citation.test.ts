@@ -14,7 +14,7 @@ import { createLogger } from '../../src/platform/logger.js';
 import { ZoteroService } from '../../src/services/zotero-service.js';
 import { FakePaperLookup } from '../fakes/fake-paper-lookup.js';
 import { type FakeZotero, startFakeZotero } from '../fakes/fake-zotero.js';
-import { withKey } from '../helpers/test-app.js';
+import { offline, withKey } from '../helpers/test-app.js';
 
 const zoteroUser = '4815162';
 const zoteroKey = 'Zk7pQ2mX9vR4sT6uW8yA1bC3';
@@ -39,7 +39,12 @@ async function loggedApp(env: Record<string, string>): Promise<LoggedApp> {
       done();
     },
   });
-  const config = loadConfig({ ALEXANDRIA_DATA_DIR: dataDir, ALEXANDRIA_LOG_LEVEL: 'trace', ...env });
+  const config = loadConfig({
+    ...offline,
+    ALEXANDRIA_DATA_DIR: dataDir,
+    ALEXANDRIA_LOG_LEVEL: 'trace',
+    ...env,
+  });
   const container = await createContainer(config, createLogger({ level: 'trace', destination: sink }));
   const { key } = await container.services.auth.createKey('tenant-a');
   const app = await createHttpApp(container);

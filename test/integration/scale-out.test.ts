@@ -7,7 +7,7 @@ import { createHttpApp } from '../../src/http/server.js';
 import { type Container, createContainer } from '../../src/main.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { testRedisUrl } from '../helpers/services.js';
-import { withKey } from '../helpers/test-app.js';
+import { offline, withKey } from '../helpers/test-app.js';
 
 // Two "replicas" on one data folder and one Redis: the rate limit is shared.
 let dataDir: string;
@@ -24,6 +24,7 @@ afterAll(async () => {
 describe('replicas sharing Redis', () => {
   it('charge one token bucket per key across replicas and report Redis in readiness', async () => {
     const config = loadConfig({
+      ...offline,
       ALEXANDRIA_DATA_DIR: dataDir,
       ALEXANDRIA_LOG_LEVEL: 'silent',
       REDIS_URL: testRedisUrl,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sourceNames } from '../../config/sections/sources.js';
+import { defaultSourceNames, sourceNames } from '../../config/sections/sources.js';
 import { systemClock } from '../../ports/clock.js';
 import { MemoryCache } from '../memory/memory-cache.js';
 import { createUpstreamSources, missingRequirement, sourcePolicies } from './create-upstream-sources.js';
@@ -23,6 +23,19 @@ describe('source modules', () => {
       expect(sourcePolicies[module.name]).toBe(module.policy);
       expect(module.policy.minIntervalMs).toBeGreaterThan(0);
     }
+  });
+
+  it('default to sources that need nothing set: every default one is built from no settings at all', () => {
+    for (const name of defaultSourceNames) expect(missingRequirement(name, base), name).toBeUndefined();
+    const built = createUpstreamSources({ ...base, enabled: [...defaultSourceNames] });
+    expect([...built.sources.map((source) => source.name)].sort()).toEqual([...defaultSourceNames].sort());
+    // Searched by default: every one but PubMed, which answers look-ups by PMID (Europe PMC searches its records).
+    expect(built.sources.filter((source) => source.search).map((source) => source.name)).toEqual([
+      'openalex',
+      'crossref',
+      'europepmc',
+      'arxiv',
+    ]);
   });
 
   it('build every enabled source in preference order, each with its fusion weight', () => {

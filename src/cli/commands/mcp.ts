@@ -9,6 +9,7 @@ import { createMcpServer } from '../../mcp/mcp-server.js';
 import { CliError } from '../cli-error.js';
 import { cliContainer, cliSettings } from '../context.js';
 import { output } from '../output.js';
+import { sourcesNotice } from '../startup-notes.js';
 
 /** The tenant of the local user: the one `serve`'s first admin key and `keys create` use. */
 const localTenant = 'default';
@@ -37,6 +38,8 @@ export function registerMcp(program: Command): void {
         throw error;
       }
       output.error(`Alexandria MCP (stdio): ${whereData(config, dataDir)}, tenant "${tenantId}".`);
+      // Where the tools' searches go, as `serve` says it (decision 0045); the host shows stderr in its logs.
+      output.error(sourcesNotice(container.upstreamSources));
       const server = createMcpServer({
         tenantId,
         services: container.services,

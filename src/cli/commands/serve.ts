@@ -5,6 +5,7 @@ import { createLogger } from '../../platform/logger.js';
 import { CliError } from '../cli-error.js';
 import { cliConfig } from '../context.js';
 import { output } from '../output.js';
+import { indexNotice, sourcesNotice } from '../startup-notes.js';
 
 /** `--port` as a TCP port; anything else is a usage error, not a NaN handed to listen(). */
 export function parsePort(text: string): number {
@@ -43,6 +44,11 @@ export function registerServe(program: Command): void {
         await container.close().catch(() => undefined);
         throw listenError(error, host, port);
       });
+      // Where searches go, said before anyone searches (decision 0045).
+      output.error(sourcesNotice(container.upstreamSources));
+      // A database that is down at this moment costs the line, not the start.
+      const counts = await container.stores.index.count().catch(() => null);
+      if (counts) output.error(indexNotice(counts));
       output.error(`Alexandria is listening on ${address} (docs: ${address}/docs)`);
     });
 }

@@ -132,7 +132,7 @@ export const chatSection = {
   }),
   readRemotePdfs: envVar('ALEXANDRIA_AGENT_READ_REMOTE_PDFS', booleanText.optional(), {
     description:
-      'Let the research agent fetch and read the open-access PDFs of search results (PDF_URL:). Unset: yes when ALEXANDRIA_SOURCES names a source; without sources (offline) it reads only what is stored here (project PDFs, cached parses) and tries no host. true/false force it.',
+      'Let the research agent fetch and read the open-access PDFs of search results (PDF_URL:). Unset: yes when upstream sources are on (the default); with ALEXANDRIA_SOURCES=none (offline) it reads only what is stored here (project PDFs, cached parses) and tries no host. true/false force it.',
   }),
   keepAliveMs: envVar('ALEXANDRIA_CHAT_KEEPALIVE_MS', positiveInt, {
     default: '10000',

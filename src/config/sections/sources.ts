@@ -14,16 +14,39 @@ export const sourceNames = [
 ] as const;
 export type SourceName = (typeof sourceNames)[number];
 
-const sourceList = listText.pipe(
-  z.array(
-    z
-      .string()
-      .toLowerCase()
-      .refine((name) => name === 'all' || (sourceNames as readonly string[]).includes(name), {
-        message: `each entry must be one of ${sourceNames.join(', ')} or all`,
-      }),
-  ),
-);
+/**
+ * The sources searched when ALEXANDRIA_SOURCES is not set (docs/decisions/0045): the open scholarly
+ * sources that need no key and no contact address and have no tight shared rate limit, so that a
+ * first search finds literature. Semantic Scholar's keyless pool (shared by every anonymous client,
+ * often answering 429) is left out, as are Unpaywall (needs a contact address) and PatentsView (a key).
+ */
+export const defaultSourceNames = [
+  'openalex',
+  'crossref',
+  'europepmc',
+  'pubmed',
+  'arxiv',
+] as const satisfies readonly SourceName[];
+
+/** ALEXANDRIA_SOURCES' word for "no upstream source": nothing leaves the machine. */
+export const noSources = 'none';
+
+const sourceList = listText
+  .pipe(
+    z.array(
+      z
+        .string()
+        .toLowerCase()
+        .refine(
+          (name) => name === 'all' || name === noSources || (sourceNames as readonly string[]).includes(name),
+          { message: `each entry must be one of ${sourceNames.join(', ')}, or all, or none` },
+        ),
+    ),
+  )
+  .refine((names) => !names.includes(noSources) || names.length === 1, {
+    message: 'none cannot be combined with source names',
+  })
+  .transform((names) => names.filter((name) => name !== noSources));
 
 const sourceUrls = listText.pipe(
   z.array(
@@ -40,13 +63,15 @@ const sourceUrls = listText.pipe(
 const secretText = z.string().trim().min(1).optional();
 
 /**
- * Federated upstream sources. OFF by default: with ALEXANDRIA_SOURCES empty the service never leaves
- * the machine (tests and CI stay offline); set it to enable sources (docs/decisions/0005).
+ * Federated upstream sources. By default the open, keyless ones (`defaultSourceNames`), so that a
+ * first search finds literature; `none` (or an empty value, how earlier versions said it) keeps every
+ * request on the machine (docs/decisions/0008, 0045). Tests set `none` unless they test federation.
  */
 export const sourcesSection = {
   enabled: envVar('ALEXANDRIA_SOURCES', sourceList, {
-    default: '',
-    description: `Upstream sources to federate, comma-separated (${sourceNames.join(', ')}), or "all". Empty: local index only, no network.`,
+    default: defaultSourceNames.join(','),
+    empty: noSources,
+    description: `Upstream sources to federate, comma-separated (${sourceNames.join(', ')}), or "all", or "none": local index only, nothing leaves the machine (set but empty means none too). The default, the open sources that need no key, sends search words and identifiers to them.`,
   }),
   contactEmail: envVar(
     'ALEXANDRIA_CONTACT_EMAIL',

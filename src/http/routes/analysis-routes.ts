@@ -67,6 +67,7 @@ export const analysisRoutes: RouteModule = (app, { services }) => {
   app.get(
     '/api/analyze_project',
     {
+      config: { access: 'key' },
       schema: {
         summary: 'Ask questions of every paper in a project',
         description:

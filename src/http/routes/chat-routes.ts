@@ -40,6 +40,7 @@ export const chatRoutes: RouteModule = (app, { services, config }) => {
   app.get(
     '/api/models',
     {
+      config: { access: 'key' },
       schema: {
         summary: 'List models',
         description: 'The one model the chat endpoint serves (OpenAI clients list models before chatting).',
@@ -56,6 +57,7 @@ export const chatRoutes: RouteModule = (app, { services, config }) => {
   app.get(
     '/api/models/:model',
     {
+      config: { access: 'key' },
       schema: {
         summary: 'Get a model',
         tags: ['chat'],
@@ -80,6 +82,7 @@ export const chatRoutes: RouteModule = (app, { services, config }) => {
   app.post(
     '/api/chat/completions',
     {
+      config: { access: 'key' },
       schema: {
         summary: 'Ask the research agent (OpenAI Chat Completions)',
         description:
@@ -116,7 +119,12 @@ export const chatRoutes: RouteModule = (app, { services, config }) => {
       reply.raw.on('close', () => {
         if (!reply.raw.writableFinished) controller.abort(new Error('The client closed the connection'));
       });
-      const events = research.run({ tenantId, messages: body.messages, signal: controller.signal });
+      const events = research.run({
+        tenantId,
+        messages: body.messages,
+        signal: controller.signal,
+        logger: request.log,
+      });
       const limitTokens = answerTokenLimit(body);
       const limit = new AnswerLimit(limitTokens);
       // The answer is complete at the limit: stop the run's work still in flight (searches, reads).
@@ -248,6 +256,7 @@ function logSummary(summary: RunSummary) {
     cited: summary.citations.cited.length,
     removedCitations: summary.citations.removed.length,
     fallback: summary.fallback,
+    refusedToolCalls: summary.refusedToolCalls,
     usage: summary.usage,
   };
 }

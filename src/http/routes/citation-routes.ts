@@ -98,6 +98,7 @@ export const citationRoutes: RouteModule = async (root, { services }) => {
     app.get(
       '/api/projects/:id/export',
       {
+        config: { access: 'key' },
         schema: {
           summary: 'Export a project as BibTeX, RIS or CSL-JSON',
           description:
@@ -125,6 +126,7 @@ export const citationRoutes: RouteModule = async (root, { services }) => {
     app.post(
       '/api/projects/:id/import',
       {
+        config: { access: 'key' },
         bodyLimit: maxImportBytes,
         schema: {
           summary: 'Import BibTeX, RIS or CSL-JSON into a project',

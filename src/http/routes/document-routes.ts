@@ -36,6 +36,7 @@ export const documentRoutes: RouteModule = (app, { services }) => {
   app.delete(
     '/api/documents/:pdf_id',
     {
+      config: { access: 'key' },
       schema: {
         summary: 'Delete a stored PDF',
         description: `${description} Encode it in the path (\`PROJ%3Agpt%2Fdoc_…\`).`,
@@ -57,6 +58,7 @@ export const documentRoutes: RouteModule = (app, { services }) => {
   app.delete(
     '/api/documents',
     {
+      config: { access: 'key' },
       schema: {
         summary: 'Delete a stored PDF (query form)',
         description,

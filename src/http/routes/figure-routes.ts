@@ -12,6 +12,7 @@ export const figureRoutes: RouteModule = (app, { services }) => {
   app.get(
     '/files/figures/:sha256/:file',
     {
+      config: { access: 'signed-link' },
       schema: {
         summary: 'A figure image (signed link)',
         description:

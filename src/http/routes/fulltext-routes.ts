@@ -56,6 +56,7 @@ export const fullTextRoutes: RouteModule = (app, { services }) => {
   app.get(
     '/api/fulltext',
     {
+      config: { access: 'key' },
       schema: {
         summary: 'Read the full text of a PDF in chunks',
         description:
@@ -91,6 +92,7 @@ export const fullTextRoutes: RouteModule = (app, { services }) => {
   app.get(
     '/api/question',
     {
+      config: { access: 'key' },
       schema: {
         summary: 'Ask a question to a PDF',
         description:

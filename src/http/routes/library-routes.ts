@@ -58,6 +58,7 @@ export const libraryRoutes: RouteModule = async (root, { services, config }) => 
     typed(scope).route({
       method: ['GET', 'POST'],
       url: '/api/add_to_project',
+      config: { access: 'key' },
       bodyLimit: uploadLimit + 1024 * 1024,
       schema: {
         summary: 'Add papers to a project',

@@ -1,6 +1,7 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createMcpServer } from '../../mcp/mcp-server.js';
 import { principalOf } from '../auth.js';
+import { mcpOriginGuard } from '../mcp-origin.js';
 import type { RouteModule } from './route-context.js';
 
 const notAllowed = {
@@ -33,11 +34,17 @@ export function withoutNullArguments(body: unknown): unknown {
 /**
  * The MCP endpoint (Streamable HTTP, stateless): each POST gets a new server and transport bound to
  * the caller's tenant, so any replica can answer any request. The API-key hook has already
- * authenticated the request. GET (server-initiated streams) and DELETE (sessions) do not exist
+ * authenticated the request; then a browser `Origin` that is not allowed gets 403 (mcpOriginGuard),
+ * both before the body is read. GET (server-initiated streams) and DELETE (sessions) do not exist
  * without sessions: 405.
  */
-export const mcpRoutes: RouteModule = (app, { services }) => {
-  app.post('/mcp', { schema: { hide: true } }, async (request, reply) => {
+export const mcpRoutes: RouteModule = (app, { services, config }) => {
+  const options = {
+    schema: { hide: true },
+    config: { access: 'key' },
+    onRequest: mcpOriginGuard(config),
+  } as const;
+  app.post('/mcp', options, async (request, reply) => {
     const { tenantId } = principalOf(request);
     const server = createMcpServer({ tenantId, services, publicUrl: request.publicUrl, logger: request.log });
     const transport = new StreamableHTTPServerTransport({
@@ -73,9 +80,9 @@ export const mcpRoutes: RouteModule = (app, { services }) => {
 
   for (const method of ['GET', 'DELETE'] as const) {
     app.route({
+      ...options,
       method,
       url: '/mcp',
-      schema: { hide: true },
       handler: async (_request, reply) => reply.code(405).header('allow', 'POST').send(notAllowed),
     });
   }

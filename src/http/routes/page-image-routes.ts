@@ -13,6 +13,7 @@ export const pageImageRoutes: RouteModule = (app, { services }) => {
   app.get(
     '/api/page_image',
     {
+      config: { access: 'key' },
       schema: {
         summary: 'A page of a stored PDF as an image',
         description: `Page \`page\` of a stored PDF as a PNG, as displayed. Drawn at ${pageImageWidths.stored.join(', ')} px (\`width\` rounded up; \`x-image-width\`/\`x-image-height\` give the size), once, then served from storage. Chunk and passage \`boxes\` are fractions of it from the top left.`,

@@ -68,6 +68,7 @@ export const paperRoutes: RouteModule = (app, { services, metrics }) => {
   app.get(
     '/api/paper',
     {
+      config: { access: 'key' },
       schema: {
         summary: 'Paper metadata by identifier',
         description:
@@ -99,6 +100,7 @@ export const paperRoutes: RouteModule = (app, { services, metrics }) => {
   app.get(
     '/api/literature_map',
     {
+      config: { access: 'key' },
       schema: {
         summary: 'References, citations and related papers',
         description:

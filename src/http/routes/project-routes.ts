@@ -29,6 +29,7 @@ export const projectRoutes: RouteModule = (app, { services }) => {
   app.post(
     '/api/create_project',
     {
+      config: { access: 'key' },
       schema: {
         summary: 'Create a project',
         description:
@@ -54,6 +55,7 @@ export const projectRoutes: RouteModule = (app, { services }) => {
   app.get(
     '/api/projects',
     {
+      config: { access: 'key' },
       schema: {
         summary: 'List projects',
         description: 'The caller\'s projects, the default project "gpt" included, with their paper counts.',
@@ -69,6 +71,7 @@ export const projectRoutes: RouteModule = (app, { services }) => {
   app.get(
     '/api/projects/:id',
     {
+      config: { access: 'key' },
       schema: {
         summary: 'Get a project with its papers',
         tags: ['projects'],
@@ -82,6 +85,7 @@ export const projectRoutes: RouteModule = (app, { services }) => {
   app.delete(
     '/api/projects/:id',
     {
+      config: { access: 'key' },
       schema: {
         summary: 'Delete a project',
         description:
@@ -105,6 +109,7 @@ export const projectRoutes: RouteModule = (app, { services }) => {
   app.delete(
     '/api/projects/:id/papers/:paper',
     {
+      config: { access: 'key' },
       schema: {
         summary: 'Remove a paper from a project',
         description:
@@ -131,6 +136,7 @@ export const projectRoutes: RouteModule = (app, { services }) => {
   app.delete(
     '/api/projects/:id/papers',
     {
+      config: { access: 'key' },
       schema: {
         summary: 'Remove a paper from a project by identifier',
         description:

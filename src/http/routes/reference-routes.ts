@@ -224,6 +224,7 @@ export const referenceRoutes: RouteModule = async (root, { services, config }) =
     app.get(
       '/api/references',
       {
+        config: { access: 'key' },
         schema: {
           summary: "A stored PDF's reference list, linked to papers",
           description:
@@ -254,6 +255,7 @@ export const referenceRoutes: RouteModule = async (root, { services, config }) =
     app.get(
       '/api/citation_contexts',
       {
+        config: { access: 'key' },
         schema: {
           summary: 'Sentences of your PDFs that cite a paper',
           description:
@@ -278,6 +280,7 @@ export const referenceRoutes: RouteModule = async (root, { services, config }) =
     app.get(
       '/api/project_graph',
       {
+        config: { access: 'key' },
         schema: {
           summary: "A project's citation graph",
           description:
@@ -325,6 +328,7 @@ export const referenceRoutes: RouteModule = async (root, { services, config }) =
     app.post(
       '/api/verify_references',
       {
+        config: { access: 'key' },
         bodyLimit: Math.max(maxBibliographyBytes, pdfLimit + 1024 * 1024),
         schema: {
           summary: 'Check a bibliography or a PDF’s references',

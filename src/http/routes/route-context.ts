@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppServices } from '../../app-services.js';
 import type { Config } from '../../config/load-config.js';
 import type { ReadinessProbe } from '../../services/services.js';
+import type { WithPolicy } from '../access-policy.js';
 import type { HttpMetrics } from '../metrics.js';
 
 /**
@@ -16,6 +17,11 @@ export interface RouteContext {
   metrics: HttpMetrics;
   /** The paper index's data version (PaperIndex.dataVersion): keys of cached search answers. */
   indexVersion: () => Promise<string>;
+  /**
+   * Registers a plugin's routes (which cannot carry our `config.access`) under one access policy.
+   * Our own routes declare theirs in their options: `config: { access: 'key' }`.
+   */
+  withPolicy: WithPolicy;
 }
 
 export type TypedApp = ReturnType<FastifyInstance['withTypeProvider']> &

@@ -4,6 +4,7 @@ import type { AppServices } from '../../app-services.js';
 import { type Paper, paperSchema } from '../../domain/paper.js';
 import { type SearchRequest, type SearchResult, sortOrders } from '../../domain/search.js';
 import { sourcesHeader } from '../../services/federation/source-monitor.js';
+import { hintHeaderName, hintHeaderValue } from '../hint-header.js';
 import { memoizedValidatorCompiler } from '../memo-validator.js';
 import { queryBoolean, queryInt } from '../query.js';
 import { type CachedResponse, ResponseCache } from '../response-cache.js';
@@ -80,7 +81,7 @@ const searchResponse = {
 };
 
 const pagingDescription =
-  ' Paging: `x-total-count` (matches; a lower bound past 10 000) and `x-next-offset` (absent on the last page) response headers.';
+  ' Paging: `x-total-count` (matches; a lower bound past 10 000) and `x-next-offset` (absent on the last page) response headers. `x-alexandria-hint` carries the hint of the wrapped form (percent-encoded UTF-8 outside printable ASCII): on an empty result it says whether the local index is empty, upstream sources are off or unreachable, or nothing matched, and what to do.';
 
 /**
  * Paper and patent search: /api/abstracts (may add generated answers), /api/fast_paper_search (the
@@ -95,6 +96,7 @@ export const searchRoutes: RouteModule = (app, { services, config, indexVersion 
   app.get(
     '/api/abstracts',
     {
+      config: { access: 'key' },
       validatorCompiler: memoizedValidatorCompiler,
       schema: {
         summary: 'Search papers, for agents',
@@ -123,6 +125,7 @@ export const searchRoutes: RouteModule = (app, { services, config, indexVersion 
   app.get(
     '/api/fast_paper_search',
     {
+      config: { access: 'key' },
       validatorCompiler: memoizedValidatorCompiler,
       schema: {
         summary: 'Search papers, fastest path',
@@ -146,6 +149,7 @@ export const searchRoutes: RouteModule = (app, { services, config, indexVersion 
   app.get(
     '/api/patents',
     {
+      config: { access: 'key' },
       validatorCompiler: memoizedValidatorCompiler,
       schema: {
         summary: 'Search patents',
@@ -205,6 +209,8 @@ function send(reply: FastifyReply, query: SearchQuery, papers: Paper[], result: 
   if (result.sources?.some((report) => report.source !== 'index')) {
     reply.header('x-alexandria-sources', sourcesHeader(result.sources));
   }
+  // The array form has no room for the hint: an empty `[]` must still say why (decision 0045).
+  reply.header(hintHeaderName, hintHeaderValue(result.hint));
   if (query.format !== 'wrapped') return papers;
   return {
     paper_data: papers.map((paper) => ({
@@ -219,7 +225,7 @@ function send(reply: FastifyReply, query: SearchQuery, papers: Paper[], result: 
 }
 
 /** Headers of a search answer that a replayed answer must carry too. */
-const pagingHeaders = ['x-total-count', 'x-next-offset', 'x-alexandria-sources'] as const;
+const pagingHeaders = ['x-total-count', 'x-next-offset', 'x-alexandria-sources', hintHeaderName] as const;
 
 /** Serialises the answer once, keeps it with its paging headers, and sends that text. */
 function remember(responses: ResponseCache, key: string, reply: FastifyReply, body: unknown): FastifyReply {

@@ -2,8 +2,12 @@ import { z } from 'zod';
 import { AppError } from '../../domain/errors.js';
 import type { RouteModule } from './route-context.js';
 
-/** No API key on these: `security: []` in the document. */
-const open = { tags: ['system'], security: [] };
+/**
+ * No API key, and not charged to the keyless budget: probes and scrapers poll from one address all
+ * day. The OpenAPI document gets `security: []` from the policy (src/http/openapi.ts).
+ */
+const probe = { access: 'probe' } as const;
+const open = { tags: ['system'] };
 
 const readinessSchema = z.object({
   status: z.enum(['ready', 'unavailable']),
@@ -15,6 +19,7 @@ export const systemRoutes: RouteModule = (app, context) => {
   app.get(
     '/healthz',
     {
+      config: probe,
       schema: {
         ...open,
         summary: 'Liveness',
@@ -28,6 +33,7 @@ export const systemRoutes: RouteModule = (app, context) => {
   app.get(
     '/readyz',
     {
+      config: probe,
       schema: {
         ...open,
         summary: 'Readiness',
@@ -61,6 +67,7 @@ export const systemRoutes: RouteModule = (app, context) => {
   app.get(
     '/metrics',
     {
+      config: probe,
       schema: {
         ...open,
         summary: 'Prometheus metrics',

@@ -32,11 +32,11 @@ function contentSecurityPolicy(publicUrl: string): string {
  * Serves the built web UI at `/`: hashed assets cached for a year, the page itself revalidated on
  * every load. Without a build, `/` explains how to make one (the API works either way).
  */
-export const webRoutes: RouteModule = async (app, { config }) => {
+export const webRoutes: RouteModule = async (app, { config, withPolicy }) => {
   if (!config.web.enabled) return;
   const root = config.web.dir ?? bundledWebDir;
   if (!existsSync(join(root, 'index.html'))) {
-    app.get('/', { schema: { hide: true } }, async (_request, reply) =>
+    app.get('/', { schema: { hide: true }, config: { access: 'public' } }, async (_request, reply) =>
       reply
         .type('text/html; charset=utf-8')
         .send(
@@ -45,24 +45,27 @@ export const webRoutes: RouteModule = async (app, { config }) => {
     );
     return;
   }
-  await app.register(fastifyStatic, {
-    root,
-    prefix: '/',
-    wildcard: false,
-    decorateReply: false,
-    index: ['index.html'],
-    schemaHide: true,
-    cacheControl: false,
-    setHeaders(reply, path) {
-      if (path.includes('/assets/')) {
-        reply.header('cache-control', 'public, max-age=31536000, immutable');
-      } else {
-        reply.header('cache-control', 'no-cache');
-        reply.header('content-security-policy', contentSecurityPolicy(reply.request.publicUrl));
-        varyByOrigin(reply);
-        reply.header('x-content-type-options', 'nosniff');
-        reply.header('referrer-policy', 'no-referrer');
-      }
-    },
-  });
+  // The page and its assets are what a browser loads before anyone signs in: public.
+  await withPolicy('public', () =>
+    app.register(fastifyStatic, {
+      root,
+      prefix: '/',
+      wildcard: false,
+      decorateReply: false,
+      index: ['index.html'],
+      schemaHide: true,
+      cacheControl: false,
+      setHeaders(reply, path) {
+        if (path.includes('/assets/')) {
+          reply.header('cache-control', 'public, max-age=31536000, immutable');
+        } else {
+          reply.header('cache-control', 'no-cache');
+          reply.header('content-security-policy', contentSecurityPolicy(reply.request.publicUrl));
+          varyByOrigin(reply);
+          reply.header('x-content-type-options', 'nosniff');
+          reply.header('referrer-policy', 'no-referrer');
+        }
+      },
+    }),
+  );
 };

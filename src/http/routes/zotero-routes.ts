@@ -58,6 +58,7 @@ export const zoteroRoutes: RouteModule = (app, { services, config }) => {
   app.get(
     '/api/save-citation',
     {
+      config: { access: 'key' },
       schema: {
         summary: "Save a DOI into the user's Zotero library",
         description:
@@ -100,6 +101,7 @@ export const zoteroRoutes: RouteModule = (app, { services, config }) => {
   app.put(
     '/api/zotero/credentials',
     {
+      config: { access: 'key' },
       schema: {
         summary: 'Store Zotero credentials for save-citation',
         description:
@@ -122,6 +124,7 @@ export const zoteroRoutes: RouteModule = (app, { services, config }) => {
   app.get(
     '/api/zotero/credentials',
     {
+      config: { access: 'key' },
       schema: {
         summary: 'Whether Zotero credentials are stored',
         tags: ['citations'],
@@ -134,6 +137,7 @@ export const zoteroRoutes: RouteModule = (app, { services, config }) => {
   app.delete(
     '/api/zotero/credentials',
     {
+      config: { access: 'key' },
       schema: {
         summary: 'Forget the stored Zotero credentials',
         tags: ['citations'],

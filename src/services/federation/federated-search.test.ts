@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FakeLocalSearch, ScriptedSource, testPaper } from '../../../test/fakes/fake-paper-sources.js';
 import { recorded, replayFetch } from '../../../test/fakes/recorded-fetch.js';
@@ -6,8 +9,10 @@ import { CrossrefSource } from '../../adapters/sources/crossref/crossref-source.
 import { OpenAlexSource } from '../../adapters/sources/openalex/openalex-source.js';
 import { SemanticScholarSource } from '../../adapters/sources/semantic-scholar/semantic-scholar-source.js';
 import { UpstreamClient } from '../../adapters/sources/shared/upstream-client.js';
+import { createSqlitePaperIndex } from '../../adapters/sqlite/sqlite-paper-index.js';
 import { invalid } from '../../domain/errors.js';
 import type { SearchRequest } from '../../domain/search.js';
+import { SearchService } from '../search-service.js';
 import type { PaperSearch } from '../services.js';
 import { FederatedSearch } from './federated-search.js';
 import { SourceMonitor, sourcesHeader } from './source-monitor.js';
@@ -347,5 +352,71 @@ describe('FederatedSearch and mistakes in the request', () => {
     expect(result.hint).toContain('Sources: index (1), openalex (1).');
     const short = await search.searchPapers(request());
     expect(short.hint).not.toContain('Only the first');
+  });
+
+  describe('an empty result says why (decision 0045)', () => {
+    async function emptyIndexSearch(sources: ScriptedSource[]) {
+      const index = await createSqlitePaperIndex(
+        join(mkdtempSync(join(tmpdir(), 'alexandria-fed-')), 'i.db'),
+      );
+      const local = new SearchService(index, new MemoryCache(), { cacheTtlSeconds: 0 });
+      const search = new FederatedSearch({
+        local,
+        sources,
+        patentSources: [],
+        cache: new MemoryCache(),
+        settings: { deadlineMs: 400, sourceTimeoutMs: 300 },
+      });
+      return { index, search };
+    }
+
+    it('an empty index and no source reached: sources unreachable, check the connection or fill the index', async () => {
+      const { index, search } = await emptyIndexSearch([
+        new ScriptedSource('openalex', { fail: true }),
+        new ScriptedSource('arxiv', { hang: true }),
+      ]);
+      try {
+        const result = await search.searchPapers(request());
+        expect(result.papers).toEqual([]);
+        expect(result.indexEmpty).toBe(true);
+        expect(result.hint).toMatch(
+          /^Nothing found: the local index holds no papers, and no upstream source could be reached \(openalex failed; arxiv timed out\)\./,
+        );
+        expect(result.hint).toContain("Check this machine's internet access");
+        expect(result.hint).toContain('alexandria ingest <file or folder>');
+        expect(result.hint).toContain('ALEXANDRIA_SOURCES=none keeps every request on this machine');
+      } finally {
+        await index.close();
+      }
+    });
+
+    it('sources that answered with nothing: nothing matched in them, the unreached ones named', async () => {
+      const { index, search } = await emptyIndexSearch([
+        new ScriptedSource('openalex', { papers: [] }),
+        new ScriptedSource('crossref', { fail: true }),
+      ]);
+      try {
+        const result = await search.searchPapers(request());
+        expect(result.hint).toMatch(/^No papers matched in openalex\. The local index holds no papers\./);
+        expect(result.hint).toContain('Not reached this time: crossref failed; results may be incomplete.');
+        expect(result.hint).toContain('Try fewer or other keywords');
+      } finally {
+        await index.close();
+      }
+    });
+
+    it('a filled index and sources that found nothing: nothing matched, other words', async () => {
+      const { index, search } = await emptyIndexSearch([new ScriptedSource('openalex', { papers: [] })]);
+      try {
+        await index.upsert([testPaper('Dependency parsing with stack LSTMs', { year: 2015 })]);
+        const result = await search.searchPapers(request({ keywords: undefined, query: 'copper oxide' }));
+        expect(result.indexEmpty).toBe(false);
+        expect(result.hint).toBe(
+          'No papers matched in the local index and openalex. Try other or broader words.',
+        );
+      } finally {
+        await index.close();
+      }
+    });
   });
 });

@@ -5,6 +5,7 @@ import { sha256Hex } from '../../platform/ids.js';
 import type { Cache } from '../../ports/cache.js';
 import type { PaperSource, SourceQuery } from '../../ports/paper-source.js';
 import type { PatentSource } from '../../ports/patent-source.js';
+import { emptyResultHint } from '../search/empty-result-hint.js';
 import { parseSearchText } from '../search-query.js';
 import { shortenedNote, validateRequest } from '../search-service.js';
 import type { HintedCallOptions, PaperSearch } from '../services.js';
@@ -65,6 +66,8 @@ interface MergedList {
   /** How many local results went into the list, and how many the index has in all. */
   localFetched: number;
   localTotal: number;
+  /** The local index holds no record of the kind searched (its page said so). */
+  localEmpty: boolean;
 }
 
 /**
@@ -199,12 +202,14 @@ export class FederatedSearch implements PaperSearch {
     }
     const nextOffset =
       request.offset + papers.length < total && papers.length > 0 ? request.offset + papers.length : null;
+    const kind = operation === 'patents' ? 'patent' : 'paper';
     return {
       papers,
       total,
       nextOffset,
-      hint: this.hint(request, papers.length, total, nextOffset, merged.reports, fromCache),
+      hint: this.hint(request, papers.length, total, nextOffset, merged, fromCache, kind),
       sources: merged.reports,
+      indexEmpty: merged.localEmpty,
     };
   }
 
@@ -238,6 +243,7 @@ export class FederatedSearch implements PaperSearch {
       reports: outcomes.map((outcome) => outcome.report),
       localFetched: localValue?.papers.length ?? 0,
       localTotal: localValue?.total ?? localValue?.papers.length ?? 0,
+      localEmpty: (localValue as SearchResult | null | undefined)?.indexEmpty === true,
     };
   }
 
@@ -246,15 +252,25 @@ export class FederatedSearch implements PaperSearch {
     shown: number,
     total: number,
     nextOffset: number | null,
-    reports: SourceReport[],
+    merged: MergedList,
     fromCache: boolean,
+    kind: 'paper' | 'patent',
   ): string {
     const note = shortenedNote(parseSearchText(request.keywords), parseSearchText(request.query));
-    const bare = this.bareHint(request, shown, total, nextOffset, reports, fromCache);
+    const bare =
+      shown === 0
+        ? emptyResultHint({
+            kind,
+            request,
+            indexEmpty: merged.localEmpty,
+            sources: merged.reports,
+            total,
+          })
+        : this.pageHint(request, shown, total, nextOffset, merged.reports, fromCache);
     return note ? `${note} ${bare}` : bare;
   }
 
-  private bareHint(
+  private pageHint(
     request: SearchRequest,
     shown: number,
     total: number,
@@ -263,9 +279,6 @@ export class FederatedSearch implements PaperSearch {
     fromCache: boolean,
   ): string {
     const sources = sourcesHint(reports);
-    if (shown === 0) {
-      return `No results${request.offset > 0 ? ' at this offset' : ''}. Try fewer or broader keywords, or widen the year range. ${sources}`.trim();
-    }
     const paging =
       nextOffset === null
         ? 'This is the last page.'

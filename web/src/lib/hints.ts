@@ -12,6 +12,11 @@ const forAgents = [
   /\b[a-z_]+\(/, // a call
 ];
 
+/** A hint's text in parts, where the odd ones were in `backticks` (commands, settings): shown as code. */
+export function codeSpans(hint: string): Array<{ text: string; code: boolean }> {
+  return hint.split('`').map((text, index) => ({ text, code: index % 2 === 1 }));
+}
+
 const wordsOnly = 'vectors of this document are still being built';
 
 /** The part of a hint meant for people, or '' when none is. */

@@ -1,7 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { PaperCard } from '../components/paper-card';
 import { messageOf, request } from '../lib/api';
+import { codeSpans } from '../lib/hints';
 import { navigate } from '../lib/router';
+import { searchParameter } from '../lib/search-text';
 import type { Paper } from '../lib/types';
 
 const sorts = [
@@ -16,6 +18,8 @@ interface Results {
   nextOffset: number | null;
   /** No record has every word typed; these have some of them (the API's relaxed keyword search). */
   relaxed: boolean;
+  /** The service's hint: on an empty result, why nothing came and what to do (decision 0045). */
+  hint: string;
 }
 
 interface WrappedResults {
@@ -26,9 +30,11 @@ interface WrappedResults {
 }
 
 /**
- * Search papers or patents with the API's filters and sorts; the form state lives in the URL. What
- * people type is sent as `keywords`, the API's keyword search: every word must appear (unless no
- * record has them all), so the count shown is the count the API gives for those keywords.
+ * Search papers or patents with the API's filters and sorts; the form state lives in the URL. A
+ * question or a sentence is sent as `query` (ranked by its words, any may match), a few keywords as
+ * `keywords` (every word must appear unless no record has them all): `searchParameter`'s rule. The
+ * count shown is the count the API gives for what was sent; an empty result shows the service's
+ * hint, the words every surface uses (index empty, sources off or unreachable, nothing matched).
  */
 export function SearchPage({ params }: { params: URLSearchParams }) {
   const q = params.get('q') ?? '';
@@ -60,7 +66,7 @@ export function SearchPage({ params }: { params: URLSearchParams }) {
     setError(null);
     request(kind === 'patents' ? '/api/patents' : '/api/abstracts', {
       query: {
-        keywords: q,
+        [searchParameter(q)]: q,
         format: 'wrapped',
         sort,
         start_year: from,
@@ -79,6 +85,7 @@ export function SearchPage({ params }: { params: URLSearchParams }) {
           total: total ? Number(total) : body.total_num_results,
           nextOffset: body.next_offset,
           relaxed: /contain every keyword/.test(body.hint),
+          hint: body.hint,
         });
       })
       .catch((failure) => {
@@ -216,9 +223,16 @@ export function SearchPage({ params }: { params: URLSearchParams }) {
           <>
             <p class="status result-count" data-total={results.total ?? undefined}>
               {results.papers.length === 0
-                ? 'No results. Try fewer words, or widen the years.'
+                ? 'No results.'
                 : `${results.total ?? results.papers.length} result${(results.total ?? results.papers.length) === 1 ? '' : 's'}${offset ? `, from ${offset + 1}` : ''}`}
             </p>
+            {results.papers.length === 0 && results.hint ? (
+              <p class="hint empty-hint">
+                {codeSpans(results.hint).map((part, index) =>
+                  part.code ? <code key={index}>{part.text}</code> : part.text,
+                )}
+              </p>
+            ) : null}
             {results.relaxed && results.papers.length > 0 ? (
               <p class="meta">No paper has every word you typed; these have some of them.</p>
             ) : null}
