@@ -2,6 +2,7 @@ import { agentBench, localAgentBench } from './agent.bench.js';
 import { documentsBench } from './documents.bench.js';
 import { embeddingBench } from './embedding.bench.js';
 import { federationBench } from './federation.bench.js';
+import { heavyWorkBench } from './heavy-work.bench.js';
 import { httpBench } from './http.bench.js';
 import { ingestFormatsBench } from './ingest-formats.bench.js';
 import type { BenchReport } from './lib/report.js';
@@ -27,6 +28,7 @@ export const benchmarks: Benchmark[] = [
   { name: 'documents', run: (options) => documentsBench(options) },
   { name: 'pdf', run: (options) => pdfBench(options) },
   { name: 'references', run: (options) => referencesBench(options) },
+  { name: 'heavy-work', run: (options) => heavyWorkBench(options) },
   { name: 'ingest-formats', run: ({ quick }) => ingestFormatsBench({ quick }) },
   { name: 'search', run: (options) => searchBench(options) },
   { name: 'postgres-index', run: (options) => postgresIndexBench(options) },

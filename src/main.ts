@@ -11,6 +11,7 @@ import { FsBlobStore } from './adapters/fs/fs-blob-store.js';
 import { UndiciUrlFetcher } from './adapters/http-fetch/undici-url-fetcher.js';
 import { MemoryCache } from './adapters/memory/memory-cache.js';
 import { MemoryCircuitBreakers } from './adapters/memory/memory-circuit-breaker.js';
+import { MemoryConcurrencyLimiter } from './adapters/memory/memory-concurrency-limiter.js';
 import { MemoryJobQueue } from './adapters/memory/memory-job-queue.js';
 import { MemoryRateGates } from './adapters/memory/memory-rate-gate.js';
 import { MemoryRateLimiter } from './adapters/memory/memory-rate-limiter.js';
@@ -19,6 +20,7 @@ import { createPostgresProjectStore } from './adapters/postgres/postgres-project
 import { BullMqJobQueue } from './adapters/redis/bullmq-job-queue.js';
 import { RedisCache } from './adapters/redis/redis-cache.js';
 import { RedisCircuitBreakers } from './adapters/redis/redis-circuit-breaker.js';
+import { RedisConcurrencyLimiter } from './adapters/redis/redis-concurrency-limiter.js';
 import { RedisRateGates } from './adapters/redis/redis-rate-gate.js';
 import { RedisRateLimiter } from './adapters/redis/redis-rate-limiter.js';
 import { S3BlobStore } from './adapters/s3/s3-blob-store.js';
@@ -36,6 +38,7 @@ import { publicUrlOf } from './config/public-url.js';
 import { sourceNames } from './config/sections/sources.js';
 import type { Paper } from './domain/paper.js';
 import { WorkerPdfExtractor } from './pdf/worker-pdf-extractor.js';
+import { WorkerReferenceReader } from './pdf/worker-reference-reader.js';
 import type { Logger } from './platform/logger.js';
 import { packageVersion } from './platform/version.js';
 import type { BlobStore } from './ports/blob-store.js';
@@ -43,6 +46,7 @@ import type { Cache } from './ports/cache.js';
 import type { ChatModel } from './ports/chat-model.js';
 import type { CircuitBreakers } from './ports/circuit-breaker.js';
 import { type Clock, systemClock } from './ports/clock.js';
+import type { ConcurrencyLimiter } from './ports/concurrency-limiter.js';
 import type { EmbeddingModel } from './ports/embedding-model.js';
 import type { JobQueue } from './ports/job-queue.js';
 import type { PaperIndex } from './ports/paper-index.js';
@@ -57,13 +61,14 @@ import { CitationGraphService } from './services/citations/citation-graph.js';
 import { federatedRecords } from './services/citations/online-records.js';
 import { ReferenceService } from './services/citations/reference-service.js';
 import { createDocumentServices } from './services/documents/create-document-services.js';
-import { inProcessParsing } from './services/documents/pdf-parsing.js';
+import { inProcessParsing, meteredParsing } from './services/documents/pdf-parsing.js';
 import {
   createFederation,
   emptyLocalIndex,
   fullTextSourcesOf,
 } from './services/federation/paper-metadata-service.js';
 import { SourceMonitor } from './services/federation/source-monitor.js';
+import { HeavyWork } from './services/heavy-work.js';
 import { ProjectService } from './services/project-service.js';
 import { QuestionRanker } from './services/question/question-ranker.js';
 import { RecordVectorsJob, scheduleRecordVectors } from './services/search/record-vectors-job.js';
@@ -72,6 +77,7 @@ import type { PaperLookup, PaperSearch, ReadinessProbe } from './services/servic
 import { BlobSweeper } from './services/storage/blob-sweeper.js';
 import { ContentRelease } from './services/storage/content-release.js';
 import { StorageService } from './services/storage/storage-service.js';
+import { TenantShare } from './services/tenant-share.js';
 import { ZoteroService } from './services/zotero-service.js';
 
 /**
@@ -170,6 +176,36 @@ export async function createContainer(
         ? new RedisRateLimiter(redis, unauthenticatedPolicy, clock, 'alexandria:rate:address:')
         : new MemoryRateLimiter(unauthenticatedPolicy, clock);
   if (unauthenticatedRateLimiter) closers.push(() => unauthenticatedRateLimiter.close());
+  // Heavy work has a price (docs/decisions/0042-heavy-work-budgets.md): tenants' places are counted
+  // where every replica sees them; slots and time budgets are this process's.
+  const places: ConcurrencyLimiter = redis
+    ? new RedisConcurrencyLimiter(redis, clock)
+    : new MemoryConcurrencyLimiter(clock);
+  closers.push(() => places.close());
+  const onPlacesError = (error: unknown) =>
+    logger.warn({ err: error }, 'tenant places unavailable: heavy work goes ahead unmetered');
+  const heavy = new HeavyWork({
+    slots: config.heavy.slots,
+    perTenant: config.heavy.perTenant,
+    queueMs: config.heavy.queueMs,
+    timeoutMs: config.heavy.timeoutMs,
+    places,
+    name: 'heavy',
+    settings: {
+      perTenant: 'ALEXANDRIA_HEAVY_PER_TENANT',
+      queueMs: 'ALEXANDRIA_HEAVY_QUEUE_MS',
+      timeoutMs: 'ALEXANDRIA_HEAVY_TIMEOUT_MS',
+    },
+    onPlacesError,
+  });
+  const parseShare = new TenantShare({
+    places,
+    perTenant: config.heavy.parsesPerTenant,
+    name: 'parse',
+    what: 'PDF parses',
+    setting: 'ALEXANDRIA_PARSE_PER_TENANT',
+    onError: onPlacesError,
+  });
   // …and so are the upstream sources' request spacing and circuit breakers.
   const onRedisError = (error: unknown) =>
     logger.warn({ err: error }, 'redis unavailable for upstream guards');
@@ -298,6 +334,7 @@ export async function createContainer(
     uploadMaxBytes: config.documents.uploadMaxMb * 1024 * 1024,
     prepareQuestionsOnAdd: config.documents.embedOnAdd,
     questionDeadlineMs: config.documents.questionDeadlineMs,
+    parseShare,
     jobs: {
       queue: jobs,
       run: !storage.redisUrl || options.runJobs === true,
@@ -348,21 +385,28 @@ export async function createContainer(
       );
     }
   }
+  // Big reference lists are read off the event loop (decision 0042).
+  const referenceReader = new WorkerReferenceReader({ timeoutMs: config.heavy.timeoutMs });
+  closers.push(() => referenceReader.close());
   const references = new ReferenceService({
     documents: documents.fullText,
     index,
     blobs,
     store: projects,
     // A PDF sent to verify_references is parsed as add_to_project's are (cached by hash), not filed.
-    parsing: inProcessParsing(documents.parses),
+    parsing: meteredParsing(inProcessParsing(documents.parses), documents.parses, parseShare),
     uploadMaxBytes: config.documents.uploadMaxMb * 1024 * 1024,
+    reader: referenceReader,
+    budget: heavy,
+    cache,
+    cacheTtlSeconds: config.heavy.cacheTtlSeconds,
     // Online, entries the index does not resolve are looked up in the sources (decision 0032).
     ...(federation.enabled.length > 0
       ? { online: federatedRecords(federation.papers, federation.search) }
       : {}),
   });
   forgetContent.push((sha256) => references.forget(sha256));
-  const citationGraph = new CitationGraphService({ references, store: projects });
+  const citationGraph = new CitationGraphService({ references, store: projects, budget: heavy });
   federation.papers.useLibrary(citationGraph);
   const services: AppServices = {
     auth: new AuthService(projects),
@@ -391,6 +435,7 @@ export async function createContainer(
         `${publicUrlOf(config)}/api/fulltext?pdf_id=${encodeURIComponent(pdfRef)}&chunk=${chunk}`,
       model: chatModel,
       modelTimeoutMs: chatDeadlines(config).callMs,
+      budget: heavy,
     }),
     ...createAnswering(config, logger, chatModel, {
       projects: projectService,

@@ -2,6 +2,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { loadConfig } from '../../src/config/load-config.js';
 import { createHttpApp } from '../../src/http/server.js';
 import { resolveInputs } from '../../src/ingest/ingest-inputs.js';
@@ -26,9 +27,24 @@ if (process.env.BENCH_INGEST) {
   await ingest(container.stores.index, await resolveInputs(process.env.BENCH_INGEST, process.stdin));
 }
 const { key } = await container.services.auth.createKey('bench');
+// BENCH_MORE_TENANTS: how many other tenants get a key too (printed after the first, space-separated).
+const more: string[] = [];
+for (let index = 0; index < Number(process.env.BENCH_MORE_TENANTS ?? 0); index++) {
+  more.push((await container.services.auth.createKey(`bench-${index + 2}`)).key);
+}
 const app = await createHttpApp(container);
 const address = await app.listen({ host: '127.0.0.1', port: 0 });
-console.log(`LISTENING ${address} ${key}`);
+console.log(`LISTENING ${address} ${[key, ...more].join(' ')}`);
+// BENCH_LOOP_DELAY: print the event loop's longest delay of each second ("LOOP <ms>"), so a bench
+// can tell a stalled event loop from a busy machine.
+if (process.env.BENCH_LOOP_DELAY) {
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+  setInterval(() => {
+    console.log(`LOOP ${(delay.max / 1e6).toFixed(0)}`);
+    delay.reset();
+  }, 1000).unref();
+}
 process.on('SIGTERM', async () => {
   await app.close();
   await container.close();

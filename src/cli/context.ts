@@ -1,5 +1,5 @@
 import { chooseDataDir, type DataDirChoice } from '../config/data-dir.js';
-import { type Config, loadConfig, loadDotEnv } from '../config/load-config.js';
+import { type Config, loadConfig, loadDotEnv, secretValues } from '../config/load-config.js';
 import { type Container, createContainer } from '../main.js';
 import { createLogger, type Logger } from '../platform/logger.js';
 
@@ -25,6 +25,7 @@ export function cliLogger(config: Config): Logger {
   return createLogger({
     level: config.server.logLevel === 'info' ? 'warn' : config.server.logLevel,
     destination: 'stderr',
+    secrets: secretValues(config),
   });
 }
 

@@ -54,6 +54,23 @@ export function listVariables(): Array<{ section: string; key: string; variable:
   );
 }
 
+/**
+ * Every secret value of the configuration (API keys, connection URLs, passwords), as text: the
+ * logger scrubs them from every line it writes (decision 0042).
+ */
+export function secretValues(config: Config): string[] {
+  const values: string[] = [];
+  const collect = (value: unknown): void => {
+    if (typeof value === 'string') values.push(value);
+    else if (Array.isArray(value)) value.forEach(collect);
+    else if (value && typeof value === 'object') Object.values(value).forEach(collect);
+  };
+  for (const { section, key, variable } of listVariables()) {
+    if (variable.secret) collect((config as Record<string, Record<string, unknown>>)[section]?.[key]);
+  }
+  return values;
+}
+
 /** The configuration with secrets replaced by "***" (set) or null (unset), for printing. */
 export function redactConfig(config: Config): Record<string, Record<string, unknown>> {
   const output: Record<string, Record<string, unknown>> = {};

@@ -14,6 +14,7 @@ export const errorCodes = [
   'unsupported_media_type',
   'unprocessable',
   'rate_limited',
+  'overloaded',
   'upstream_unavailable',
   'timeout',
   'internal',
@@ -21,7 +22,11 @@ export const errorCodes = [
 
 export type ErrorCode = (typeof errorCodes)[number];
 
-/** HTTP status for each code; `upstream_unavailable` is 502, `timeout` 504. */
+/**
+ * HTTP status for each code; `upstream_unavailable` is 502, `timeout` 504. `rate_limited` (429) is
+ * the caller over its own share; `overloaded` (503) is the service busy with everyone's work
+ * (docs/decisions/0042-heavy-work-budgets.md). Both carry `Retry-After`.
+ */
 export const statusOfCode: Record<ErrorCode, number> = {
   invalid_request: 400,
   unauthorized: 401,
@@ -32,6 +37,7 @@ export const statusOfCode: Record<ErrorCode, number> = {
   unsupported_media_type: 415,
   unprocessable: 422,
   rate_limited: 429,
+  overloaded: 503,
   upstream_unavailable: 502,
   timeout: 504,
   internal: 500,
@@ -48,6 +54,7 @@ export const typeOfCode: Record<ErrorCode, string> = {
   unsupported_media_type: 'invalid_request_error',
   unprocessable: 'invalid_request_error',
   rate_limited: 'rate_limit_error',
+  overloaded: 'server_error',
   upstream_unavailable: 'upstream_error',
   timeout: 'timeout_error',
   internal: 'server_error',

@@ -153,10 +153,19 @@ export function completeDocument(document: OpenApiDocument): OpenApiDocument {
       if (key === 'POST /api/projects/{id}/import') operation.requestBody = importBody;
       if (key === 'POST /api/verify_references') operation.requestBody = verifyReferencesBody;
       if (searchOperations.has(key)) withHeaders(operation, '200', searchResponseHeaders);
+      for (const status of ['429', '503']) withHeaders(operation, status, retryAfterHeader);
     }
   }
   return document;
 }
+
+/** `Retry-After` on every 429 and 503 an operation declares (the error boundary sends it). */
+const retryAfterHeader = {
+  'Retry-After': {
+    description: 'Seconds to wait before sending the request again.',
+    schema: { type: 'integer', minimum: 1 },
+  },
+};
 
 /** Declares the response headers of one status of an operation (copied: responses may be shared). */
 function withHeaders(operation: OpenApiOperation, status: string, headers: Record<string, unknown>): void {

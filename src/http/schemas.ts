@@ -23,6 +23,30 @@ export const errorResponses = {
 };
 
 /**
+ * What a heavy request (reference checks, citation contexts, project graphs, analyses) can also
+ * answer: it runs within the tenant's share, the service's slots and a time budget
+ * (docs/decisions/0042-heavy-work-budgets.md). 429 and 503 carry Retry-After.
+ */
+export const heavyErrorResponses = {
+  429: errorEnvelopeSchema.describe(
+    'Rate limit exceeded, or you already have ALEXANDRIA_HEAVY_PER_TENANT heavy requests running or waiting; retry after Retry-After seconds.',
+  ),
+  503: errorEnvelopeSchema.describe(
+    'The service is busy with other tenants’ heavy requests (no slot came free within ALEXANDRIA_HEAVY_QUEUE_MS); retry after Retry-After seconds.',
+  ),
+  504: errorEnvelopeSchema.describe(
+    'The request ran past its time budget (ALEXANDRIA_HEAVY_TIMEOUT_MS) and was stopped; a reference check keeps what it did and goes on when asked again.',
+  ),
+};
+
+/** What a request that may parse a PDF can also answer: 429 past the tenant's share of parses. */
+export const parseErrorResponses = {
+  429: errorEnvelopeSchema.describe(
+    'Rate limit exceeded, or you already have ALEXANDRIA_PARSE_PER_TENANT PDF parses running or waiting; retry after Retry-After seconds.',
+  ),
+};
+
+/**
  * What a route that reads a request body can also answer: any POST, PUT or DELETE, because the
  * framework reads the body of those methods (by its content type) before the route runs.
  */

@@ -26,6 +26,11 @@ export function createLogger(
     level?: string;
     destination?: DestinationStream | 'stderr' | 'stdout';
     extraRedactions?: string[];
+    /**
+     * Secret values (upstream API keys, passwords in URLs) replaced by `[redacted]` wherever they
+     * appear in a line, however they got there (an error message quoting a URL, say).
+     */
+    secrets?: readonly string[];
   } = {},
 ): Logger {
   const destination =
@@ -50,14 +55,63 @@ export function createLogger(
           url: redactUrl(request.url ?? ''),
           remoteAddress: request.ip,
         }),
+        url: (url: unknown) => (typeof url === 'string' ? redactUrl(url) : url),
       },
       timestamp: pino.stdTimeFunctions.isoTime,
+      ...secretScrubbing(options.secrets ?? []),
     },
     destination,
   );
 }
 
+/**
+ * The pino hook that replaces every secret value in a written line, as written and as it would be
+ * percent-encoded in a URL. Values shorter than 8 characters are not scrubbed (they would match
+ * ordinary words).
+ */
+function secretScrubbing(secrets: readonly string[]) {
+  const forms = [...new Set(secrets.filter((secret) => secret.length >= 8))].flatMap((secret) => [
+    secret,
+    encodeURIComponent(secret),
+    JSON.stringify(secret).slice(1, -1),
+  ]);
+  if (forms.length === 0) return {};
+  return {
+    hooks: {
+      streamWrite: (line: string) => {
+        let scrubbed = line;
+        for (const form of forms)
+          if (scrubbed.includes(form)) scrubbed = scrubbed.replaceAll(form, '[redacted]');
+        return scrubbed;
+      },
+    },
+  };
+}
+
 const secretParam = /^(.*(key|token|secret|password|credential).*)$/i;
+
+/**
+ * A URL without its secret-looking query parameters (api_key, token, …): what a cache keys a
+ * response by, so that no key ends up in a cache key (decision 0042).
+ */
+export function withoutSecretParams(url: string): string {
+  const queryStart = url.indexOf('?');
+  if (queryStart < 0) return url;
+  const params = new URLSearchParams(url.slice(queryStart + 1));
+  const names = [...params.keys()].filter((name) => secretParam.test(name));
+  if (names.length === 0) return url;
+  for (const name of names) params.delete(name);
+  const query = params.toString();
+  return query ? `${url.slice(0, queryStart)}?${query}` : url.slice(0, queryStart);
+}
+
+/** The values of a URL's secret-looking query parameters (to scrub them from messages). */
+export function secretParamValues(url: string): string[] {
+  const queryStart = url.indexOf('?');
+  if (queryStart < 0) return [];
+  const params = new URLSearchParams(url.slice(queryStart + 1));
+  return [...params.entries()].filter(([name]) => secretParam.test(name)).map(([, value]) => value);
+}
 
 /** A URL with the values of secret-looking query parameters (zotero_api_key, token, …) replaced. */
 export function redactUrl(url: string): string {

@@ -5,6 +5,7 @@ import type { ChatModel } from '../ports/chat-model.js';
 import { quotePaperText } from '../text/markdown-text.js';
 import { rankSentences } from '../text/sentences.js';
 import { synthesizeWithModel } from './analysis/model-synthesis.js';
+import type { HeavyWork } from './heavy-work.js';
 import { restHints } from './hint-vocabulary.js';
 import type { ProjectService } from './project-service.js';
 import type { FullTextReader, HintedCallOptions } from './services.js';
@@ -66,6 +67,11 @@ export interface AnalysisServiceDependencies {
   model?: ChatModel | undefined;
   /** Deadline of one synthesis call, in ms. */
   modelTimeoutMs?: number;
+  /**
+   * The price of an analysis (decision 0042): within the tenant's share of heavy requests and a
+   * time budget. Without it analyses run as they come.
+   */
+  budget?: HeavyWork | undefined;
 }
 
 /**
@@ -99,11 +105,7 @@ function yearOf(paper: Paper): number | null {
  * that gathers what each paper says, best evidence first, and names the papers that do not address it.
  */
 export class AnalysisService {
-  private readonly limit: ReturnType<typeof pLimit>;
-
-  constructor(private readonly dependencies: AnalysisServiceDependencies) {
-    this.limit = pLimit(dependencies.concurrency ?? 4);
-  }
+  constructor(private readonly dependencies: AnalysisServiceDependencies) {}
 
   async analyze(
     tenantId: string,
@@ -116,6 +118,22 @@ export class AnalysisService {
     if (questions.length > maxQuestions) {
       throw invalid('question', `At most ${maxQuestions} questions per analysis (got ${questions.length})`);
     }
+    const budget = this.dependencies.budget;
+    if (!budget) return this.analyzeWithin(tenantId, request, options);
+    return budget.run(
+      'analyze_project',
+      tenantId,
+      (signal) => this.analyzeWithin(tenantId, request, { ...options, signal }),
+      { signal: options.signal, stoppedHint: 'Ask fewer questions at once, or of a smaller project.' },
+    );
+  }
+
+  private async analyzeWithin(
+    tenantId: string,
+    request: AnalysisRequest,
+    options: HintedCallOptions,
+  ): Promise<AnalysisResult> {
+    const questions = request.questions;
     const project = await this.dependencies.projects.get(tenantId, request.project ?? 'gpt');
     if (project.papers.length === 0) {
       throw new AppError(
@@ -127,10 +145,18 @@ export class AnalysisService {
       );
     }
     const papers = project.papers.slice(0, maxPapers);
+    // Each analysis has its own few questions in flight: a shared queue would make one tenant's
+    // 500-cell analysis hold up everyone else's.
+    const limit = pLimit(this.dependencies.concurrency ?? 4);
     const cells = await Promise.all(
       papers.map((paper) =>
         Promise.all(
-          questions.map((question) => this.limit(() => this.cell(tenantId, paper, question, options.signal))),
+          questions.map((question) =>
+            limit(() => {
+              options.signal?.throwIfAborted();
+              return this.cell(tenantId, paper, question, options.signal);
+            }),
+          ),
         ),
       ),
     );

@@ -106,6 +106,14 @@ export interface FairSlotsRunOptions {
    * starts; work that has started runs on (others may share it, and its result may be kept).
    */
   signal?: AbortSignal | undefined;
+  /**
+   * Longest the caller waits for the work to start, in ms; past it the caller is refused with
+   * `waitedTooLong()` (the work leaves the lanes when nobody else waits for it). Work that has
+   * started is waited for however long it takes.
+   */
+  maxWaitMs?: number | undefined;
+  /** The error a caller that waited `maxWaitMs` gets (default: a plain Error). */
+  waitedTooLong?: (() => unknown) | undefined;
 }
 
 interface Caller {
@@ -113,6 +121,8 @@ interface Caller {
   reject: (error: unknown) => void;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
+  /** Refuses the caller when the work has not started within `maxWaitMs`. */
+  waitTimer: NodeJS.Timeout | undefined;
 }
 
 interface Work {
@@ -135,6 +145,8 @@ export class FairSlots {
   private readonly pending = new Set<Work>();
   private readonly limit: number;
   private active = 0;
+  /** Moving average of how long work runs, in ms (for the wait a new caller may expect). */
+  private averageRunMs: number | undefined;
 
   constructor(limit: number) {
     this.limit = Math.max(1, Math.floor(limit));
@@ -145,9 +157,25 @@ export class FairSlots {
     return { waiting: this.pending.size, lanes: this.lanes.lanes, running: this.active };
   }
 
-  /** Runs `run` in `lane`'s turn once a slot is free; see `FairSlotsRunOptions` for sharing and aborts. */
+  /** Moving average of how long one piece of work has run, in ms (undefined before any ended). */
+  get typicalRunMs(): number | undefined {
+    return this.averageRunMs;
+  }
+
+  /**
+   * About how long a caller arriving now would wait for a slot, in ms: the average run time of
+   * the work so far times the rounds of work ahead of it (0 while a slot is free). An estimate for
+   * `Retry-After`, not a promise.
+   */
+  expectedWaitMs(): number {
+    if (this.active < this.limit) return 0;
+    const rounds = Math.floor(this.pending.size / this.limit) + 1;
+    return Math.round((this.averageRunMs ?? 1000) * rounds);
+  }
+
+  /** Runs `run` in `lane`'s turn once a slot is free; see `FairSlotsRunOptions` for sharing, aborts and waits. */
   run<T>(lane: string, run: () => Promise<T>, options: FairSlotsRunOptions = {}): Promise<T> {
-    const { key, signal } = options;
+    const { key, signal, maxWaitMs } = options;
     signal?.throwIfAborted();
     let work = key === undefined ? undefined : this.keyed.get(key);
     if (!work) {
@@ -166,19 +194,30 @@ export class FairSlots {
         reject,
         signal,
         onAbort: undefined,
+        waitTimer: undefined,
+      };
+      const leave = (reason: unknown) => {
+        clearTimeout(caller.waitTimer);
+        if (caller.onAbort) signal?.removeEventListener('abort', caller.onAbort);
+        shared.callers.delete(caller);
+        reject(reason);
+        if (!shared.started && shared.callers.size === 0) {
+          this.lanes.remove(shared);
+          this.pending.delete(shared);
+          if (shared.key !== undefined && this.keyed.get(shared.key) === shared)
+            this.keyed.delete(shared.key);
+        }
       };
       if (signal) {
-        caller.onAbort = () => {
-          shared.callers.delete(caller);
-          reject(signal.reason);
-          if (!shared.started && shared.callers.size === 0) {
-            this.lanes.remove(shared);
-            this.pending.delete(shared);
-            if (shared.key !== undefined && this.keyed.get(shared.key) === shared)
-              this.keyed.delete(shared.key);
-          }
-        };
+        caller.onAbort = () => leave(signal.reason);
         signal.addEventListener('abort', caller.onAbort, { once: true });
+      }
+      if (maxWaitMs !== undefined && !shared.started) {
+        caller.waitTimer = setTimeout(
+          () => leave(options.waitedTooLong?.() ?? new Error(`waited more than ${maxWaitMs} ms for a slot`)),
+          maxWaitMs,
+        );
+        caller.waitTimer.unref?.();
       }
       shared.callers.add(caller);
     });
@@ -195,7 +234,9 @@ export class FairSlots {
       this.lanes.remove(work);
       work.started = true;
       this.pending.delete(work);
+      for (const caller of work.callers) clearTimeout(caller.waitTimer);
       this.active += 1;
+      const startedAt = performance.now();
       Promise.resolve()
         .then(work.run)
         .then(
@@ -203,6 +244,8 @@ export class FairSlots {
           (error: unknown) => this.settle(work, (caller) => caller.reject(error)),
         )
         .finally(() => {
+          const ranMs = performance.now() - startedAt;
+          this.averageRunMs = this.averageRunMs === undefined ? ranMs : 0.8 * this.averageRunMs + 0.2 * ranMs;
           this.active -= 1;
           this.lanes.done(lane);
           this.pump();

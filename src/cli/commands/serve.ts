@@ -1,4 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander';
+import { secretValues } from '../../config/load-config.js';
 import { serve } from '../../http/server.js';
 import { bootstrapKeys, createContainer } from '../../main.js';
 import { createLogger } from '../../platform/logger.js';
@@ -24,7 +25,11 @@ export function registerServe(program: Command): void {
     .action(async (options: { port?: number }) => {
       const config = cliConfig();
       if (options.port !== undefined) config.server.port = options.port;
-      const logger = createLogger({ level: config.server.logLevel, destination: 'stdout' });
+      const logger = createLogger({
+        level: config.server.logLevel,
+        destination: 'stdout',
+        secrets: secretValues(config),
+      });
       const container = await createContainer(config, logger, { background: true, runJobs: config.jobs.run });
       const { createdKey } = await bootstrapKeys(container);
       if (createdKey) {

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { secretValues } from '../../config/load-config.js';
 import { createContainer } from '../../main.js';
 import { createLogger } from '../../platform/logger.js';
 import { CliError } from '../cli-error.js';
@@ -25,7 +26,11 @@ export function registerWorker(program: Command): void {
           2,
         );
       }
-      const logger = createLogger({ level: config.server.logLevel, destination: 'stdout' });
+      const logger = createLogger({
+        level: config.server.logLevel,
+        destination: 'stdout',
+        secrets: secretValues(config),
+      });
       const container = await createContainer(config, logger, { runJobs: true });
       const signal = await new Promise<string>((resolve) => {
         process.once('SIGTERM', () => resolve('SIGTERM'));

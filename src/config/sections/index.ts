@@ -3,6 +3,7 @@ import { chatSection } from './chat.js';
 import { cpuSection } from './cpu.js';
 import { documentsSection } from './documents.js';
 import { embeddingSection } from './embedding.js';
+import { heavySection } from './heavy.js';
 import { jobsSection } from './jobs.js';
 import { mcpSection } from './mcp.js';
 import { pdfSection } from './pdf.js';
@@ -24,6 +25,7 @@ export const sections = {
   storage: storageSection,
   jobs: jobsSection,
   documents: documentsSection,
+  heavy: heavySection,
   pdf: pdfSection,
   embedding: embeddingSection,
   mcp: mcpSection,

@@ -45,7 +45,7 @@ export const storageSection = {
   redisUrl: envVar('REDIS_URL', redisUrl, {
     secret: true,
     description:
-      "Redis URL. When set, every replica shares through Redis the cache (search answers, federated result lists, upstream responses, fetched-URL and parse-failure records), the API rate limits, the upstream sources' request spacing and circuit breakers, and the background job queue (run by `serve` and `alexandria worker`). Local search answers are keyed by the answering replica's index and its data version.",
+      "Redis URL. When set, every replica shares through Redis the cache (search answers, federated result lists, upstream responses, fetched-URL and parse-failure records, reference checks and citation contexts), the API rate limits, each tenant's share of heavy requests and parses, the upstream sources' request spacing and circuit breakers, and the background job queue (run by `serve` and `alexandria worker`). Local search answers are keyed by the answering replica's index and its data version.",
   }),
   s3Bucket: envVar('ALEXANDRIA_S3_BUCKET', z.string().min(3).optional(), {
     description:

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { analysisModes, splitQuestions } from '../../services/analysis-service.js';
 import { principalOf } from '../auth.js';
-import { errorEnvelopeSchema, errorResponses } from '../schemas.js';
+import { errorEnvelopeSchema, errorResponses, heavyErrorResponses } from '../schemas.js';
 import type { RouteModule } from './route-context.js';
 
 const cellSchema = z.object({
@@ -77,6 +77,7 @@ export const analysisRoutes: RouteModule = (app, { services }) => {
         response: {
           200: analysisSchema,
           ...errorResponses,
+          ...heavyErrorResponses,
           422: errorEnvelopeSchema.describe('The project has no papers to analyze.'),
         },
       },

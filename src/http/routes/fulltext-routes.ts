@@ -3,7 +3,7 @@ import { AppError, invalid } from '../../domain/errors.js';
 import { fullTextResultSchema } from '../../domain/fulltext.js';
 import { principalOf } from '../auth.js';
 import { queryInt } from '../query.js';
-import { errorEnvelopeSchema, errorResponses } from '../schemas.js';
+import { errorEnvelopeSchema, errorResponses, parseErrorResponses } from '../schemas.js';
 import type { RouteModule } from './route-context.js';
 
 const documentRefText = z.string().trim().max(4000, 'must be at most 4000 characters');
@@ -19,6 +19,7 @@ const documentQuery = {
 
 const documentErrors = {
   ...errorResponses,
+  ...parseErrorResponses,
   413: errorEnvelopeSchema.describe('The remote PDF is larger than the configured limit.'),
   415: errorEnvelopeSchema.describe('The url does not point to a PDF.'),
   422: errorEnvelopeSchema.describe('The PDF is broken, encrypted or could not be parsed within its limits.'),

@@ -6,7 +6,7 @@ import { parsePaperIdentifier } from '../../domain/identifiers.js';
 import { paperSchema } from '../../domain/paper.js';
 import type { AddPaperInput } from '../../services/services.js';
 import { principalOf } from '../auth.js';
-import { errorEnvelopeSchema, errorResponses } from '../schemas.js';
+import { errorEnvelopeSchema, errorResponses, parseErrorResponses } from '../schemas.js';
 import { abortOnClientClose } from './client-abort.js';
 import { type RouteModule, typed } from './route-context.js';
 
@@ -69,6 +69,7 @@ export const libraryRoutes: RouteModule = async (root, { services, config }) => 
         response: {
           200: z.array(addedPaperSchema),
           ...errorResponses,
+          ...parseErrorResponses,
           413: errorEnvelopeSchema.describe('The PDF is larger than the configured limit.'),
           415: errorEnvelopeSchema.describe('The file or url is not a PDF.'),
           422: errorEnvelopeSchema.describe('The PDF could not be parsed.'),

@@ -12,7 +12,13 @@ import { citationFormats } from '../../services/citation-service.js';
 import type { VerifyInput } from '../../services/citations/reference-service.js';
 import { principalOf } from '../auth.js';
 import { queryInt, queryText } from '../query.js';
-import { bodyErrorResponses, errorEnvelopeSchema, errorResponses, paperIdPattern } from '../schemas.js';
+import {
+  bodyErrorResponses,
+  errorEnvelopeSchema,
+  errorResponses,
+  heavyErrorResponses,
+  paperIdPattern,
+} from '../schemas.js';
 import { abortOnClientClose } from './client-abort.js';
 import { type RouteModule, typed } from './route-context.js';
 
@@ -28,6 +34,20 @@ const documentErrors = {
   422: errorEnvelopeSchema.describe('The PDF is broken, encrypted or could not be parsed within its limits.'),
   502: errorEnvelopeSchema.describe('The remote PDF could not be fetched.'),
   504: errorEnvelopeSchema.describe('Fetching or parsing the PDF took too long.'),
+};
+
+/**
+ * The heavy-work answers (decision 0042) of a request that may also fetch or parse a PDF: its 429
+ * and 504 have two causes each.
+ */
+const heavyDocumentErrors = {
+  ...heavyErrorResponses,
+  429: errorEnvelopeSchema.describe(
+    'Rate limit exceeded, or you already have ALEXANDRIA_HEAVY_PER_TENANT heavy requests (or, for a PDF to parse, ALEXANDRIA_PARSE_PER_TENANT parses) running or waiting; retry after Retry-After seconds.',
+  ),
+  504: errorEnvelopeSchema.describe(
+    'Fetching or parsing the PDF took too long, or the request ran past its time budget (ALEXANDRIA_HEAVY_TIMEOUT_MS) and was stopped: the references linked and entries checked are kept, and asking again goes on.',
+  ),
 };
 
 /** A project's citation graph (issue 17 part 3). */
@@ -236,7 +256,7 @@ export const referenceRoutes: RouteModule = async (root, { services, config }) =
               .describe('The document: PROJ:<project>/<document>, PDF_URL:<url> or a URL.'),
             pdf_url: documentRef.optional().describe('Same as pdf_id.'),
           }),
-          response: { 200: referencesResultSchema, ...documentErrors },
+          response: { 200: referencesResultSchema, ...documentErrors, ...heavyDocumentErrors },
         },
       },
       async (request, reply) => {
@@ -268,7 +288,7 @@ export const referenceRoutes: RouteModule = async (root, { services, config }) =
                 'Typed identifier <TYPE>:<value> (e.g. ACL:2020.acl-main.447, DOI:10.18653/v1/N19-1423).',
             }),
           }),
-          response: { 200: citationContextsResultSchema, ...errorResponses },
+          response: { 200: citationContextsResultSchema, ...errorResponses, ...heavyErrorResponses },
         },
       },
       async (request, reply) =>
@@ -308,7 +328,7 @@ export const referenceRoutes: RouteModule = async (root, { services, config }) =
               .optional()
               .describe('Missing works listed (default 20, at most 200).'),
           }),
-          response: { 200: projectGraphSchema, ...errorResponses },
+          response: { 200: projectGraphSchema, ...errorResponses, ...heavyErrorResponses },
         },
       },
       async (request, reply) => {
@@ -355,7 +375,7 @@ export const referenceRoutes: RouteModule = async (root, { services, config }) =
             415: errorEnvelopeSchema.describe('The uploaded file or url is not a PDF.'),
             422: errorEnvelopeSchema.describe('The file could not be parsed, or holds no entries.'),
             502: errorEnvelopeSchema.describe('The remote PDF could not be fetched.'),
-            504: errorEnvelopeSchema.describe('Fetching or parsing the PDF took too long.'),
+            ...heavyDocumentErrors,
           },
         },
       },

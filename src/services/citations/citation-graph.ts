@@ -10,6 +10,7 @@ import { emptyPaper, identityKeys, type Paper } from '../../domain/paper.js';
 import { defaultProjectId, type Project, type ProjectEntry } from '../../domain/project.js';
 import type { ReferenceView } from '../../domain/references.js';
 import type { ProjectStore } from '../../ports/project-store.js';
+import type { HeavyWork } from '../heavy-work.js';
 import { type HintVocabulary, restHints } from '../hint-vocabulary.js';
 import type { HintedCallOptions } from '../services.js';
 import { titleSimilarity, titleTokens } from './record-matching.js';
@@ -80,8 +81,10 @@ interface StoredPaper {
 }
 
 export interface CitationGraphOptions {
-  references: Pick<ReferenceService, 'references'>;
+  references: Pick<ReferenceService, 'documentReferences'>;
   store: ProjectStore;
+  /** The price of a project graph (decision 0042): it may link every stored PDF's list. */
+  budget?: HeavyWork;
 }
 
 /**
@@ -93,11 +96,30 @@ export interface CitationGraphOptions {
 export class CitationGraphService {
   constructor(private readonly options: CitationGraphOptions) {}
 
-  /** `GET /api/project_graph`: nodes, edges within the project, and the works it lacks. */
+  /**
+   * `GET /api/project_graph`: nodes, edges within the project, and the works it lacks. Heavy work
+   * (decision 0042): within the tenant's share and a time budget; lists linked before a stop are
+   * kept, so asking again goes on.
+   */
   async projectGraph(
     tenantId: string,
     selector: { project?: string | undefined; param?: string },
     options: HintedCallOptions & { minCiting?: number; limit?: number } = {},
+  ): Promise<ProjectGraph> {
+    const budget = this.options.budget;
+    if (!budget) return this.graphWithin(tenantId, selector, options);
+    return budget.run(
+      'project_graph',
+      tenantId,
+      (signal) => this.graphWithin(tenantId, selector, { ...options, signal }),
+      { signal: options.signal, resumable: true },
+    );
+  }
+
+  private async graphWithin(
+    tenantId: string,
+    selector: { project?: string | undefined; param?: string },
+    options: HintedCallOptions & { minCiting?: number; limit?: number },
   ): Promise<ProjectGraph> {
     const hints = options.hints ?? restHints;
     const param = selector.param ?? 'project_id';
@@ -224,7 +246,7 @@ export class CitationGraphService {
     if (!entry.documentId) return null;
     const pdfId = formatProjectRef(entry.projectId, entry.documentId);
     try {
-      const result = await this.options.references.references(tenantId, pdfId, {
+      const result = await this.options.references.documentReferences(tenantId, pdfId, {
         param: 'project_id',
         ...(signal ? { signal } : {}),
       });

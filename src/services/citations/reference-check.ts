@@ -49,6 +49,16 @@ export interface CheckReport {
   complete: boolean;
 }
 
+/**
+ * How far a check got: the results of the entries checked so far, in order, and whether every
+ * source answered for them. A check fills it as it goes and starts after the results it already
+ * holds, so a check stopped by its time budget goes on where it stopped (decision 0042).
+ */
+export interface CheckProgress {
+  results: CheckResult[];
+  complete: boolean;
+}
+
 /** Where a check looks: the local index, and the federated sources when online. */
 export interface CheckContext {
   index: PaperIndex;
@@ -86,6 +96,7 @@ export async function checkReferences(
   index: PaperIndex | CheckContext,
   text: string,
   format?: CitationFormat,
+  progress: CheckProgress = { results: [], complete: true },
 ): Promise<CheckReport> {
   const context: CheckContext = 'search' in index ? { index } : index;
   const { papers, skipped } = parseReferences(text, format);
@@ -103,18 +114,17 @@ export async function checkReferences(
     const entry = papers[next++];
     if (entry) items.push({ index: position, key, fields: fieldsOfEntry(entry) });
   }
-  const results: CheckResult[] = [];
-  let complete = true;
-  for (const item of items) {
+  for (const item of items.slice(progress.results.length)) {
     context.signal?.throwIfAborted();
     if ('skipped' in item) {
-      results.push({ ...notFound(null), index: item.index, key: item.key });
+      progress.results.push({ ...notFound(null), index: item.index, key: item.key });
       continue;
     }
     const checked = await checkItem(context, item);
-    complete &&= checked.complete;
-    results.push(checked.result);
+    progress.complete &&= checked.complete;
+    progress.results.push(checked.result);
   }
+  const { results, complete } = progress;
   return { results, counts: countStatuses(results), complete };
 }
 
@@ -123,10 +133,10 @@ export async function checkReferenceEntries(
   context: CheckContext,
   entries: readonly ReferenceEntry[],
   links: ReadonlyArray<ReferenceLink | null>,
+  progress: CheckProgress = { results: [], complete: true },
 ): Promise<CheckReport> {
-  const results: CheckResult[] = [];
-  let complete = true;
-  for (const [at, entry] of entries.entries()) {
+  for (let at = progress.results.length; at < entries.length; at++) {
+    const entry = entries[at] as ReferenceEntry;
     context.signal?.throwIfAborted();
     const checked = await checkItem(context, {
       index: at,
@@ -142,9 +152,10 @@ export async function checkReferenceEntries(
       link: links[at] ?? null,
       raw: entry.raw,
     });
-    complete &&= checked.complete;
-    results.push(checked.result);
+    progress.complete &&= checked.complete;
+    progress.results.push(checked.result);
   }
+  const { results, complete } = progress;
   return { results, counts: countStatuses(results), complete };
 }
 

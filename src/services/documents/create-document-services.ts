@@ -15,6 +15,7 @@ import { parsePdfJob, pdfParseHandler, QueuedPdfParsing } from '../jobs/pdf-pars
 import type { ProjectService } from '../project-service.js';
 import type { PaperLookup } from '../services.js';
 import type { ContentRelease } from '../storage/content-release.js';
+import type { TenantShare } from '../tenant-share.js';
 import { DocumentStorage } from './document-storage.js';
 import { FigureFileService } from './figure-files.js';
 import { FigureLinks } from './figure-links.js';
@@ -22,7 +23,7 @@ import { type ChunkRanker, FullTextService } from './full-text-service.js';
 import { PageImageService } from './page-images.js';
 import { PaperLibraryService } from './paper-library-service.js';
 import { ParseCache } from './parse-cache.js';
-import { inProcessParsing } from './pdf-parsing.js';
+import { inProcessParsing, meteredParsing } from './pdf-parsing.js';
 import { RemoteDocuments } from './remote-documents.js';
 import { SourceChain } from './source-chain.js';
 
@@ -67,6 +68,11 @@ export interface DocumentServicesDependencies {
   questionDeadlineMs?: number;
   /** Frees the blobs of bytes no tenant stores (a failed parse, an upload no entry took). */
   release?: Pick<ContentRelease, 'release'>;
+  /**
+   * Each tenant's share of parses (decision 0042): uploads and fetched PDFs that need parsing take
+   * a place; past the share they are refused with 429. Unmetered without it.
+   */
+  parseShare?: TenantShare | undefined;
   logger?: Logger;
 }
 
@@ -107,6 +113,7 @@ export function createDocumentServices(dependencies: DocumentServicesDependencie
     figureLinks,
     ranker: dependencies.ranker,
     ocr: dependencies.ocr ?? false,
+    parseShare: dependencies.parseShare,
     ...(dependencies.questionDeadlineMs === undefined
       ? {}
       : { questionDeadlineMs: dependencies.questionDeadlineMs }),
@@ -115,9 +122,13 @@ export function createDocumentServices(dependencies: DocumentServicesDependencie
   const library = new PaperLibraryService({
     projects: dependencies.projects,
     documents,
-    parsing: jobs?.queue.shared
-      ? new QueuedPdfParsing({ jobs: jobs.queue, parses, documents })
-      : inProcessParsing(parses),
+    parsing: meteredParsing(
+      jobs?.queue.shared
+        ? new QueuedPdfParsing({ jobs: jobs.queue, parses, documents })
+        : inProcessParsing(parses),
+      parses,
+      dependencies.parseShare,
+    ),
     remote,
     lookup: dependencies.lookup,
     uploadMaxBytes: dependencies.uploadMaxBytes,

@@ -7,6 +7,7 @@ import type { PaperIdentifiers } from '../../domain/paper.js';
 import type { ProjectStore } from '../../ports/project-store.js';
 import { findPassage } from '../../text/letter-stream.js';
 import type { FullTextReader, ReadOptions } from '../services.js';
+import type { TenantShare } from '../tenant-share.js';
 import type { DocumentStorage } from './document-storage.js';
 import type { DocumentText } from './document-text.js';
 import type { FigureLinks } from './figure-links.js';
@@ -61,6 +62,11 @@ export interface FullTextServiceOptions {
    * answer is ranked by words (BM25) and says so in the hint. Absent: no deadline.
    */
   questionDeadlineMs?: number;
+  /**
+   * Each tenant's share of parses (decision 0042): reading a remote PDF that is not parsed yet
+   * takes a place while it is fetched and parsed; past the share, 429. Unmetered without it.
+   */
+  parseShare?: TenantShare | undefined;
 }
 
 /** A document ready to read: its canonical reference and its text. */
@@ -303,11 +309,17 @@ export class FullTextService implements FullTextReader {
     if (localOnly) {
       throw notFound(`${canonical} is not stored here, and remote PDFs are not fetched (offline)`, param);
     }
-    const downloaded = await this.options.remote.download(ref.url, param);
-    const text = await this.options.parses.get(downloaded.sha256, async () => downloaded.bytes, {
-      lane: tenantId,
-      signal,
-    });
+    const fetchAndParse = async () => {
+      const downloaded = await this.options.remote.download(ref.url, param);
+      return this.options.parses.get(downloaded.sha256, async () => downloaded.bytes, {
+        lane: tenantId,
+        signal,
+      });
+    };
+    const share = this.options.parseShare;
+    const text = share
+      ? await share.within('Reading a remote PDF', tenantId, fetchAndParse)
+      : await fetchAndParse();
     return { ref: canonical, text };
   }
 

@@ -1,3 +1,4 @@
+import type { TenantShare } from '../tenant-share.js';
 import type { DocumentText } from './document-text.js';
 import type { ParseCache, ParseOptions } from './parse-cache.js';
 
@@ -19,4 +20,22 @@ export interface PdfParsing {
 /** Parsing in this process: straight to the parse cache with the bytes in hand (no copy, no queue). */
 export function inProcessParsing(parses: ParseCache): PdfParsing {
   return { parse: (sha256, bytes, options) => parses.get(sha256, async () => bytes, options) };
+}
+
+/**
+ * Parsing within the tenant's share of parses (decision 0042): a parse the cache does not hold
+ * takes one of the tenant's places (`options.lane`) for as long as it waits and runs; past the
+ * share the request is refused with 429 and Retry-After. A cached parse costs no place.
+ */
+export function meteredParsing(parsing: PdfParsing, parses: ParseCache, share?: TenantShare): PdfParsing {
+  if (!share) return parsing;
+  return {
+    async parse(sha256, bytes, options) {
+      const lane = options.lane;
+      if (lane === undefined) return parsing.parse(sha256, bytes, options);
+      const cached = await parses.lookup(sha256);
+      if (cached) return cached;
+      return share.within('Parsing a PDF', lane, () => parsing.parse(sha256, bytes, options));
+    },
+  };
 }

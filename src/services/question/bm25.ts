@@ -1,3 +1,4 @@
+import { LoopTurns } from '../../platform/loop-turns.js';
 import { porterStem } from './porter-stemmer.js';
 
 /** BM25 parameters; the classic defaults (Robertson; Lucene/Pyserini use the same k1 0.9–1.2, b 0.4–0.75). */
@@ -23,29 +24,58 @@ export const passageBm25: Bm25Parameters = { k1: 1.2, b: 0.3 };
 export class Bm25Index {
   private readonly postings = new Map<string, Array<[passage: number, frequency: number]>>();
   private readonly lengths: Uint32Array;
-  private readonly averageLength: number;
+  private averageLength = 1;
 
   constructor(
     texts: readonly string[],
     private readonly parameters: Bm25Parameters = defaultBm25,
+    /** Index the texts later (`build`): the index is empty until then. */
+    deferred = false,
   ) {
     this.lengths = new Uint32Array(texts.length);
+    if (deferred) return;
     texts.forEach((text, passage) => {
-      const terms = analyze(text);
-      this.lengths[passage] = terms.length;
-      const counts = new Map<string, number>();
-      for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
-      for (const [term, frequency] of counts) {
-        let list = this.postings.get(term);
-        if (!list) {
-          list = [];
-          this.postings.set(term, list);
-        }
-        list.push([passage, frequency]);
-      }
+      this.add(text, passage);
     });
+    this.finish();
+  }
+
+  /**
+   * The index of `texts`, built in slices that give the event loop a turn every ~10 ms: a document
+   * of 50,000 references has some 5,000 passages (decision 0042).
+   */
+  static async build(
+    texts: readonly string[],
+    parameters: Bm25Parameters = defaultBm25,
+    turns: LoopTurns = new LoopTurns(),
+  ): Promise<Bm25Index> {
+    const index = new Bm25Index(texts, parameters, true);
+    for (const [passage, text] of texts.entries()) {
+      index.add(text, passage);
+      await turns.due();
+    }
+    index.finish();
+    return index;
+  }
+
+  private add(text: string, passage: number): void {
+    const terms = analyze(text);
+    this.lengths[passage] = terms.length;
+    const counts = new Map<string, number>();
+    for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
+    for (const [term, frequency] of counts) {
+      let list = this.postings.get(term);
+      if (!list) {
+        list = [];
+        this.postings.set(term, list);
+      }
+      list.push([passage, frequency]);
+    }
+  }
+
+  private finish(): void {
     const total = this.lengths.reduce((sum, length) => sum + length, 0);
-    this.averageLength = texts.length > 0 ? Math.max(1, total / texts.length) : 1;
+    this.averageLength = this.lengths.length > 0 ? Math.max(1, total / this.lengths.length) : 1;
   }
 
   /** BM25 score of every passage for `query` (0 where no query term occurs). */

@@ -1,3 +1,4 @@
+import { LoopTurns } from '../../platform/loop-turns.js';
 /** A short span of one chunk, sized for the embedding model. */
 export interface Passage {
   /** 0-based index of the chunk the passage was cut from (passages never span chunks). */
@@ -33,11 +34,38 @@ export function splitPassages(
   sizes: PassageSizes,
   countTokens: (text: string) => number,
 ): Passage[] {
+  return [...passagesByChunk(chunks, sizes, countTokens)].flat();
+}
+
+/**
+ * `splitPassages` in slices, giving the event loop a turn every ~10 ms (`LoopTurns`): a document
+ * of thousands of chunks is split without holding up other requests (decision 0042).
+ */
+export async function splitPassagesYielding(
+  chunks: readonly string[],
+  sizes: PassageSizes,
+  countTokens: (text: string) => number,
+  turns: LoopTurns = new LoopTurns(),
+): Promise<Passage[]> {
   const passages: Passage[] = [];
+  for (const ofChunk of passagesByChunk(chunks, sizes, countTokens)) {
+    passages.push(...ofChunk);
+    await turns.due();
+  }
+  return passages;
+}
+
+/** The passages of each chunk in turn (a heading carries over from one chunk into the next). */
+function* passagesByChunk(
+  chunks: readonly string[],
+  sizes: PassageSizes,
+  countTokens: (text: string) => number,
+): Generator<Passage[]> {
   // The section heading in force: it carries over into the next chunk until a new heading comes.
   let heading: Sentence | undefined;
   let headingClosed = true; // a body sentence followed the heading: the next heading replaces it
-  chunks.forEach((chunk, chunkIndex) => {
+  for (const [chunkIndex, chunk] of chunks.entries()) {
+    const passages: Passage[] = [];
     let window: Sentence[] = [];
     let fresh = 0; // sentences in the window that no earlier passage holds
     const emit = () => {
@@ -74,8 +102,8 @@ export function splitPassages(
       }
     }
     if (fresh > 0) emit();
-  });
-  return passages;
+    yield passages;
+  }
 }
 
 interface Sentence {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import { LoopTurns } from '../../platform/loop-turns.js';
 import type { BlobStore } from '../../ports/blob-store.js';
 import type { EmbeddingModel } from '../../ports/embedding-model.js';
 import { contentFolder, contentHashOfKey, safeSegment } from '../storage/blob-layout.js';
@@ -15,7 +16,7 @@ import {
   type RankMode,
 } from './fusion.js';
 import { decodePassageVectors, encodePassageVectors, type PassageVectors } from './passage-vectors.js';
-import { type Passage, type PassageSizes, splitPassages } from './passages.js';
+import { type Passage, type PassageSizes, splitPassagesYielding } from './passages.js';
 
 export interface QuestionRankerOptions {
   model: EmbeddingModel;
@@ -452,10 +453,13 @@ export class QuestionRanker {
     lexicalReady: (document: LexicalDocument) => void,
   ): Promise<PreparedDocument> {
     const { model, blobs } = this.options;
+    // Split and indexed in slices, so a huge document does not hold up other requests (decision 0042).
+    const turns = new LoopTurns();
     const bm25Of = (passages: readonly Passage[]) =>
-      new Bm25Index(
+      Bm25Index.build(
         passages.map((passage) => passage.text),
         this.options.bm25 ?? passageBm25,
+        turns,
       );
     let stored: PassageVectors | null = null;
     if (blobs) {
@@ -468,8 +472,13 @@ export class QuestionRanker {
     }
     let bm25: Bm25Index;
     if (!stored || stored.modelId !== model.id) {
-      const passages = splitPassages(chunks, this.passageSizes(), (text) => model.countTokens(text));
-      bm25 = bm25Of(passages);
+      const passages = await splitPassagesYielding(
+        chunks,
+        this.passageSizes(),
+        (text) => model.countTokens(text),
+        turns,
+      );
+      bm25 = await bm25Of(passages);
       const partial: PartialVectors = { vectors: new Array(passages.length), inflight: new Map() };
       lexicalReady({ passages, bm25, partial });
       // A question waiting for these words picks its candidate passages first; they are not embedded twice.
@@ -514,7 +523,7 @@ export class QuestionRanker {
           .catch((error: unknown) => this.options.onStoreError?.(error));
       }
     } else {
-      bm25 = bm25Of(stored.passages);
+      bm25 = await bm25Of(stored.passages);
     }
     const prepared: PreparedDocument = { ...stored, bm25 };
     lexicalReady(prepared);

@@ -7,9 +7,12 @@ export const openAlexModule: SourceModule = {
   create: ({ client, baseUrl, settings }) => ({
     role: 'papers',
     source: new OpenAlexSource({
-      client: client(),
+      // The key goes in the Authorization header, never in the URL, so it cannot reach a log line,
+      // an error or a cache key (OpenAlex takes `Authorization: Bearer` as well as `api_key`).
+      client: client(
+        settings.openAlexApiKey ? { headers: { authorization: `Bearer ${settings.openAlexApiKey}` } } : {},
+      ),
       ...baseUrl,
-      ...(settings.openAlexApiKey ? { apiKey: settings.openAlexApiKey } : {}),
       ...(settings.contactEmail ? { mailto: settings.contactEmail } : {}),
     }),
   }),

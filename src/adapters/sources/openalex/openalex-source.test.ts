@@ -13,8 +13,13 @@ function firstWork(list: CannedResponse): CannedResponse {
 
 function source(routes: Parameters<typeof replayFetch>[0]) {
   const fetch = replayFetch(routes);
-  const client = new UpstreamClient({ source: 'openalex', fetch, retry: { retries: 0 } });
-  return { fetch, openalex: new OpenAlexSource({ client, mailto: 'team@example.org', apiKey: 'oa-key' }) };
+  const client = new UpstreamClient({
+    source: 'openalex',
+    fetch,
+    retry: { retries: 0 },
+    headers: { authorization: 'Bearer oa-key' },
+  });
+  return { fetch, openalex: new OpenAlexSource({ client, mailto: 'team@example.org' }) };
 }
 
 describe('OpenAlexSource (recorded responses)', () => {
@@ -42,7 +47,9 @@ describe('OpenAlexSource (recorded responses)', () => {
     expect(paper?.pdf_url ?? null).toBeNull();
     const called = new URL(fetch.calls[0] ?? '');
     expect(called.searchParams.get('mailto')).toBe('team@example.org');
-    expect(called.searchParams.get('api_key')).toBe('oa-key');
+    // The key travels in the Authorization header, never in the URL (decision 0042).
+    expect(called.searchParams.has('api_key')).toBe(false);
+    expect(fetch.headers[0]?.authorization).toBe('Bearer oa-key');
   });
 
   it('rebuilds the abstract from the inverted index and reads PMCID and MAG ids', async () => {

@@ -16,8 +16,6 @@ export interface OpenAlexSourceOptions {
   client: UpstreamClient;
   /** Default https://api.openalex.org. */
   baseUrl?: string;
-  /** OpenAlex API key (`api_key` parameter), when the deployment has one. */
-  apiKey?: string;
   /** Contact address for the polite pool (`mailto` parameter). */
   mailto?: string;
 }
@@ -100,7 +98,6 @@ export class OpenAlexSource implements PaperSource {
     const url = new URL(`${this.baseUrl}${path}`);
     for (const [name, value] of Object.entries(parameters)) url.searchParams.set(name, value);
     if (this.options.mailto) url.searchParams.set('mailto', this.options.mailto);
-    if (this.options.apiKey) url.searchParams.set('api_key', this.options.apiKey);
     return url.toString();
   }
 }

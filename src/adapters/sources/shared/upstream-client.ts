@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { UpstreamError } from '../../../domain/errors.js';
-import type { Logger } from '../../../platform/logger.js';
+import { type Logger, redactUrl, secretParamValues, withoutSecretParams } from '../../../platform/logger.js';
 import type { Cache } from '../../../ports/cache.js';
 import type {
   CircuitBreaker,
@@ -123,7 +123,7 @@ export class UpstreamClient {
     if (!parsed.success) {
       await this.forget(url);
       this.logger?.warn(
-        { source: this.source, url, issues: parsed.error.issues.slice(0, 3) },
+        { source: this.source, url: redactUrl(url), issues: parsed.error.issues.slice(0, 3) },
         'unexpected upstream shape',
       );
       throw new UpstreamError(this.source, `${this.source} answered in an unexpected shape`, {
@@ -142,7 +142,7 @@ export class UpstreamClient {
   /** GET with cache, breaker, rate gate, timeout and retries. Resolves for 2xx and answer statuses. */
   async get(url: string, options: RequestOptions = {}): Promise<UpstreamResponse> {
     const ttl = options.cacheTtlSeconds ?? this.cacheTtlSeconds;
-    const cacheKey = `upstream:${this.source}:${url}`;
+    const cacheKey = this.cacheKey(url);
     if (this.cache && ttl > 0) {
       const hit = await this.cache.get<UpstreamResponse>(cacheKey);
       if (hit !== undefined) return hit;
@@ -170,7 +170,15 @@ export class UpstreamClient {
   }
 
   private async forget(url: string): Promise<void> {
-    await this.cache?.delete(`upstream:${this.source}:${url}`);
+    await this.cache?.delete(this.cacheKey(url));
+  }
+
+  /**
+   * Responses are keyed by the URL without its secret parameters (an NCBI `api_key`): the answer
+   * does not depend on the key, and a key must not sit in a cache key (decision 0042).
+   */
+  private cacheKey(url: string): string {
+    return `upstream:${this.source}:${withoutSecretParams(url)}`;
   }
 
   private async attempts(url: string, options: RequestOptions): Promise<UpstreamResponse> {
@@ -213,8 +221,8 @@ export class UpstreamClient {
         error =
           caught instanceof UpstreamError
             ? caught
-            : new UpstreamError(this.source, `${this.source} unreachable: ${describe(caught)}`, {
-                cause: caught,
+            : new UpstreamError(this.source, `${this.source} unreachable: ${describe(caught, url)}`, {
+                cause: withoutSecrets(caught, url),
               });
       }
       lastError = error;
@@ -291,10 +299,36 @@ function abortError(source: string, signal: AbortSignal | undefined): UpstreamEr
   });
 }
 
-function describe(error: unknown): string {
+/** A failed fetch in words, without the secret parameters of `url` (some errors quote the URL). */
+function describe(error: unknown, url: string): string {
+  let text = String(error);
   if (error instanceof Error) {
     const cause = (error as Error & { cause?: { code?: string } }).cause;
-    return cause?.code ? `${error.message} (${cause.code})` : error.message;
+    text = cause?.code ? `${error.message} (${cause.code})` : error.message;
   }
-  return String(error);
+  return scrub(text, url);
+}
+
+/** `text` with the values of `url`'s secret parameters replaced (as written and percent-encoded). */
+function scrub(text: string, url: string): string {
+  let scrubbed = text;
+  for (const secret of secretParamValues(url)) {
+    if (!secret) continue;
+    scrubbed = scrubbed.replaceAll(secret, '[redacted]').replaceAll(encodeURIComponent(secret), '[redacted]');
+  }
+  return scrubbed;
+}
+
+/**
+ * The cause an UpstreamError keeps (the logger prints causes with their stacks): the fetch's own
+ * error, or — when `url` carries a secret parameter — a copy whose message and stack do not.
+ */
+function withoutSecrets(error: unknown, url: string): unknown {
+  if (secretParamValues(url).length === 0 || !(error instanceof Error)) return error;
+  const copy = new Error(scrub(error.message, url));
+  copy.name = error.name;
+  copy.stack = scrub(error.stack ?? '', url);
+  const code = (error as Error & { cause?: { code?: unknown } }).cause?.code;
+  if (code !== undefined) Object.assign(copy, { code });
+  return copy;
 }
