@@ -2,27 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
-import { Redis } from 'ioredis';
 import { LlamaCppChatModel } from './adapters/chat/llama-cpp-chat-model.js';
 import { OpenAiChatModel } from './adapters/chat/openai-chat-model.js';
 import { OnnxEmbeddingModel } from './adapters/embeddings/onnx-embedding-model.js';
 import { OpenAiEmbeddingModel } from './adapters/embeddings/openai-embedding-model.js';
 import { FsBlobStore } from './adapters/fs/fs-blob-store.js';
 import { UndiciUrlFetcher } from './adapters/http-fetch/undici-url-fetcher.js';
-import { MemoryCache } from './adapters/memory/memory-cache.js';
-import { MemoryCircuitBreakers } from './adapters/memory/memory-circuit-breaker.js';
 import { MemoryConcurrencyLimiter } from './adapters/memory/memory-concurrency-limiter.js';
-import { MemoryJobQueue } from './adapters/memory/memory-job-queue.js';
-import { MemoryRateGates } from './adapters/memory/memory-rate-gate.js';
-import { MemoryRateLimiter } from './adapters/memory/memory-rate-limiter.js';
 import { createPostgresPaperIndex } from './adapters/postgres/postgres-paper-index.js';
 import { createPostgresProjectStore } from './adapters/postgres/postgres-project-store.js';
-import { BullMqJobQueue } from './adapters/redis/bullmq-job-queue.js';
-import { RedisCache } from './adapters/redis/redis-cache.js';
-import { RedisCircuitBreakers } from './adapters/redis/redis-circuit-breaker.js';
 import { RedisConcurrencyLimiter } from './adapters/redis/redis-concurrency-limiter.js';
-import { RedisRateGates } from './adapters/redis/redis-rate-gate.js';
-import { RedisRateLimiter } from './adapters/redis/redis-rate-limiter.js';
 import { S3BlobStore } from './adapters/s3/s3-blob-store.js';
 import { createUpstreamSources, missingRequirement } from './adapters/sources/create-upstream-sources.js';
 import { createSqlitePaperIndex } from './adapters/sqlite/sqlite-paper-index.js';
@@ -32,13 +21,19 @@ import type { AgentBudgets, ResearchTools } from './agent/agent-types.js';
 import { GenerativeAnswers } from './agent/generative-answers.js';
 import { ResearchService } from './agent/research-service.js';
 import type { AppServices } from './app-services.js';
+import { createJobQueue } from './compose/job-queue.js';
+import { postgresPoolOptions, standbyRoutingOptions } from './compose/postgres-options.js';
+import { readinessProbes } from './compose/readiness-probes.js';
+import { createSharedState } from './compose/shared-state.js';
 import { splitThreadBudget } from './config/cpu-budget.js';
 import { type Config, ConfigError } from './config/load-config.js';
 import { publicUrlOf } from './config/public-url.js';
+import type { ProcessRole } from './config/role.js';
 import { sourceNames } from './config/sections/sources.js';
 import type { Paper } from './domain/paper.js';
 import { WorkerPdfExtractor } from './pdf/worker-pdf-extractor.js';
 import { WorkerReferenceReader } from './pdf/worker-reference-reader.js';
+import { type Dependency, DependencyHealth } from './platform/dependency-health.js';
 import type { Logger } from './platform/logger.js';
 import { packageVersion } from './platform/version.js';
 import type { BlobStore } from './ports/blob-store.js';
@@ -71,7 +66,8 @@ import { SourceMonitor } from './services/federation/source-monitor.js';
 import { HeavyWork } from './services/heavy-work.js';
 import { ProjectService } from './services/project-service.js';
 import { QuestionRanker } from './services/question/question-ranker.js';
-import { RecordVectorsJob, scheduleRecordVectors } from './services/search/record-vectors-job.js';
+import { RecordVectorsJob } from './services/search/record-vectors-job.js';
+import { scheduleRecordVectors } from './services/search/record-vectors-schedule.js';
 import { SearchService } from './services/search-service.js';
 import type { PaperLookup, PaperSearch, ReadinessProbe } from './services/services.js';
 import { BlobSweeper } from './services/storage/blob-sweeper.js';
@@ -102,6 +98,12 @@ export interface Container {
   probes: ReadinessProbe[];
   /** The upstream sources searches and look-ups federate, by name (empty: nothing leaves the machine). */
   upstreamSources: readonly string[];
+  /** What this process is for (ALEXANDRIA_ROLE); /readyz answers for it. */
+  role: ProcessRole;
+  /** Outages of PostgreSQL, Redis and the blob store as this process sees them (decision 0046). */
+  health: DependencyHealth;
+  /** The shared dependencies this process uses (configured), for metrics and readiness. */
+  dependencies: Dependency[];
   /** Closes every adapter, last opened first. */
   close(): Promise<void>;
 }
@@ -120,6 +122,10 @@ export interface ContainerOptions {
    * always run in the process that queued them.
    */
   runJobs?: boolean;
+  /** What the process is for, for /readyz (default: `all` when it runs jobs, else `api`). */
+  role?: ProcessRole;
+  /** Where adapters report dependency outages (one per process; made here when not given). */
+  health?: DependencyHealth;
 }
 
 export async function createContainer(
@@ -131,12 +137,13 @@ export async function createContainer(
   const dataDir = resolve(config.storage.dataDir);
   await mkdir(dataDir, { recursive: true });
   const closers: Array<() => Promise<void>> = [];
+  const health = options.health ?? new DependencyHealth(logger);
 
   const projects = config.storage.databaseUrl
-    ? await createPostgresProjectStore(config.storage.databaseUrl, {
-        onConnectionError: (error) =>
-          logger.warn({ err: error }, 'PostgreSQL ended an idle connection of the project store'),
-      })
+    ? await createPostgresProjectStore(
+        config.storage.databaseUrl,
+        postgresPoolOptions(config, logger, 'project store', health),
+      )
     : await createSqliteProjectStore(join(dataDir, 'alexandria.db'));
   closers.push(() => projects.close());
 
@@ -148,34 +155,20 @@ export async function createContainer(
         ...(storage.s3Endpoint ? { endpoint: storage.s3Endpoint } : {}),
         ...(storage.s3AccessKeyId ? { accessKeyId: storage.s3AccessKeyId } : {}),
         ...(storage.s3SecretAccessKey ? { secretAccessKey: storage.s3SecretAccessKey } : {}),
+        health: {
+          onOutage: (error) => health.failed('blob_store', 'request', error),
+          onAnswered: () => health.answered('blob_store'),
+        },
       })
     : undefined;
   if (s3) closers.push(async () => s3.close());
   const blobs: BlobStore = s3 ?? new FsBlobStore(join(dataDir, 'blobs'));
 
-  // With REDIS_URL, the cache and the rate limits are shared by every replica.
-  const redis = storage.redisUrl ? new Redis(storage.redisUrl, { maxRetriesPerRequest: 2 }) : undefined;
-  if (redis) closers.push(async () => void (await redis.quit()));
-  const rateLimitPolicy = { perMinute: config.auth.rateLimitPerMinute, burst: config.auth.rateLimitBurst };
-  const cache: Cache = redis
-    ? new RedisCache(redis, { onError: (error) => logger.warn({ err: error }, 'redis cache unavailable') })
-    : new MemoryCache();
-  closers.push(() => cache.close());
-  const rateLimiter: RateLimiter = redis
-    ? new RedisRateLimiter(redis, rateLimitPolicy, clock)
-    : new MemoryRateLimiter(rateLimitPolicy, clock);
-  closers.push(() => rateLimiter.close());
-  const unauthenticatedPolicy = {
-    perMinute: config.auth.unauthenticatedRateLimitPerMinute,
-    burst: config.auth.unauthenticatedRateLimitBurst,
-  };
-  const unauthenticatedRateLimiter: RateLimiter | undefined =
-    unauthenticatedPolicy.perMinute === 0
-      ? undefined
-      : redis
-        ? new RedisRateLimiter(redis, unauthenticatedPolicy, clock, 'alexandria:rate:address:')
-        : new MemoryRateLimiter(unauthenticatedPolicy, clock);
-  if (unauthenticatedRateLimiter) closers.push(() => unauthenticatedRateLimiter.close());
+  // With REDIS_URL, the cache, the rate limits and the upstream guards are shared by every
+  // replica, each falling back to this process's own while Redis fails (decision 0046).
+  const shared = await createSharedState(config, clock, health);
+  closers.push(() => shared.close());
+  const { redis, cache, rateLimiter, unauthenticatedRateLimiter, upstreamGuards } = shared;
   // Heavy work has a price (docs/decisions/0042-heavy-work-budgets.md): tenants' places are counted
   // where every replica sees them; slots and time budgets are this process's.
   const places: ConcurrencyLimiter = redis
@@ -206,15 +199,6 @@ export async function createContainer(
     setting: 'ALEXANDRIA_PARSE_PER_TENANT',
     onError: onPlacesError,
   });
-  // …and so are the upstream sources' request spacing and circuit breakers.
-  const onRedisError = (error: unknown) =>
-    logger.warn({ err: error }, 'redis unavailable for upstream guards');
-  const upstreamGuards = redis
-    ? {
-        rateGates: new RedisRateGates(redis, clock, { onError: onRedisError }),
-        breakers: new RedisCircuitBreakers(redis, clock, { onError: onRedisError }),
-      }
-    : { rateGates: new MemoryRateGates(clock), breakers: new MemoryCircuitBreakers(clock) };
   // One CPU budget for llama.cpp, ONNX Runtime and the PDF workers (docs/decisions/0035-local-chat-model.md).
   const threads = splitThreadBudget({
     total: config.cpu.threads,
@@ -257,7 +241,7 @@ export async function createContainer(
   });
   // Upstream sources: the keyless ones unless ALEXANDRIA_SOURCES says otherwise. `federation.search` wraps the local
   // search (pass the index's search service as `local`); `fullTextSources` feed the documents capability.
-  const index = await openPaperIndex(config, logger);
+  const index = await openPaperIndex(config, logger, health);
   closers.push(() => index.close());
   const embeddings = createEmbeddingModel(config, threads.embedding);
   closers.push(() => embeddings.close());
@@ -298,6 +282,9 @@ export async function createContainer(
   });
   closers.push(() => fetcher.close());
   const jobs = createJobQueue(config, logger);
+  const role = options.role ?? (options.runJobs ? 'all' : 'api');
+  // An API replica of a scaled-out deployment leaves whole documents to the workers (decision 0046).
+  const leavesDocumentsToWorkers = jobs.shared && role === 'api';
   const ranker = new QuestionRanker({
     model: embeddings,
     blobs,
@@ -307,6 +294,7 @@ export async function createContainer(
     sliceSize: config.embedding.batchSize,
     // A first question embeds BM25's candidates only (docs/decisions/0012-question-ranking.md).
     firstQuestionCandidates: config.documents.questionFirstCandidates,
+    embedWholeDocuments: !leavesDocumentsToWorkers,
   });
   const documents = createDocumentServices({
     store: projects,
@@ -339,6 +327,8 @@ export async function createContainer(
       queue: jobs,
       run: !storage.redisUrl || options.runJobs === true,
       concurrency: config.jobs.concurrency,
+      // A parse that waits out an outage does not hold its request past its own limit and a minute.
+      waitTimeoutMs: config.pdf.timeoutMs + 60_000,
     },
     release,
     logger,
@@ -467,12 +457,7 @@ export async function createContainer(
     closers.push(() => started.stop());
   }
 
-  const probes: ReadinessProbe[] = [
-    { name: 'project_store', check: () => projects.ping() },
-    { name: 'blob_store', check: () => blobs.ping() },
-    { name: 'paper_index', check: () => index.ping() },
-  ];
-  if (redis) probes.push({ name: 'redis', check: async () => void (await redis.ping()) });
+  const probes = readinessProbes({ projects, blobs, index, redis, jobs }, role);
 
   return {
     config,
@@ -488,6 +473,13 @@ export async function createContainer(
     services,
     probes,
     upstreamSources: federation.enabled,
+    role,
+    health,
+    dependencies: [
+      ...(storage.databaseUrl ? (['postgres'] as const) : []),
+      ...(redis ? (['redis'] as const) : []),
+      ...(s3 ? (['blob_store'] as const) : []),
+    ],
     async close() {
       for (const close of closers.reverse()) {
         try {
@@ -506,13 +498,17 @@ export async function createContainer(
  * `<data dir>/index.db`, WAL), so that `alexandria ingest` can write it while the server reads.
  * Used by the container and by the CLI.
  */
-export async function openPaperIndex(config: Config, logger: Logger): Promise<PaperIndex> {
+export async function openPaperIndex(
+  config: Config,
+  logger: Logger,
+  health?: DependencyHealth,
+): Promise<PaperIndex> {
   if (config.storage.databaseUrl) {
     return createPostgresPaperIndex(config.storage.databaseUrl, {
       readUrls: config.storage.databaseReadUrls,
       layout: config.storage.pgIndexLayout,
-      onConnectionError: (error) =>
-        logger.warn({ err: error }, 'PostgreSQL ended an idle connection of the paper index'),
+      ...postgresPoolOptions(config, logger, 'paper index', health),
+      standby: standbyRoutingOptions(config, logger),
     });
   }
   const path = config.search.indexPath ?? join(resolve(config.storage.dataDir), 'index.db');
@@ -600,24 +596,6 @@ function createFederationServices(
     ...(dependencies.remember ? { remember: dependencies.remember } : {}),
   });
   return { ...federation, monitor, enabled, fullTextSources: fullTextSourcesOf(upstream.sources) };
-}
-
-/** The job queue: BullMQ on the shared Redis when REDIS_URL is set, else in this process. */
-function createJobQueue(config: Config, logger: Logger): JobQueue {
-  const settings = config.jobs;
-  const onError = (error: unknown, job?: { type: string; id: string; attempt: number }) =>
-    logger.warn({ err: error, job }, job ? 'a background job failed' : 'job queue error');
-  if (!config.storage.redisUrl) {
-    return new MemoryJobQueue({ attempts: settings.attempts, onError });
-  }
-  return new BullMqJobQueue({
-    url: config.storage.redisUrl,
-    prefix: settings.prefix,
-    lockDurationMs: settings.lockMs,
-    attempts: settings.attempts,
-    shutdownGraceMs: settings.shutdownGraceMs,
-    onError,
-  });
 }
 
 /**

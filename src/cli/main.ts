@@ -7,6 +7,7 @@ import { registerBackup } from './commands/backup.js';
 import { registerConfig } from './commands/config.js';
 import { registerDb } from './commands/db.js';
 import { registerIngest } from './commands/ingest.js';
+import { registerJobs } from './commands/jobs.js';
 import { registerKeys } from './commands/keys.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerServe } from './commands/serve.js';
@@ -29,6 +30,7 @@ export function createProgram(): Command {
   registerConfig(program);
   registerMcp(program);
   registerWorker(program);
+  registerJobs(program);
   registerBackup(program);
   registerDb(program);
   return program;

@@ -17,6 +17,7 @@ export const errorCodes = [
   'overloaded',
   'upstream_unavailable',
   'timeout',
+  'unavailable',
   'internal',
 ] as const;
 
@@ -25,7 +26,8 @@ export type ErrorCode = (typeof errorCodes)[number];
 /**
  * HTTP status for each code; `upstream_unavailable` is 502, `timeout` 504. `rate_limited` (429) is
  * the caller over its own share; `overloaded` (503) is the service busy with everyone's work
- * (docs/decisions/0042-heavy-work-budgets.md). Both carry `Retry-After`.
+ * (docs/decisions/0042-heavy-work-budgets.md). Both carry `Retry-After`. `unavailable` (503) is a
+ * dependency of this service — its database, Redis, the blob store — out for now; retry.
  */
 export const statusOfCode: Record<ErrorCode, number> = {
   invalid_request: 400,
@@ -40,6 +42,7 @@ export const statusOfCode: Record<ErrorCode, number> = {
   overloaded: 503,
   upstream_unavailable: 502,
   timeout: 504,
+  unavailable: 503,
   internal: 500,
 };
 
@@ -57,6 +60,7 @@ export const typeOfCode: Record<ErrorCode, string> = {
   overloaded: 'server_error',
   upstream_unavailable: 'upstream_error',
   timeout: 'timeout_error',
+  unavailable: 'service_unavailable_error',
   internal: 'server_error',
 };
 

@@ -4,6 +4,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { AppServices } from '../app-services.js';
 import type { Config } from '../config/load-config.js';
+import type { ProcessRole } from '../config/role.js';
 import type { Logger } from '../platform/logger.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 import type { ReadinessProbe } from '../services/services.js';
@@ -26,6 +27,8 @@ export interface HttpDependencies {
   /** Per client address, for requests without a valid key (see installAuth); none: no such limit. */
   unauthenticatedRateLimiter?: RateLimiter;
   probes: ReadinessProbe[];
+  /** What this process is for; /readyz answers for it (default `all`). */
+  role?: ProcessRole;
   /** The paper index's data version (PaperIndex.dataVersion): keys of cached search answers. */
   indexVersion: () => Promise<string>;
   version: string;
@@ -123,6 +126,7 @@ export async function buildApp(dependencies: HttpDependencies): Promise<FastifyI
     services: dependencies.services,
     config,
     probes: dependencies.probes,
+    role: dependencies.role,
     metrics,
     indexVersion: dependencies.indexVersion,
     withPolicy,

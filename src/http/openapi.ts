@@ -7,7 +7,7 @@ import { varyByOrigin } from './public-origin.js';
 
 /**
  * OpenAPI 3.1 generated from the route schemas, with the API-key and bearer schemes, served at
- * /openapi.json; Swagger UI at /docs. /healthz, /readyz and /metrics are documented (tag `system`);
+ * /openapi.json; Swagger UI at /docs. /livez, /healthz, /readyz and /metrics are documented (tag `system`);
  * /mcp is hidden: it speaks MCP's JSON-RPC over streamable HTTP, which OpenAPI cannot describe
  * usefully and no OpenAPI client should call (MCP hosts find it by its url). The web page and the
  * docs themselves are hidden too. `completeDocument` adds what the route schemas cannot say.
@@ -122,6 +122,7 @@ export const operationIds: Record<string, string> = {
   'GET /api/models/{model}': 'get_model',
   'POST /api/chat/completions': 'create_chat_completion',
   'GET /files/figures/{sha256}/{file}': 'get_figure',
+  'GET /livez': 'livez',
   'GET /healthz': 'healthz',
   'GET /readyz': 'readyz',
   'GET /metrics': 'metrics',

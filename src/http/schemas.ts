@@ -20,6 +20,9 @@ export const errorResponses = {
   401: errorEnvelopeSchema.describe('Missing, unknown or revoked API key.'),
   404: errorEnvelopeSchema.describe('Not found.'),
   429: errorEnvelopeSchema.describe('Rate limit exceeded; see Retry-After.'),
+  503: errorEnvelopeSchema.describe(
+    'A dependency (the database, the blob store) is out for now; retry after Retry-After seconds.',
+  ),
 };
 
 /**

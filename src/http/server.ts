@@ -1,8 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { Container } from '../main.js';
 import { packageVersion } from '../platform/version.js';
+import { knownJobTypes } from '../services/jobs/job-types.js';
 import { buildApp, type HttpDependencies } from './app.js';
+import { installDependencyMetrics } from './dependency-metrics.js';
 import { installIndexMetrics } from './index-metrics.js';
+import { installJobMetrics } from './job-metrics.js';
 import { createMetrics } from './metrics.js';
 import { installStorageMetrics } from './storage-metrics.js';
 
@@ -13,6 +16,8 @@ export function createHttpApp(
 ): Promise<FastifyInstance> {
   const metrics = createMetrics();
   installIndexMetrics(metrics.registry, container.stores.index);
+  installDependencyMetrics(metrics.registry, container.health, container.dependencies);
+  installJobMetrics(metrics.registry, container.jobs, knownJobTypes);
   installStorageMetrics(metrics.registry, container.services.storage, {
     perTenant: container.config.server.metricsPerTenant,
   });
@@ -23,6 +28,7 @@ export function createHttpApp(
     rateLimiter: container.rateLimiter,
     unauthenticatedRateLimiter: container.unauthenticatedRateLimiter,
     probes: container.probes,
+    role: container.role,
     indexVersion: () => container.stores.index.dataVersion(),
     metrics,
     version: packageVersion(),
@@ -34,8 +40,11 @@ export function createHttpApp(
  * Listens, and shuts down gracefully on SIGINT/SIGTERM: stop accepting, let in-flight requests
  * finish (bounded by the shutdown timeout), close adapters, exit.
  */
-export async function serve(container: Container): Promise<{ app: FastifyInstance; address: string }> {
-  const app = await createHttpApp(container);
+export async function serve(
+  container: Container,
+  overrides: Partial<HttpDependencies> = {},
+): Promise<{ app: FastifyInstance; address: string }> {
+  const app = await createHttpApp(container, overrides);
   const address = await app.listen({
     host: container.config.server.host,
     port: container.config.server.port,

@@ -15,6 +15,9 @@ export const redactedPaths = [
   '*.apiKey',
   '*.password',
   '*.secret',
+  // node-postgres attaches the client (with the backend's cancel key) to a lost connection's error.
+  'err.client',
+  '*.secretKey',
 ];
 
 /**

@@ -40,6 +40,21 @@ export interface JobQueue {
    */
   wait(type: string, id: string, options?: WaitOptions): Promise<JobInfo | null>;
   /**
+   * How many jobs of each of `types` are in each state, across every process sharing the queue
+   * (`alexandria_jobs{queue,state}` on /metrics, `alexandria jobs`). `waiting` includes jobs waiting
+   * their turn by priority; `delayed` are waiting for a retry.
+   */
+  counts(types: readonly string[]): Promise<JobCount[]>;
+  /**
+   * Processes running jobs of `type` right now (across the deployment for a shared queue; 1 or 0 in
+   * process). Zero means a queued job of that type waits until a worker starts.
+   */
+  workerCount(type: string): Promise<number>;
+  /** Up to `limit` jobs of `type` that failed for good, most recent first. */
+  failed(type: string, limit: number): Promise<JobInfo[]>;
+  /** Queues failed jobs of `type` again (only the one with de-duplication id `id` when given); how many. */
+  retryFailed(type: string, id?: string): Promise<number>;
+  /**
    * Stops taking jobs. Running jobs get the adapter's grace period to finish; past it their signal
    * aborts and a durable adapter puts them back in the queue for another worker.
    */
@@ -89,6 +104,15 @@ export type JobHandler<P extends JobPayload = JobPayload> = (
 
 export type JobState = 'waiting' | 'active' | 'completed' | 'failed';
 
+/** The states `counts` tells apart: `JobState` with retries' waits (`delayed`) on their own. */
+export const jobCountStates = ['waiting', 'active', 'delayed', 'failed', 'completed'] as const;
+
+export interface JobCount {
+  type: string;
+  state: (typeof jobCountStates)[number];
+  count: number;
+}
+
 export interface JobInfo {
   id: string;
   lane: string;
@@ -98,4 +122,6 @@ export interface JobInfo {
   starts: number;
   /** The last error, once failed. */
   error?: string;
+  /** When it finished (ms since the epoch), where the adapter knows. */
+  finishedAt?: number;
 }

@@ -76,8 +76,16 @@ export interface PaperLibrary {
   ): Promise<Array<Paper & { hint?: string }>>;
 }
 
+/** What a process serves: reads (search, papers, questions), writes (uploads, projects) or jobs. */
+export type Capability = 'reads' | 'writes' | 'jobs';
+
 /** A named readiness check (storage, index, …) for /readyz. */
 export interface ReadinessProbe {
   name: string;
   check(): Promise<void>;
+  /**
+   * What this process cannot serve while the check fails (default: everything). A process whose
+   * role needs none of these stays ready — degraded — while it fails (docs/decisions/0046).
+   */
+  neededFor?: readonly Capability[];
 }

@@ -1,13 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { AppError } from '../../src/domain/errors.js';
 import type { JobContext, JobPayload, JobQueue } from '../../src/ports/job-queue.js';
 
 export interface JobQueueSettings {
   /** Runs of a failing job before it counts as failed. */
   attempts: number;
   retryDelayMs: number;
+  /** First wait after a dependency's outage. */
+  outageDelayMs: number;
 }
 
-const settings: JobQueueSettings = { attempts: 3, retryDelayMs: 50 };
+const settings: JobQueueSettings = { attempts: 3, retryDelayMs: 50, outageDelayMs: 50 };
 const poll = { timeout: 15_000, interval: 20 };
 
 /**
@@ -101,6 +104,53 @@ export function runJobQueueContract(name: string, create: (settings: JobQueueSet
       expect(attempts).toEqual({ flaky: [1, 2], broken: [1, 2, 3] });
       expect(await jobs.get('risky', 'flaky')).toMatchObject({ starts: 2 });
       expect(await jobs.get('risky', 'broken')).toMatchObject({ starts: 3, error: 'broken went wrong' });
+    });
+
+    // A 10 s PostgreSQL stop failed 107 queued jobs for good within 3 s: every failure spent an
+    // attempt. A dependency's outage (AppError 'unavailable') now puts the job back without one.
+    it('waits out a dependency outage without spending attempts, then runs the job', async () => {
+      const jobs = await queue();
+      const runs: number[] = [];
+      jobs.process('needs-database', async (_payload, context) => {
+        runs.push(context.attempt);
+        if (runs.length <= settings.attempts + 1) {
+          throw new AppError('unavailable', 'The database is unavailable right now; retry shortly');
+        }
+      });
+      await jobs.enqueue('needs-database', {}, { id: 'outage', lane: 't' });
+      await expect
+        .poll(async () => (await jobs.get('needs-database', 'outage'))?.state, poll)
+        .toBe('completed');
+      // More runs than attempts: none of the outages counted as one.
+      expect(runs.length).toBe(settings.attempts + 2);
+    });
+
+    it('counts jobs by state, lists failed jobs and queues them again', async () => {
+      const jobs = await queue();
+      let healthy = false;
+      expect(await jobs.workerCount('fragile')).toBe(0);
+      jobs.process('fragile', async (payload) => {
+        if (!healthy && payload.kind === 'bad') throw new Error('bad bytes');
+      });
+      await jobs.enqueue('fragile', { kind: 'good' }, { id: 'good', lane: 't' });
+      await jobs.enqueue('fragile', { kind: 'bad' }, { id: 'bad', lane: 't' });
+      await expect.poll(async () => (await jobs.get('fragile', 'bad'))?.state, poll).toBe('failed');
+      await expect.poll(async () => (await jobs.get('fragile', 'good'))?.state, poll).toBe('completed');
+      expect(await jobs.workerCount('fragile')).toBe(1);
+      const counts = await jobs.counts(['fragile', 'unused']);
+      const countOf = (type: string, state: string) =>
+        counts.find((count) => count.type === type && count.state === state)?.count;
+      expect(countOf('fragile', 'failed')).toBe(1);
+      expect(countOf('fragile', 'completed')).toBe(1);
+      expect(countOf('fragile', 'waiting')).toBe(0);
+      expect(countOf('unused', 'delayed')).toBe(0);
+      const failed = await jobs.failed('fragile', 10);
+      expect(failed.map((job) => [job.id, job.error])).toEqual([['bad', 'bad bytes']]);
+      healthy = true;
+      expect(await jobs.retryFailed('fragile', 'nothing-like-it')).toBe(0);
+      expect(await jobs.retryFailed('fragile')).toBe(1);
+      await expect.poll(async () => (await jobs.get('fragile', 'bad'))?.state, poll).toBe('completed');
+      expect(await jobs.failed('fragile', 10)).toEqual([]);
     });
 
     it('waits until a job is done for good: completed, or failed after its retries; at once when done', async () => {

@@ -50,6 +50,10 @@ describe('PostgreSQL adapters when the server ends their idle connections', () =
       await reported(errors);
       expect(errors.length).toBeGreaterThan(0);
       expect((errors[0] as { code?: string }).code).toBe('57P01');
+      // What is reported (and logged) is the code and message: pg attached the client, with the
+      // backend's cancel key, to the error itself, and the log line printed it whole.
+      expect(Object.keys(errors[0] as object).sort()).toEqual(['code', 'message']);
+      expect(JSON.stringify(errors[0])).not.toContain('secretKey');
       expect((await index.search(search)).total).toBe(1);
     } finally {
       await index.close();

@@ -8,7 +8,8 @@ import { createPostgresPaperIndex } from '../../src/adapters/postgres/postgres-p
 import { BullMqJobQueue } from '../../src/adapters/redis/bullmq-job-queue.js';
 import { emptyPaper, type Paper } from '../../src/domain/paper.js';
 import type { PaperIndex } from '../../src/ports/paper-index.js';
-import { RecordVectorsJob, scheduleRecordVectors } from '../../src/services/search/record-vectors-job.js';
+import { RecordVectorsJob } from '../../src/services/search/record-vectors-job.js';
+import { scheduleRecordVectors } from '../../src/services/search/record-vectors-schedule.js';
 import { RecordingEmbeddingModel } from '../fakes/recording-embedding-model.js';
 import {
   deleteRedisKeys,
@@ -48,17 +49,26 @@ interface Replica {
 }
 
 /** One replica: its own connection to the shared index and queue, its own model and walker. */
-async function replica(schema: string, options: { run: boolean }): Promise<Replica> {
+async function replica(
+  schema: string,
+  options: { run: boolean; queuePrefix?: string; rangeSize?: number },
+): Promise<Replica> {
   const index = await createPostgresPaperIndex(testPostgresUrl, { schema, maxConnections: 2 });
   const model = new RecordingEmbeddingModel('test:replica-model');
   // Slow enough that a walk is still running when the other replica's timer fires.
   model.delayMs = 30;
-  const queue = new BullMqJobQueue({ url: testRedisUrl, prefix, lockDurationMs: 1500, shutdownGraceMs: 200 });
+  const queue = new BullMqJobQueue({
+    url: testRedisUrl,
+    prefix: options.queuePrefix ?? prefix,
+    lockDurationMs: 1500,
+    shutdownGraceMs: 200,
+  });
   const walker = new RecordVectorsJob(index, model, { batchSize: 4, pauseMs: 5, idleMs: 40 });
   const stopScheduling = scheduleRecordVectors(queue, walker, {
     run: options.run,
     enqueue: true,
     idleMs: 40,
+    ...(options.rangeSize ? { rangeSize: options.rangeSize } : {}),
   });
   let stopped = false;
   const stop = async () => {
@@ -106,9 +116,11 @@ describe('record vectors as a queued walk shared by replicas', () => {
   it('a replica that runs no jobs only asks; the worker walks, and takes over a stopped walk', async () => {
     const schema = uniqueSchema('record_vectors');
     schemas.push(schema);
-    const serving = await replica(schema, { run: false });
+    // A queue of its own: the replicas of the test above (still running) walk another schema.
+    const queuePrefix = `${prefix}:takeover`;
+    const serving = await replica(schema, { run: false, queuePrefix });
     await serving.index.upsert(papers(40));
-    const first = await replica(schema, { run: true });
+    const first = await replica(schema, { run: true, queuePrefix });
     // Stopped once it has stored a batch or two: its walk ends (the queue releases the job).
     await until(
       async () => ((await serving.index.vectorCoverage?.('test:replica-model'))?.withVectors ?? 0) >= 4,
@@ -116,7 +128,7 @@ describe('record vectors as a queued walk shared by replicas', () => {
     await first.stop();
     const stoppedAt = first.model.documentTexts.length;
     expect(stoppedAt).toBeLessThan(40);
-    const second = await replica(schema, { run: true });
+    const second = await replica(schema, { run: true, queuePrefix });
     await until(async () => (await serving.index.vectorCoverage?.('test:replica-model'))?.withVectors === 40);
     expect(serving.model.documentTexts).toHaveLength(0);
     // The second walker embedded what the first had not stored (at most the batch in flight again).
@@ -124,4 +136,37 @@ describe('record vectors as a queued walk shared by replicas', () => {
     expect(total).toBeGreaterThanOrEqual(40);
     expect(total).toBeLessThanOrEqual(44);
   });
+
+  // Record vectors were computed by one job at a time however many workers ran (~3 records/s):
+  // the walk is now cut into range jobs that every worker takes at once.
+  it('drains the backlog with two workers at once, each taking ranges, every record embedded once', async () => {
+    const drain = async (workers: number) => {
+      const schema = uniqueSchema('record_ranges');
+      schemas.push(schema);
+      const queuePrefix = `${prefix}:ranges${workers}`;
+      const serving = await replica(schema, { run: false, queuePrefix });
+      await serving.index.upsert(papers(96));
+      const started = Date.now();
+      const running = await Promise.all(
+        Array.from({ length: workers }, () => replica(schema, { run: true, queuePrefix, rangeSize: 8 })),
+      );
+      await until(
+        async () => (await serving.index.vectorCoverage?.('test:replica-model'))?.withVectors === 96,
+      );
+      const seconds = (Date.now() - started) / 1000;
+      const shares = running.map((worker) => worker.model.documentTexts.length);
+      for (const worker of [...running, serving]) await worker.stop();
+      return { seconds, shares };
+    };
+    const one = await drain(1);
+    const two = await drain(2);
+    // biome-ignore lint/suspicious/noConsole: the drain times belong in the CI log.
+    console.log(
+      `record vectors, 96 records, 30 ms per 4-record call: 1 worker ${one.seconds.toFixed(1)} s, 2 workers ${two.seconds.toFixed(1)} s (${(one.seconds / two.seconds).toFixed(2)}×), shares ${two.shares.join('/')}`,
+    );
+    expect(one.shares).toEqual([96]);
+    // Every record once, and both workers took ranges.
+    expect(two.shares.reduce((sum, count) => sum + count, 0)).toBe(96);
+    for (const share of two.shares) expect(share).toBeGreaterThanOrEqual(16);
+  }, 120_000);
 });

@@ -90,7 +90,7 @@ describe('authentication is decided on the matched route, however the path is sp
       '/files/figures/:sha256/:file',
     ]);
     expect(new Set(routesOf('probe').map((route) => route.url))).toEqual(
-      new Set(['/healthz', '/readyz', '/metrics']),
+      new Set(['/livez', '/healthz', '/readyz', '/metrics']),
     );
   });
 

@@ -1,20 +1,25 @@
-import type {
-  EnqueuedJob,
-  EnqueueOptions,
-  JobHandler,
-  JobInfo,
-  JobPayload,
-  JobQueue,
-  JobState,
-  ProcessOptions,
-  WaitOptions,
+import {
+  type EnqueuedJob,
+  type EnqueueOptions,
+  type JobCount,
+  type JobHandler,
+  type JobInfo,
+  type JobPayload,
+  type JobQueue,
+  type JobState,
+  jobCountStates,
+  type ProcessOptions,
+  type WaitOptions,
 } from '../../ports/job-queue.js';
+import {
+  isOutageFailure,
+  type JobRetryPolicy,
+  outageDelay,
+  retryDelay,
+  retryPolicyOf,
+} from '../jobs/job-retry-policy.js';
 
-export interface MemoryJobQueueOptions {
-  /** Runs of a job whose handler throws before it counts as failed (default 3). */
-  attempts?: number;
-  /** Wait before the first retry, doubled for each further one (default 1000 ms). */
-  retryDelayMs?: number;
+export interface MemoryJobQueueOptions extends Partial<JobRetryPolicy> {
   /** Finished jobs remembered for `get` (default 1000, oldest forgotten first). */
   keepFinished?: number;
   /** Told about every failed run (the job is retried unless it was the last attempt). */
@@ -27,6 +32,14 @@ interface JobRecord {
   payload: JobPayload;
   state: JobState;
   starts: number;
+  /** Failures of the job's own (outages of a dependency do not count). */
+  failures: number;
+  /** Outages in a row, and since when (the job waits them out for `outagePatienceMs`). */
+  outages: number;
+  outageSince?: number;
+  /** Waiting for a retry (not in a lane yet). */
+  delayed?: boolean;
+  finishedAt?: number;
   error?: string;
   /** Told once the job is done for good (completed or failed). */
   waiters: Array<() => void>;
@@ -57,7 +70,11 @@ export class MemoryJobQueue implements JobQueue {
   private readonly timers = new Set<NodeJS.Timeout>();
   private closed = false;
 
-  constructor(private readonly options: MemoryJobQueueOptions = {}) {}
+  private readonly retry: JobRetryPolicy;
+
+  constructor(private readonly options: MemoryJobQueueOptions = {}) {
+    this.retry = retryPolicyOf(options);
+  }
 
   async enqueue(type: string, payload: JobPayload, options: EnqueueOptions): Promise<EnqueuedJob> {
     if (this.closed) throw new Error('the job queue is closed');
@@ -69,6 +86,8 @@ export class MemoryJobQueue implements JobQueue {
       payload: structuredClone(payload),
       state: 'waiting',
       starts: 0,
+      failures: 0,
+      outages: 0,
       waiters: [],
     };
     state.finished.delete(options.id);
@@ -84,6 +103,52 @@ export class MemoryJobQueue implements JobQueue {
     state.handler = handler as JobHandler;
     state.concurrency = Math.max(1, options.concurrency ?? 1);
     this.pump(type);
+  }
+
+  async counts(types: readonly string[]): Promise<JobCount[]> {
+    return types.flatMap((type) => {
+      const count = Object.fromEntries(jobCountStates.map((state) => [state, 0])) as Record<
+        JobCount['state'],
+        number
+      >;
+      const state = this.types.get(type);
+      for (const record of [...(state?.live.values() ?? []), ...(state?.finished.values() ?? [])]) {
+        count[record.delayed && record.state === 'waiting' ? 'delayed' : record.state] += 1;
+      }
+      return jobCountStates.map((name) => ({ type, state: name, count: count[name] }));
+    });
+  }
+
+  async workerCount(type: string): Promise<number> {
+    return this.types.get(type)?.handler && !this.closed ? 1 : 0;
+  }
+
+  async failed(type: string, limit: number): Promise<JobInfo[]> {
+    const finished = [...(this.types.get(type)?.finished.values() ?? [])];
+    return finished
+      .filter((record) => record.state === 'failed')
+      .reverse()
+      .slice(0, limit)
+      .map((record) => this.info(record));
+  }
+
+  async retryFailed(type: string, id?: string): Promise<number> {
+    const state = this.types.get(type);
+    if (!state) return 0;
+    let retried = 0;
+    for (const record of [...state.finished.values()]) {
+      if (record.state !== 'failed' || (id !== undefined && record.id !== id) || state.live.has(record.id))
+        continue;
+      state.finished.delete(record.id);
+      record.failures = 0;
+      record.outages = 0;
+      delete record.outageSince;
+      state.live.set(record.id, record);
+      this.enlist(state, record);
+      retried += 1;
+    }
+    this.pump(type);
+    return retried;
   }
 
   async get(type: string, id: string): Promise<JobInfo | null> {
@@ -126,6 +191,7 @@ export class MemoryJobQueue implements JobQueue {
       payload: structuredClone(record.payload),
       starts: record.starts,
       ...(record.error === undefined ? {} : { error: record.error }),
+      ...(record.finishedAt === undefined ? {} : { finishedAt: record.finishedAt }),
     };
   }
 
@@ -156,6 +222,7 @@ export class MemoryJobQueue implements JobQueue {
 
   private enlist(state: TypeState, record: JobRecord): void {
     record.state = 'waiting';
+    record.delayed = false;
     const queue = state.lanes.get(record.lane);
     if (queue) queue.push(record);
     else state.lanes.set(record.lane, [record]);
@@ -195,22 +262,35 @@ export class MemoryJobQueue implements JobQueue {
         attempt,
         signal: controller.signal,
       });
+      record.outages = 0;
       this.finish(state, record, 'completed');
     } catch (error) {
       this.options.onError?.(error, { type, id: record.id, lane: record.lane, attempt });
       record.error = error instanceof Error ? error.message : String(error);
-      if (attempt >= (this.options.attempts ?? 3) || this.closed) {
+      const now = Date.now();
+      const outage =
+        isOutageFailure(error) && now - (record.outageSince ?? now) < this.retry.outagePatienceMs;
+      if (outage) {
+        record.outageSince ??= now;
+        record.outages += 1;
+      } else {
+        record.failures += 1;
+        record.outages = 0;
+        delete record.outageSince;
+      }
+      if ((!outage && record.failures >= this.retry.attempts) || this.closed) {
         this.finish(state, record, 'failed');
       } else {
         // Waits for its retry out of the lanes (still de-duplicated), then queues at the back.
         record.state = 'waiting';
+        record.delayed = true;
         const timer = setTimeout(
           () => {
             this.timers.delete(timer);
             this.enlist(state, record);
             this.pump(type);
           },
-          (this.options.retryDelayMs ?? 1000) * 2 ** (attempt - 1),
+          outage ? outageDelay(this.retry, record.outages) : retryDelay(this.retry, record.failures),
         );
         timer.unref();
         this.timers.add(timer);
@@ -224,6 +304,7 @@ export class MemoryJobQueue implements JobQueue {
 
   private finish(state: TypeState, record: JobRecord, outcome: 'completed' | 'failed'): void {
     record.state = outcome;
+    record.finishedAt = Date.now();
     if (outcome === 'completed') delete record.error;
     state.live.delete(record.id);
     state.finished.set(record.id, record);

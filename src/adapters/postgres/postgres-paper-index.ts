@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { identityKeys, type Paper } from '../../domain/paper.js';
 import type {
   IndexClause,
@@ -30,6 +30,13 @@ import { InvertedSearch } from './postgres-inverted-search.js';
 import { InvertedBatch } from './postgres-inverted-writes.js';
 import { migratePostgresPaperIndex, type PostgresIndexLayout } from './postgres-paper-index-schema.js';
 import { documentVector, quoteLexeme } from './postgres-paper-vector.js';
+import {
+  type ConnectionErrorSummary,
+  createPostgresPool,
+  type PostgresPoolHealth,
+  type PostgresPoolSettings,
+} from './postgres-pool.js';
+import { StandbyRouter, type StandbyRoutingOptions } from './standby-router.js';
 import { inTransaction } from './transaction.js';
 
 export interface PostgresPaperIndexOptions {
@@ -40,6 +47,10 @@ export interface PostgresPaperIndexOptions {
   weights?: FieldWeights;
   plan?: Partial<PlanOptions>;
   maxConnections?: number;
+  /** Timeouts and size of every pool (ALEXANDRIA_DATABASE_*); `maxConnections` wins for the size. */
+  pool?: PostgresPoolSettings;
+  /** How the read replicas are watched and skipped (see `StandbyRouter`). */
+  standby?: StandbyRoutingOptions;
   /**
    * How a new index stores its text: `tsvector` (when omitted here) or `inverted` (posting lists of
    * the extension's own; decision 0024). The application passes ALEXANDRIA_PG_INDEX_LAYOUT (default
@@ -51,7 +62,9 @@ export interface PostgresPaperIndexOptions {
    * connection). The pool drops that connection and opens another on the next query; without a
    * listener the error would end the process.
    */
-  onConnectionError?: (error: unknown) => void;
+  onConnectionError?: (error: ConnectionErrorSummary) => void;
+  /** Told of outages and reconnections (dependency health). */
+  health?: PostgresPoolHealth;
 }
 
 /** Tsvector weight labels per field (D is unused: facets live in columns here). */
@@ -79,16 +92,21 @@ export async function createPostgresPaperIndex(
   if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
     throw new Error(`Invalid schema name ${schema}`);
   }
-  const poolOf = (url: string) =>
-    new pg.Pool({
-      connectionString: url,
-      max: options.maxConnections ?? 10,
-      // JIT compiling a ranking statement costs more than it saves at these sizes.
-      options: `-c jit=off${schema ? ` -c search_path=${schema},public` : ''}`,
-    });
-  const primary = poolOf(connectionString);
-  const replicas = (options.readUrls ?? []).map(poolOf);
-  for (const pool of [primary, ...replicas]) pool.on('error', (error) => options.onConnectionError?.(error));
+  // Only the primary's outages are the database's (a standby's are skipped: StandbyRouter).
+  const poolOf = (url: string, health?: PostgresPoolHealth) =>
+    createPostgresPool(
+      url,
+      {
+        ...options.pool,
+        maxConnections: options.maxConnections ?? options.pool?.maxConnections,
+        // JIT compiling a ranking statement costs more than it saves at these sizes.
+        serverOptions: `-c jit=off${schema ? ` -c search_path=${schema},public` : ''}`,
+      },
+      options.onConnectionError,
+      health,
+    );
+  const primary = poolOf(connectionString, options.health);
+  const replicas = (options.readUrls ?? []).map((url) => poolOf(url));
   try {
     const layout = await migratePostgresPaperIndex(primary, schema, options.layout);
     return new PostgresPaperIndex(primary, replicas, { ...options, layout });
@@ -105,7 +123,8 @@ export class PostgresPaperIndex implements PaperIndex {
   private documents = new Map<string, number>();
   private documentsVersion = '';
   private indexId: string | undefined;
-  private nextReplica = 0;
+  /** Which database answers a read: a caught-up, answering standby, else the primary. */
+  private readonly router: StandbyRouter;
   /** Searches answered by the primary and by read replicas (for metrics and tests). */
   readonly searchesServed = { primary: 0, replicas: 0 };
   /** The layout this index was created with. */
@@ -126,6 +145,7 @@ export class PostgresPaperIndex implements PaperIndex {
     // Label codes 0–3 are D, C, B, A: D unused, C authors/venue/identifiers, B abstract, A title.
     this.weights = [0, w.authors, w.abstract, w.title];
     this.plan = { ...defaultPlanOptions, ...options.plan };
+    this.router = new StandbyRouter(primary, replicas, options.standby);
     this.layout = options.layout ?? 'tsvector';
     if (this.layout === 'inverted')
       this.inverted = new InvertedSearch([w.title, w.abstract, w.authors], this.plan);
@@ -180,9 +200,13 @@ export class PostgresPaperIndex implements PaperIndex {
   }
 
   async search(query: IndexQuery): Promise<IndexPage> {
-    const pool = await this.readPool();
+    const { value, pool } = await this.router.read((reader) => this.searchOn(reader, query));
     if (pool === this.primary) this.searchesServed.primary += 1;
     else this.searchesServed.replicas += 1;
+    return value;
+  }
+
+  private async searchOn(pool: pg.Pool, query: IndexQuery): Promise<IndexPage> {
     const client = await pool.connect();
     if (this.inverted) {
       // One snapshot for the statistics, the ranking and the page's records: a record whose text
@@ -320,27 +344,6 @@ export class PostgresPaperIndex implements PaperIndex {
     if (this.documents.size > 100_000) this.documents.clear();
   }
 
-  /**
-   * A read replica when one is configured and has replayed the primary's last commit (else the
-   * primary): a search never answers from data older than the version callers key caches with.
-   */
-  private async readPool(): Promise<pg.Pool> {
-    if (this.replicas.length === 0) return this.primary;
-    const replica = this.replicas[this.nextReplica % this.replicas.length] as pg.Pool;
-    this.nextReplica += 1;
-    try {
-      const [behind, ahead] = await Promise.all([
-        replica.query<StatsRow>('SELECT data_version FROM paper_index_stats'),
-        this.primary.query<StatsRow>('SELECT data_version FROM paper_index_stats'),
-      ]);
-      const replicaVersion = BigInt(behind.rows[0]?.data_version ?? -1);
-      const primaryVersion = BigInt(ahead.rows[0]?.data_version ?? 0);
-      return replicaVersion >= primaryVersion ? replica : this.primary;
-    } catch {
-      return this.primary;
-    }
-  }
-
   async findByKeys(keys: readonly string[]): Promise<Paper | null> {
     if (keys.length === 0) return null;
     const found = await this.primary.query<{ id: string; hash: string; record: Buffer }>(
@@ -412,13 +415,15 @@ export class PostgresPaperIndex implements PaperIndex {
   }
 
   async recordsByIds(ids: readonly number[]): Promise<Map<number, Paper>> {
-    const pool = await this.readPool();
-    const client = await pool.connect();
-    try {
-      return new Map(await recordsOf(client, [...ids]));
-    } finally {
-      client.release();
-    }
+    const { value } = await this.router.read(async (pool) => {
+      const client = await pool.connect();
+      try {
+        return new Map(await recordsOf(client, [...ids]));
+      } finally {
+        client.release();
+      }
+    });
+    return value;
   }
 
   /** Stores the entries whose record row is still the version embedded (same `xmin`). */
@@ -442,10 +447,11 @@ export class PostgresPaperIndex implements PaperIndex {
   async recordVectors(model: string, ids: readonly number[]): Promise<Map<number, Float32Array>> {
     const vectors = new Map<number, Float32Array>();
     if (ids.length === 0) return vectors;
-    const pool = await this.readPool();
-    const found = await pool.query<{ id: string; vector: Buffer }>(
-      'SELECT id, vector FROM paper_record_vectors WHERE model = $1 AND id = ANY($2::bigint[])',
-      [model, [...ids]],
+    const { value: found } = await this.router.read((pool) =>
+      pool.query<{ id: string; vector: Buffer }>(
+        'SELECT id, vector FROM paper_record_vectors WHERE model = $1 AND id = ANY($2::bigint[])',
+        [model, [...ids]],
+      ),
     );
     for (const row of found.rows) vectors.set(Number(row.id), decodeRecordVector(row.vector));
     return vectors;

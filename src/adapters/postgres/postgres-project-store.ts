@@ -1,10 +1,15 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
-import pg from 'pg';
 import type { ProjectStore } from '../../ports/project-store.js';
 import type { ContentLock } from '../sql/kysely-document-rows.js';
 import { KyselyProjectStore } from '../sql/kysely-project-store.js';
 import { migrateProjectStore } from '../sql/project-migrations.js';
 import type { ProjectDatabase } from '../sql/schema.js';
+import {
+  type ConnectionErrorSummary,
+  createPostgresPool,
+  type PostgresPoolHealth,
+  type PostgresPoolSettings,
+} from './postgres-pool.js';
 
 /**
  * The project store on PostgreSQL (scale-out): the same queries as SQLite through Kysely. `schema`
@@ -15,21 +20,29 @@ export async function createPostgresProjectStore(
   options: {
     schema?: string;
     maxConnections?: number;
+    /** Timeouts and size of the pool (ALEXANDRIA_DATABASE_*); `maxConnections` wins for the size. */
+    pool?: PostgresPoolSettings;
     /** Told of an error on an idle pooled connection (dropped by the pool; see the paper index's). */
-    onConnectionError?: (error: unknown) => void;
+    onConnectionError?: (error: ConnectionErrorSummary) => void;
+    /** Told of outages and reconnections (dependency health). */
+    health?: PostgresPoolHealth;
   } = {},
 ): Promise<ProjectStore> {
   const schema = options.schema;
   if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
     throw new Error(`Invalid schema name ${schema}`);
   }
-  const pool = new pg.Pool({
+  // A connection the server ends (restart, failover) is dropped by the pool, never fatal.
+  const pool = createPostgresPool(
     connectionString,
-    max: options.maxConnections ?? 10,
-    ...(schema ? { options: `-c search_path=${schema}` } : {}),
-  });
-  // An idle connection the server ends (restart, failover) is dropped by the pool, not fatal.
-  pool.on('error', (error) => options.onConnectionError?.(error));
+    {
+      ...options.pool,
+      maxConnections: options.maxConnections ?? options.pool?.maxConnections,
+      serverOptions: schema ? `-c search_path=${schema}` : undefined,
+    },
+    options.onConnectionError,
+    options.health,
+  );
   if (schema) await pool.query(`create schema if not exists ${schema}`);
   const db = new Kysely<ProjectDatabase>({ dialect: new PostgresDialect({ pool }) });
   await migrateProjectStore(db as Kysely<unknown>, schema ? { schema } : {});

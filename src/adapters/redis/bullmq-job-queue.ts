@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { type Job, Queue, QueueEvents, WaitingError, Worker } from 'bullmq';
+import { DelayedError, type Job, Queue, QueueEvents, WaitingError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
+import { AppError } from '../../domain/errors.js';
 import type {
   EnqueuedJob,
   EnqueueOptions,
+  JobCount,
   JobHandler,
   JobInfo,
   JobPayload,
@@ -12,8 +14,16 @@ import type {
   ProcessOptions,
   WaitOptions,
 } from '../../ports/job-queue.js';
+import {
+  isOutageFailure,
+  type JobRetryPolicy,
+  outageDelay,
+  retryDelay,
+  retryPolicyOf,
+} from '../jobs/job-retry-policy.js';
+import { countJobs, failedJobs, retryFailedJobs, type StoredJob } from './bullmq-job-admin.js';
 
-export interface BullMqJobQueueOptions {
+export interface BullMqJobQueueOptions extends Partial<JobRetryPolicy> {
   /** redis://… of the Redis every replica and worker shares. */
   url: string;
   /** Key prefix of every queue (default `alexandria:jobs`); one deployment, one prefix. */
@@ -28,10 +38,6 @@ export interface BullMqJobQueueOptions {
   stalledIntervalMs?: number;
   /** Take-overs after a dead worker before the job counts as failed (default 3). */
   maxStalledCount?: number;
-  /** Runs of a job whose handler throws before it counts as failed (default 3). */
-  attempts?: number;
-  /** Wait before the first retry, doubled for each further one (default 1000 ms). */
-  retryDelayMs?: number;
   /** How long finished jobs stay readable through `get` (default 1 day). */
   keepFinishedSeconds?: number;
   /** On close, how long running jobs may take to finish before they are put back (default 10000 ms). */
@@ -40,13 +46,8 @@ export interface BullMqJobQueueOptions {
   onError?: (error: unknown, job?: { type: string; id: string; lane: string; attempt: number }) => void;
 }
 
-/** What a BullMQ job carries: the payload and its lane. */
-interface StoredJob {
-  payload: JobPayload;
-  lane: string;
-  /** The de-duplication id (BullMQ's own job id is unique per run). */
-  id: string;
-}
+/** The backoff type jobs are queued with; the workers' strategy reads the retry policy. */
+const backoffType = 'alexandria';
 
 /**
  * While waiting for a job, how often its state is read again in case a finish event was missed (a
@@ -95,11 +96,18 @@ export class BullMqJobQueue implements JobQueue {
   private readonly events = new Map<string, Promise<{ events: QueueEvents; connection: Redis }>>();
   private readonly prefix: string;
   private closing: Promise<void> | undefined;
+  private readonly retry: JobRetryPolicy;
 
   constructor(private readonly options: BullMqJobQueueOptions) {
     this.prefix = options.prefix ?? 'alexandria:jobs';
-    // Connected on first use: a process that neither queues nor runs jobs opens no connection.
-    this.client = new Redis(options.url, { maxRetriesPerRequest: 2, lazyConnect: true });
+    this.retry = retryPolicyOf(options);
+    // Connected on first use: a process that neither queues nor runs jobs opens no connection. Its
+    // commands time out, so a hung Redis fails an enqueue (503) instead of stalling the request.
+    this.client = new Redis(options.url, {
+      maxRetriesPerRequest: 2,
+      lazyConnect: true,
+      commandTimeout: 5_000,
+    });
     this.workerClient = new Redis(options.url, { maxRetriesPerRequest: null, lazyConnect: true });
     for (const client of [this.client, this.workerClient]) {
       client.on('error', (error: unknown) => this.options.onError?.(error));
@@ -108,6 +116,12 @@ export class BullMqJobQueue implements JobQueue {
 
   async enqueue(type: string, payload: JobPayload, options: EnqueueOptions): Promise<EnqueuedJob> {
     if (this.closing) throw new Error('the job queue is closed');
+    return this.add(type, payload, options).catch((error: unknown) => {
+      throw queueUnavailable(error);
+    });
+  }
+
+  private async add(type: string, payload: JobPayload, options: EnqueueOptions): Promise<EnqueuedJob> {
     const laneKey = this.laneKey(type, options.lane);
     const backlog = Number((await this.client.get(laneKey)) ?? 0);
     const runId = randomUUID();
@@ -116,8 +130,8 @@ export class BullMqJobQueue implements JobQueue {
       jobId: runId,
       deduplication: { id: options.id },
       priority: Math.min(lowestPriority, Math.max(1, backlog + 1)),
-      attempts: this.options.attempts ?? 3,
-      backoff: { type: 'exponential', delay: this.options.retryDelayMs ?? 1000 },
+      attempts: this.retry.attempts,
+      backoff: { type: backoffType },
       removeOnComplete: { age: this.keepSeconds },
       removeOnFail: { age: this.keepSeconds },
     });
@@ -149,6 +163,8 @@ export class BullMqJobQueue implements JobQueue {
         maxStalledCount: this.options.maxStalledCount ?? 3,
         removeOnComplete: { age: this.keepSeconds },
         removeOnFail: { age: this.keepSeconds },
+        // Failures of the job's own: doubling waits up to a cap (outages are put back in run()).
+        settings: { backoffStrategy: (attemptsMade: number) => retryDelay(this.retry, attemptsMade) },
       },
     );
     worker.on('error', (error) => this.options.onError?.(error));
@@ -161,8 +177,39 @@ export class BullMqJobQueue implements JobQueue {
   }
 
   async get(type: string, id: string): Promise<JobInfo | null> {
-    const runId = await this.client.get(this.runKey(type, id));
-    return runId ? this.infoOf(type, id, runId) : null;
+    try {
+      const runId = await this.client.get(this.runKey(type, id));
+      return runId ? await this.infoOf(type, id, runId) : null;
+    } catch (error) {
+      throw queueUnavailable(error);
+    }
+  }
+
+  counts(types: readonly string[]): Promise<JobCount[]> {
+    return this.admin(async () =>
+      (await Promise.all(types.map((type) => countJobs(this.queue(type), type)))).flat(),
+    );
+  }
+
+  workerCount(type: string): Promise<number> {
+    return this.admin(() => this.queue(type).getWorkersCount());
+  }
+
+  failed(type: string, limit: number): Promise<JobInfo[]> {
+    return this.admin(() => failedJobs(this.queue(type), limit));
+  }
+
+  retryFailed(type: string, id?: string): Promise<number> {
+    return this.admin(() => retryFailedJobs(this.queue(type), id));
+  }
+
+  /** A look at the queue whose Redis failure is the 503 of the request (or command) that asked. */
+  private async admin<T>(look: () => Promise<T>): Promise<T> {
+    try {
+      return await look();
+    } catch (error) {
+      throw queueUnavailable(error);
+    }
   }
 
   private async infoOf(type: string, id: string, runId: string): Promise<JobInfo | null> {
@@ -189,9 +236,15 @@ export class BullMqJobQueue implements JobQueue {
     const { signal } = options;
     signal?.throwIfAborted();
     if (this.closing) throw new Error('the job queue is closed');
-    const { events } = await this.queueEvents(type);
-    const runId =
-      (await this.queue(type).getDeduplicationJobId(id)) ?? (await this.client.get(this.runKey(type, id)));
+    let runId: string | null;
+    let events: QueueEvents;
+    try {
+      ({ events } = await this.queueEvents(type));
+      runId =
+        (await this.queue(type).getDeduplicationJobId(id)) ?? (await this.client.get(this.runKey(type, id)));
+    } catch (error) {
+      throw queueUnavailable(error);
+    }
     if (!runId) return null;
     return new Promise<JobInfo | null>((resolve, reject) => {
       let settled = false;
@@ -205,12 +258,15 @@ export class BullMqJobQueue implements JobQueue {
         outcome();
       };
       const check = () => {
-        this.infoOf(type, id, runId).then(
-          (info) => {
-            if (!info || info.state === 'completed' || info.state === 'failed') finish(() => resolve(info));
-          },
-          (error: unknown) => finish(() => reject(error)),
-        );
+        // Never a throw inside the timer: a failure settles the wait, it cannot end the process.
+        Promise.resolve()
+          .then(() => this.infoOf(type, id, runId as string))
+          .then(
+            (info) => {
+              if (!info || info.state === 'completed' || info.state === 'failed') finish(() => resolve(info));
+            },
+            (error: unknown) => finish(() => reject(queueUnavailable(error))),
+          );
       };
       const onFinished = (event: { jobId: string }) => {
         if (event.jobId === runId) check();
@@ -288,11 +344,33 @@ export class BullMqJobQueue implements JobQueue {
         throw new WaitingError();
       }
     } catch (error) {
-      if (!(error instanceof WaitingError)) this.options.onError?.(error, { type, id, lane, attempt });
+      if (error instanceof WaitingError) throw error;
+      this.options.onError?.(error, { type, id, lane, attempt });
+      if (isOutageFailure(error) && token && (await this.waitOutOutage(job, token))) throw new DelayedError();
       throw error;
     } finally {
       // The worker's signal outlives the job: a listener left on it would keep every job alive.
       signal?.removeEventListener('abort', release);
+    }
+  }
+
+  /**
+   * Puts a job that failed for a dependency's outage back to wait (1 s, 2 s, … capped), without
+   * spending an attempt, while its outages have lasted less than the patience. False when it has
+   * waited long enough, or Redis cannot take it back either (then it fails as any other error).
+   */
+  private async waitOutOutage(job: Job<StoredJob>, token: string): Promise<boolean> {
+    const now = Date.now();
+    const since = job.data.outageSince ?? now;
+    if (now - since >= this.retry.outagePatienceMs) return false;
+    const outages = (job.data.outages ?? 0) + 1;
+    try {
+      await job.updateData({ ...job.data, outageSince: since, outages });
+      await job.moveToDelayed(now + outageDelay(this.retry, outages), token);
+      return true;
+    } catch (error) {
+      this.options.onError?.(error);
+      return false;
     }
   }
 
@@ -358,6 +436,15 @@ export class BullMqJobQueue implements JobQueue {
   private runKey(type: string, id: string): string {
     return `${this.prefix}:${type}:run:${id}`;
   }
+}
+
+/** A Redis failure as the 503 of the request that needed the queue. */
+function queueUnavailable(error: unknown): unknown {
+  if (error instanceof AppError) return error;
+  return new AppError('unavailable', 'The job queue (Redis) is unavailable right now; retry shortly', {
+    retryAfterSeconds: 5,
+    cause: error,
+  });
 }
 
 function stateOf(state: string): JobState | null {

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Clock } from '../../ports/clock.js';
 import type { RateDecision, RateLimiter, RateLimitPolicy } from '../../ports/rate-limiter.js';
+import { MemoryRateLimiter } from '../memory/memory-rate-limiter.js';
 
 /**
  * Token buckets in Redis, so every replica charges the same bucket. One Lua script refills and takes
@@ -30,15 +31,34 @@ redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate) + 1000)
 return {allowed, math.floor(tokens * 1000), wait}
 `;
 
+/**
+ * While Redis fails (down, hung, unreachable) each take is decided by a bucket of this process
+ * instead and reported through `onError`: requests keep being answered, each replica enforcing the
+ * limit on its own (so N replicas allow up to N times the rate meanwhile).
+ */
 export class RedisRateLimiter implements RateLimiter {
+  private readonly fallback: MemoryRateLimiter;
+
   constructor(
     private readonly redis: Redis,
     private readonly policy: RateLimitPolicy,
     private readonly clock: Clock,
     private readonly prefix = 'alexandria:rate:',
-  ) {}
+    private readonly onError?: (error: unknown) => void,
+  ) {
+    this.fallback = new MemoryRateLimiter(policy, clock);
+  }
 
   async take(key: string, cost = 1): Promise<RateDecision> {
+    try {
+      return await this.takeShared(key, cost);
+    } catch (error) {
+      this.onError?.(error);
+      return this.fallback.take(key, cost);
+    }
+  }
+
+  private async takeShared(key: string, cost: number): Promise<RateDecision> {
     const ratePerMs = this.policy.perMinute / 60_000;
     const [allowed, milliTokens, waitMs] = (await this.redis.eval(
       takeScript,

@@ -4,11 +4,13 @@ import {
   HeadBucketCommand,
   HeadObjectCommand,
   ListObjectsCommand,
+  type ListObjectsCommandOutput,
   NoSuchKey,
   NotFound,
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
+import { AppError } from '../../domain/errors.js';
 import { assertBlobKey, type BlobListing, type BlobStore } from '../../ports/blob-store.js';
 
 export interface S3BlobStoreOptions {
@@ -22,6 +24,23 @@ export interface S3BlobStoreOptions {
   prefix?: string;
   /** Keys per `list` request (S3 caps it at 1000, the default); small values exercise paging in tests. */
   listPageSize?: number;
+  /** Told when a request fails because the store is out (it then fails with a 503), and when it answers again. */
+  health?: { onOutage(error: unknown): void; onAnswered(): void };
+}
+
+/** Network failures and the store's own 5xx: the store is out, not the request wrong. */
+function isStoreOutage(error: unknown): boolean {
+  const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+  if (typeof status === 'number') return status >= 500;
+  const code = (error as { code?: unknown }).code;
+  const name = (error as { name?: unknown }).name;
+  return (
+    (typeof code === 'string' &&
+      /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN)$/.test(code)) ||
+    name === 'TimeoutError' ||
+    name === 'RequestTimeout' ||
+    error instanceof AggregateError
+  );
 }
 
 const isMissing = (error: unknown) =>
@@ -45,7 +64,30 @@ export class S3BlobStore implements BlobStore {
         : {}),
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
+      // A store that is down fails the request in seconds (503), instead of after long retries.
+      maxAttempts: 2,
+      requestHandler: { connectionTimeout: 2_000, requestTimeout: 60_000 },
     });
+  }
+
+  /**
+   * Sends one request. An outage of the store (refused, timed out, 5xx) fails it with a 503
+   * (`unavailable`, Retry-After) for the request or job that needed it (docs/decisions/0046).
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: forwards any S3 command
+  private async send<T>(command: any): Promise<T> {
+    try {
+      const response = (await this.client.send(command)) as T;
+      this.options.health?.onAnswered();
+      return response;
+    } catch (error) {
+      if (!isStoreOutage(error)) throw error;
+      this.options.health?.onOutage(error);
+      throw new AppError('unavailable', 'The blob store is unavailable right now; retry shortly', {
+        retryAfterSeconds: 10,
+        cause: error,
+      });
+    }
   }
 
   private key(key: string): string {
@@ -54,7 +96,7 @@ export class S3BlobStore implements BlobStore {
   }
 
   async put(key: string, data: Uint8Array, options: { contentType?: string } = {}): Promise<void> {
-    await this.client.send(
+    await this.send(
       new PutObjectCommand({
         Bucket: this.options.bucket,
         Key: this.key(key),
@@ -66,7 +108,7 @@ export class S3BlobStore implements BlobStore {
 
   async get(key: string): Promise<Uint8Array | null> {
     try {
-      const response = await this.client.send(
+      const response = await this.send<{ Body?: { transformToByteArray(): Promise<Uint8Array> } }>(
         new GetObjectCommand({ Bucket: this.options.bucket, Key: this.key(key) }),
       );
       return response.Body ? await response.Body.transformToByteArray() : new Uint8Array();
@@ -78,7 +120,7 @@ export class S3BlobStore implements BlobStore {
 
   async has(key: string): Promise<boolean> {
     try {
-      await this.client.send(new HeadObjectCommand({ Bucket: this.options.bucket, Key: this.key(key) }));
+      await this.send(new HeadObjectCommand({ Bucket: this.options.bucket, Key: this.key(key) }));
       return true;
     } catch (error) {
       if (isMissing(error)) return false;
@@ -87,7 +129,7 @@ export class S3BlobStore implements BlobStore {
   }
 
   async delete(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key: this.key(key) }));
+    await this.send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key: this.key(key) }));
   }
 
   /**
@@ -99,7 +141,7 @@ export class S3BlobStore implements BlobStore {
     const storePrefix = this.options.prefix ?? '';
     let marker: string | undefined;
     for (;;) {
-      const page = await this.client.send(
+      const page = await this.send<ListObjectsCommandOutput>(
         new ListObjectsCommand({
           Bucket: this.options.bucket,
           Prefix: `${this.key(prefix)}/`,
@@ -120,7 +162,7 @@ export class S3BlobStore implements BlobStore {
   }
 
   async ping(): Promise<void> {
-    await this.client.send(new HeadBucketCommand({ Bucket: this.options.bucket }));
+    await this.send(new HeadBucketCommand({ Bucket: this.options.bucket }));
   }
 
   close(): void {

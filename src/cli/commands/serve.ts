@@ -1,5 +1,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { secretValues } from '../../config/load-config.js';
+import { serveRoleOf } from '../../config/role.js';
+import { systemRoutes } from '../../http/routes/system-routes.js';
 import { serve } from '../../http/server.js';
 import { bootstrapKeys, createContainer } from '../../main.js';
 import { createLogger } from '../../platform/logger.js';
@@ -30,7 +32,19 @@ export function registerServe(program: Command): void {
         destination: 'stdout',
         secrets: secretValues(config),
       });
-      const container = await createContainer(config, logger, { background: true, runJobs: config.jobs.run });
+      const role = serveRoleOf(config);
+      if (config.jobs.role === 'api' && !config.storage.redisUrl) {
+        throw new CliError(
+          'ALEXANDRIA_ROLE=api leaves background jobs to `alexandria worker` processes, which take them from Redis: set REDIS_URL, or use ALEXANDRIA_ROLE=all.',
+          2,
+        );
+      }
+      const container = await createContainer(config, logger, {
+        background: role !== 'worker',
+        runJobs: role !== 'api',
+        role,
+      });
+      logger.info({ role }, `serving as role ${role}`);
       const { createdKey } = await bootstrapKeys(container);
       if (createdKey) {
         output.error(
@@ -45,10 +59,20 @@ export function registerServe(program: Command): void {
         );
       }
       const { host, port } = config.server;
-      const { address } = await serve(container).catch(async (error: unknown) => {
+      // A worker's HTTP port answers its probes and metrics only.
+      const { address } = await serve(
+        container,
+        role === 'worker' ? { routeModules: [systemRoutes] } : {},
+      ).catch(async (error: unknown) => {
         await container.close().catch(() => undefined);
         throw listenError(error, host, port);
       });
+      if (role === 'worker') {
+        output.error(
+          `Alexandria worker is running jobs from ${config.jobs.prefix}; probes and metrics listening on ${address} (/livez, /readyz, /metrics)`,
+        );
+        return;
+      }
       // Where searches go, said before anyone searches (decision 0045).
       output.error(sourcesNotice(container.upstreamSources));
       // A database that is down at this moment costs the line, not the start.

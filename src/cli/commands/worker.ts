@@ -31,7 +31,7 @@ export function registerWorker(program: Command): void {
         destination: 'stdout',
         secrets: secretValues(config),
       });
-      const container = await createContainer(config, logger, { runJobs: true });
+      const container = await createContainer(config, logger, { runJobs: true, role: 'worker' });
       const signal = await new Promise<string>((resolve) => {
         process.once('SIGTERM', () => resolve('SIGTERM'));
         process.once('SIGINT', () => resolve('SIGINT'));

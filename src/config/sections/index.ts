@@ -1,6 +1,7 @@
 import { authSection } from './auth.js';
 import { chatSection } from './chat.js';
 import { cpuSection } from './cpu.js';
+import { databaseSection } from './database.js';
 import { documentsSection } from './documents.js';
 import { embeddingSection } from './embedding.js';
 import { heavySection } from './heavy.js';
@@ -23,6 +24,7 @@ export const sections = {
   cpu: cpuSection,
   auth: authSection,
   storage: storageSection,
+  database: databaseSection,
   jobs: jobsSection,
   documents: documentsSection,
   heavy: heavySection,

@@ -7,10 +7,14 @@ import { booleanText, envVar, nonNegativeInt, positiveInt } from '../env-var.js'
  * (docs/decisions/0022-jobs-and-workers.md).
  */
 export const jobsSection = {
+  role: envVar('ALEXANDRIA_ROLE', z.enum(['all', 'api', 'worker']).optional(), {
+    description:
+      'What `serve` is for (docs/decisions/0046): `all` (default: answers HTTP and runs background jobs), `api` (answers HTTP only: runs no jobs and never embeds a whole document inline; needs REDIS_URL and `alexandria worker` processes), or `worker` (runs jobs; its HTTP port answers only /livez, /readyz and /metrics). `alexandria worker` is always `worker`. /readyz answers for the role.',
+  }),
   run: envVar('ALEXANDRIA_RUN_JOBS', booleanText, {
     default: 'true',
     description:
-      'Whether `serve` also runs background jobs. With REDIS_URL, set false on API-only replicas when `alexandria worker` processes run them; without REDIS_URL jobs always run in the process that queued them.',
+      'Older switch, kept as an alias: `false` means ALEXANDRIA_ROLE=api when ALEXANDRIA_ROLE is unset. Without REDIS_URL jobs always run in the process that queued them.',
   }),
   concurrency: envVar('ALEXANDRIA_JOB_CONCURRENCY', positiveInt, {
     default: '4',
@@ -18,8 +22,23 @@ export const jobsSection = {
       'Jobs of one kind a process runs at once (for PDF parse jobs, ALEXANDRIA_PDF_WORKER_THREADS instead). The heavy work inside (PDF parsing, embedding) is still metered by its own fair queues.',
   }),
   attempts: envVar('ALEXANDRIA_JOB_ATTEMPTS', positiveInt, {
-    default: '3',
-    description: 'Runs of a job whose work fails before it is given up (retries wait 1 s, 2 s, …).',
+    default: '8',
+    description:
+      'Runs of a job whose work fails for a reason of its own before it counts as failed (retries wait ALEXANDRIA_JOB_RETRY_DELAY_MS, doubled each time up to ALEXANDRIA_JOB_RETRY_MAX_DELAY_MS: 2 s … 128 s, about four minutes in all). A failure because PostgreSQL, Redis or the blob store is out spends no attempt: the job waits 1 s, 2 s, … up to 30 s and runs again, for up to ALEXANDRIA_JOB_OUTAGE_PATIENCE_MINUTES. Failed jobs: `alexandria jobs`.',
+  }),
+  retryDelayMs: envVar('ALEXANDRIA_JOB_RETRY_DELAY_MS', positiveInt, {
+    default: '2000',
+    description:
+      'Wait before the first retry of a failed job, in milliseconds; doubled for each further retry.',
+  }),
+  maxRetryDelayMs: envVar('ALEXANDRIA_JOB_RETRY_MAX_DELAY_MS', positiveInt, {
+    default: '300000',
+    description: 'Longest wait between two runs of a failing job, in milliseconds.',
+  }),
+  outagePatienceMinutes: envVar('ALEXANDRIA_JOB_OUTAGE_PATIENCE_MINUTES', positiveInt, {
+    default: '60',
+    description:
+      'How long a job keeps waiting out outages of PostgreSQL or the blob store (retrying without spending attempts) before their failures count as its own, in minutes.',
   }),
   lockMs: envVar('ALEXANDRIA_JOB_LOCK_MS', positiveInt, {
     default: '30000',

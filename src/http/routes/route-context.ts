@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppServices } from '../../app-services.js';
 import type { Config } from '../../config/load-config.js';
+import type { ProcessRole } from '../../config/role.js';
 import type { ReadinessProbe } from '../../services/services.js';
 import type { WithPolicy } from '../access-policy.js';
 import type { HttpMetrics } from '../metrics.js';
@@ -14,6 +15,8 @@ export interface RouteContext {
   services: AppServices;
   config: Config;
   probes: ReadinessProbe[];
+  /** What this process is for; /readyz answers for it (default `all`). */
+  role?: ProcessRole;
   metrics: HttpMetrics;
   /** The paper index's data version (PaperIndex.dataVersion): keys of cached search answers. */
   indexVersion: () => Promise<string>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError } from '../../domain/errors.js';
+import { readinessOf } from '../readiness.js';
 import type { RouteModule } from './route-context.js';
 
 /**
@@ -10,25 +10,32 @@ const probe = { access: 'probe' } as const;
 const open = { tags: ['system'] };
 
 const readinessSchema = z.object({
-  status: z.enum(['ready', 'unavailable']),
-  checks: z.record(z.string(), z.string()).describe('Each storage probe: "ok" or what failed.'),
+  status: z
+    .enum(['ready', 'degraded', 'unavailable'])
+    .describe('`degraded`: what this role serves works, something else (named in `reason`) does not.'),
+  role: z.enum(['all', 'api', 'worker']).describe('What this process is for (ALEXANDRIA_ROLE).'),
+  checks: z.record(z.string(), z.string()).describe('Each dependency probe: "ok" or what failed.'),
+  reason: z.string().optional().describe('Which probes failed and what they are needed for.'),
 });
 
-/** Liveness, readiness (every storage probe) and Prometheus metrics; no API key needed. */
+/** Liveness, readiness (for the process's role) and Prometheus metrics; no API key needed. */
 export const systemRoutes: RouteModule = (app, context) => {
-  app.get(
-    '/healthz',
-    {
-      config: probe,
-      schema: {
-        ...open,
-        summary: 'Liveness',
-        description: 'Answers 200 while the process serves requests; checks nothing else.',
-        response: { 200: z.object({ status: z.literal('ok') }) },
+  for (const path of ['/livez', '/healthz']) {
+    app.get(
+      path,
+      {
+        config: probe,
+        schema: {
+          ...open,
+          summary: 'Liveness',
+          description:
+            'Answers 200 while the process serves requests; checks no dependency (restart the process only when this fails).',
+          response: { 200: z.object({ status: z.literal('ok') }) },
+        },
       },
-    },
-    async () => ({ status: 'ok' as const }),
-  );
+      async () => ({ status: 'ok' as const }),
+    );
+  }
 
   app.get(
     '/readyz',
@@ -38,29 +45,16 @@ export const systemRoutes: RouteModule = (app, context) => {
         ...open,
         summary: 'Readiness',
         description:
-          'Probes every store (database, blobs, and Redis when configured): 200 when all answer, 503 otherwise.',
+          "Probes the dependencies and answers for this process's role: 503 only when what the role needs fails (reads for a replica, jobs for a worker); 200 `degraded`, with the reason, when only something else does.",
         response: {
-          200: readinessSchema.describe('Every probe answered.'),
-          503: readinessSchema.describe('A probe failed; `checks` says which.'),
+          200: readinessSchema.describe('Ready, or degraded (see `reason`).'),
+          503: readinessSchema.describe('What this role needs failed; `reason` says which.'),
         },
       },
     },
     async (_request, reply) => {
-      const checks: Record<string, string> = {};
-      let ready = true;
-      await Promise.all(
-        context.probes.map(async (probe) => {
-          try {
-            await probe.check();
-            checks[probe.name] = 'ok';
-          } catch (error) {
-            ready = false;
-            checks[probe.name] = error instanceof AppError ? error.message : 'unavailable';
-          }
-        }),
-      );
-      const status = ready ? ('ready' as const) : ('unavailable' as const);
-      return reply.code(ready ? 200 : 503).send({ status, checks });
+      const readiness = await readinessOf(context.probes, context.role ?? 'all');
+      return reply.code(readiness.status === 'unavailable' ? 503 : 200).send(readiness);
     },
   );
 

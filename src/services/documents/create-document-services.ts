@@ -63,7 +63,11 @@ export interface DocumentServicesDependencies {
    * A shared queue (Redis) also takes add_to_project's parses (a `parse-pdf` job per PDF, run
    * `parseConcurrency` at a time); with the in-process queue they run here directly.
    */
-  jobs?: { queue: JobQueue; run: boolean; concurrency?: number };
+  /**
+   * The job queue; `waitTimeoutMs` bounds how long a request waits for a queued parse (then 503:
+   * the job goes on, and a retry finds its parse stored).
+   */
+  jobs?: { queue: JobQueue; run: boolean; concurrency?: number; waitTimeoutMs?: number };
   /** Longest a question waits for passage vectors before answering by words alone (default: no limit). */
   questionDeadlineMs?: number;
   /** Frees the blobs of bytes no tenant stores (a failed parse, an upload no entry took). */
@@ -117,6 +121,11 @@ export function createDocumentServices(dependencies: DocumentServicesDependencie
     ...(dependencies.questionDeadlineMs === undefined
       ? {}
       : { questionDeadlineMs: dependencies.questionDeadlineMs }),
+    // A replica that runs no jobs has the workers embed a document its questions found cold.
+    onColdQuestion:
+      dependencies.jobs?.queue.shared && !dependencies.jobs.run
+        ? queueColdDocument(dependencies.jobs.queue, dependencies)
+        : undefined,
   });
   const jobs = dependencies.jobs;
   const library = new PaperLibraryService({
@@ -124,7 +133,7 @@ export function createDocumentServices(dependencies: DocumentServicesDependencie
     documents,
     parsing: meteredParsing(
       jobs?.queue.shared
-        ? new QueuedPdfParsing({ jobs: jobs.queue, parses, documents })
+        ? new QueuedPdfParsing({ jobs: jobs.queue, parses, documents, waitTimeoutMs: jobs.waitTimeoutMs })
         : inProcessParsing(parses),
       parses,
       dependencies.parseShare,
@@ -172,6 +181,18 @@ function embedOnAdd(dependencies: DocumentServicesDependencies, fullText: FullTe
       : fullText.prepareQuestions(tenantId, pdfId);
     started.catch((error: unknown) => {
       logger?.warn({ err: error, pdf_id: pdfId }, 'embedding a new document ahead of questions failed');
+    });
+  };
+}
+
+/** Queues (or joins) the `embed-passages` job of a stored document a question found without vectors. */
+function queueColdDocument(queue: JobQueue, dependencies: DocumentServicesDependencies) {
+  return (tenantId: string, pdfRef: string) => {
+    enqueuePassageEmbedding(queue, dependencies.store, tenantId, pdfRef).catch((error: unknown) => {
+      dependencies.logger?.warn(
+        { err: error, pdf_id: pdfRef },
+        'queueing the embedding of a document failed',
+      );
     });
   };
 }

@@ -32,6 +32,8 @@ export interface ChunkRanker {
     deadlineMs?: number;
     /** Whose turn heavy work (embedding the document) takes: the tenant. */
     lane?: string;
+    /** Told how the ranking was made: `warm`/`full` with every vector, `first` from candidates, `words` by BM25. */
+    onTimings?: (timings: { path: string }) => void;
   }): Promise<RankedChunk[]>;
   /** Embeds and stores the document's passages ahead of its first question (optional). */
   prepare?(documentKey: string, chunks: readonly string[], options?: { lane?: string }): Promise<unknown>;
@@ -67,6 +69,11 @@ export interface FullTextServiceOptions {
    * takes a place while it is fetched and parsed; past the share, 429. Unmetered without it.
    */
   parseShare?: TenantShare | undefined;
+  /**
+   * Told when a question on a stored document was answered before its passage vectors were ready
+   * (from BM25's candidates, or by words): an API replica queues the worker's embedding job here.
+   */
+  onColdQuestion?: (tenantId: string, pdfRef: string) => void;
 }
 
 /** A document ready to read: its canonical reference and its text. */
@@ -139,6 +146,10 @@ export class FullTextService implements FullTextReader {
       lane: tenantId,
       ...(deadlineMs === undefined ? {} : { deadlineMs }),
       ...(options.signal ? { signal: options.signal } : {}),
+      onTimings: (timings) => {
+        if (timings.path === 'first' || timings.path === 'words')
+          this.options.onColdQuestion?.(tenantId, document.ref);
+      },
     });
     const indexes = [...new Set(ranked.map((item) => item.index))].filter(
       (index) => index >= 0 && index < total,

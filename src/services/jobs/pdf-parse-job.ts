@@ -1,3 +1,4 @@
+import { AppError } from '../../domain/errors.js';
 import type { BlobStore } from '../../ports/blob-store.js';
 import type { JobHandler, JobQueue } from '../../ports/job-queue.js';
 import type { DocumentStorage } from '../documents/document-storage.js';
@@ -59,6 +60,12 @@ export function pdfParseHandler(parses: ParseCache, blobs: BlobStore): JobHandle
 
 export interface QueuedPdfParsingOptions {
   jobs: JobQueue;
+  /**
+   * Longest a request waits for the parse job, in ms (default: no limit). Past it the request fails
+   * with 503 + Retry-After (the job goes on; a retry answers from the stored parse): a job waiting
+   * out a blob-store or database outage does not hold the request for as long as the outage lasts.
+   */
+  waitTimeoutMs?: number | undefined;
   parses: ParseCache;
   /** Puts the bytes where a worker reads them. */
   documents: DocumentStorage;
@@ -96,7 +103,29 @@ export class QueuedPdfParsing implements PdfParsing {
     const id = parsePdfJobId(sha256, parserVersion);
     const payload: ParsePdfPayload = { sha256, blobKey: documentBlobKey(sha256), parserVersion };
     await jobs.enqueue(parsePdfJob, payload, { id, lane: options.lane ?? 'default' });
-    await jobs.wait(parsePdfJob, id, { signal: options.signal });
+    // With no worker running, the wait would last until one starts: the job stays queued (a retry
+    // finds its parse stored) and this request fails now (docs/decisions/0046).
+    if ((await jobs.workerCount(parsePdfJob)) === 0) {
+      throw new AppError(
+        'unavailable',
+        'No worker is running background jobs right now: the PDF is queued and is parsed when one starts; retry later',
+        { retryAfterSeconds: 30 },
+      );
+    }
+    const waitTimeoutMs = this.options.waitTimeoutMs;
+    const deadline = waitTimeoutMs === undefined ? undefined : AbortSignal.timeout(waitTimeoutMs);
+    const signal =
+      deadline && options.signal ? AbortSignal.any([options.signal, deadline]) : (deadline ?? options.signal);
+    try {
+      await jobs.wait(parsePdfJob, id, { signal });
+    } catch (error) {
+      if (!deadline?.aborted || options.signal?.aborted) throw error;
+      throw new AppError(
+        'unavailable',
+        'The PDF is still being parsed (a dependency may be recovering); retry shortly, the parse is kept',
+        { retryAfterSeconds: 30 },
+      );
+    }
     const parsed = await parses.lookup(sha256);
     if (parsed) return parsed;
     const failure = await parses.rememberedFailure(sha256);

@@ -283,3 +283,66 @@ describe('QuestionRanker deadline and fair turns (one tenant never stalls the ot
     );
   });
 });
+
+describe('QuestionRanker on an API replica', () => {
+  let folder: string;
+  let blobs: FsBlobStore;
+  beforeEach(async () => {
+    folder = await mkdtemp(join(tmpdir(), 'alexandria-ranker-api-'));
+    blobs = new FsBlobStore(folder);
+  });
+  afterEach(() => rm(folder, { recursive: true, force: true }));
+
+  // An API-only replica embedded a whole document on its first question (12.7 s of CPU, up to
+  // 1.8 GB): with `embedWholeDocuments: false` it embeds the question's candidates only, answers
+  // from them, stores nothing, and leaves the rest to the worker's job (`prepare`).
+  it('on an API replica embeds only a first question’s candidates and leaves the document to a worker', async () => {
+    const many = Array.from(
+      { length: 40 },
+      (_unused, index) =>
+        `## Section ${index}\n\nParagraph ${index} studies topic ${index} in sentences of its own. ${
+          index === 17 ? 'Dps dodecamers bridge supercoiled DNA strands.' : 'Nothing about proteins here.'
+        }`,
+    );
+    const model = new RecordingEmbeddingModel();
+    const timings: RankTimings[] = [];
+    const errors: unknown[] = [];
+    const ranker = new QuestionRanker({
+      model,
+      blobs,
+      embedWholeDocuments: false,
+      firstQuestionCandidates: 4,
+      firstQuestionSpread: 2,
+      onEmbedError: (error) => errors.push(error),
+    });
+    const request = {
+      documentKey: 'sha256:many',
+      chunks: many,
+      question: 'Which dodecamers bridge supercoiled DNA?',
+      deadlineMs: 10_000,
+      onTimings: (timing: RankTimings) => timings.push(timing),
+    };
+    const [best] = await ranker.rank(request);
+    expect(best?.index).toBe(17);
+    expect(timings[0]?.path).toBe('first');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The candidates (and a spread), not the 40 chunks' passages; nothing stored; no error reported.
+    expect(model.documentTexts.length).toBeLessThanOrEqual(6);
+    const stored: string[] = [];
+    for await (const blob of blobs.list('question-vectors')) stored.push(blob.key);
+    expect(stored).toEqual([]);
+    expect(errors).toEqual([]);
+    // A mode that needs every vector answers by words instead of embedding them here.
+    const [byWords] = await ranker.rank({ ...request, mode: 'dense', onTimings: undefined });
+    expect(byWords?.wordsOnly).toBe(true);
+    // The worker's job embeds everything; then the replica reads the stored vectors (warm).
+    await new QuestionRanker({ model: new RecordingEmbeddingModel(), blobs }).prepare(
+      request.documentKey,
+      many,
+    );
+    const embeddedBefore = model.documentTexts.length;
+    await ranker.rank({ ...request, question: 'What does paragraph 3 study?' });
+    expect(timings.at(-1)?.path).toBe('warm');
+    expect(model.documentTexts).toHaveLength(embeddedBefore);
+  });
+});

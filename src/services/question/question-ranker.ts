@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import { AppError } from '../../domain/errors.js';
 import { LoopTurns } from '../../platform/loop-turns.js';
 import type { BlobStore } from '../../ports/blob-store.js';
 import type { EmbeddingModel } from '../../ports/embedding-model.js';
@@ -53,6 +54,25 @@ export interface QuestionRankerOptions {
    * `defaultFirstQuestionSpread`).
    */
   firstQuestionSpread?: number | undefined;
+  /**
+   * Whether a question may embed the whole document in this process (default true). False on an
+   * `api` replica (docs/decisions/0046): a question on a document whose vectors are not stored yet
+   * embeds only its candidates (within its deadline) and is answered from them, the rest being left
+   * to a worker's `embed-passages` job; `prepare` (what that job calls) still embeds everything.
+   */
+  embedWholeDocuments?: boolean | undefined;
+}
+
+/**
+ * A document's passage vectors are left to a worker (`embedWholeDocuments: false`) and a caller
+ * needed all of them: 503, retry once the worker has stored them.
+ */
+export class DocumentLeftToWorkers extends AppError {
+  constructor() {
+    super('unavailable', "This document's passages are being embedded by a worker; retry shortly", {
+      retryAfterSeconds: 10,
+    });
+  }
 }
 
 /**
@@ -212,7 +232,8 @@ export class QuestionRanker {
     const mode = request.mode ?? 'hybrid';
     const topK = request.topK ?? 1;
     const started = performance.now();
-    const document = this.document(request.documentKey, request.chunks, request.lane);
+    const whole = this.options.embedWholeDocuments !== false;
+    const document = this.document(request.documentKey, request.chunks, request.lane, whole);
     const deadlineMs = request.deadlineMs;
     const finish = (scored: Scored, wordsOnly = false): RankedChunk[] => {
       const ranking = performance.now();
@@ -226,29 +247,38 @@ export class QuestionRanker {
       });
       return wordsOnly ? ranked.map((chunk) => ({ ...chunk, wordsOnly: true })) : ranked;
     };
+    // Vectors left to a worker and needed whole (another mode, no candidates): BM25's ranking.
+    const byWords = async (): Promise<RankedChunk[]> => {
+      const lexical = await abortable(document.lexical, request.signal);
+      const bm25 = lexical.bm25.score(request.question);
+      const words = { passages: lexical.passages, dense: new Float32Array(lexical.passages.length), bm25 };
+      return finish(
+        {
+          scores: words,
+          fused: bm25,
+          path: 'words',
+          prepareMs: 0,
+          embedMs: performance.now() - started,
+          passagesEmbedded: 0,
+        },
+        true,
+      );
+    };
+    const unlessLeftToWorkers = (error: unknown): Promise<RankedChunk[]> => {
+      if (error instanceof DocumentLeftToWorkers) return byWords();
+      throw error;
+    };
     // Vectors at hand: the question's own vector goes ahead of all document work, so no deadline.
     if (mode !== 'hybrid' || document.ready) {
-      const scores = await this.scores(
-        abortable(document.full, request.signal),
-        request.question,
-        request.signal,
-      );
-      const fused = fuseScores(scores.dense, scores.bm25, mode, this.fusion);
-      const embedMs = performance.now() - started;
-      return finish({
-        scores,
-        fused,
-        path: document.ready ? 'warm' : 'full',
-        prepareMs: 0,
-        embedMs,
-        passagesEmbedded: 0,
-      });
+      return this.rankWhole(request, document, mode, started, finish).catch(unlessLeftToWorkers);
     }
     // Not built yet (or stored, not yet read): a first question embeds BM25's candidates only.
     const deadline = new AbortController();
     const signal = request.signal ? AbortSignal.any([request.signal, deadline.signal]) : deadline.signal;
     const scored = this.coldScores(document, request.question, started, signal);
-    if (deadlineMs === undefined) return finish(await abortable(scored, request.signal));
+    if (deadlineMs === undefined) {
+      return abortable(scored, request.signal).then((outcome) => finish(outcome), unlessLeftToWorkers);
+    }
     // The question's vector is given up at the deadline (it would only hold up the queue).
     scored.catch(() => {}); // settles after the deadline when nobody waits any more
     const timedOut = Symbol('deadline');
@@ -264,23 +294,40 @@ export class QuestionRanker {
         }),
       ]),
       request.signal,
-    ).finally(() => clearTimeout(timer));
+    )
+      .catch((error: unknown): typeof timedOut => {
+        if (error instanceof DocumentLeftToWorkers) return timedOut;
+        throw error;
+      })
+      .finally(() => clearTimeout(timer));
     if (outcome !== timedOut) return finish(outcome);
     deadline.abort(new Error('question deadline passed'));
-    const lexical = await abortable(document.lexical, request.signal);
-    const bm25 = lexical.bm25.score(request.question);
-    const words = { passages: lexical.passages, dense: new Float32Array(lexical.passages.length), bm25 };
-    return finish(
-      {
-        scores: words,
-        fused: bm25,
-        path: 'words',
-        prepareMs: 0,
-        embedMs: performance.now() - started,
-        passagesEmbedded: 0,
-      },
-      true,
+    return byWords();
+  }
+
+  /** Ranks with every passage's vector (waits for them). */
+  private async rankWhole(
+    request: RankRequest,
+    document: PendingDocument,
+    mode: RankMode,
+    started: number,
+    finish: (scored: Scored, wordsOnly?: boolean) => RankedChunk[],
+  ): Promise<RankedChunk[]> {
+    const scores = await this.scores(
+      abortable(document.full, request.signal),
+      request.question,
+      request.signal,
     );
+    const fused = fuseScores(scores.dense, scores.bm25, mode, this.fusion);
+    const embedMs = performance.now() - started;
+    return finish({
+      scores,
+      fused,
+      path: document.ready ? 'warm' : 'full',
+      prepareMs: 0,
+      embedMs,
+      passagesEmbedded: 0,
+    });
   }
 
   /**
@@ -415,33 +462,34 @@ export class QuestionRanker {
     documentKey: string,
     chunks: readonly string[],
     lane: string | undefined,
+    whole = true,
   ): PendingDocument {
     const key = this.storageKey(documentKey, chunks);
     const hit = this.memory.get(key);
     if (hit) return { lexical: Promise.resolve(hit), full: Promise.resolve(hit), ready: true };
     let pending = this.pending.get(key);
     if (!pending) {
-      pending = this.load(key, chunks, lane ?? '');
+      pending = this.load(key, chunks, lane ?? '', whole);
       this.pending.set(key, pending);
       const settled = () => this.pending.delete(key);
       // Nobody may be waiting when it fails (every question answered by words at its deadline).
       pending.full.then(settled, (error: unknown) => {
         settled();
-        this.options.onEmbedError?.(error);
+        if (!(error instanceof DocumentLeftToWorkers)) this.options.onEmbedError?.(error);
       });
       pending.lexical.catch(() => {});
     }
     return pending;
   }
 
-  private load(key: string, chunks: readonly string[], lane: string): PendingDocument {
+  private load(key: string, chunks: readonly string[], lane: string, whole: boolean): PendingDocument {
     let lexicalReady: (document: LexicalDocument) => void = () => {};
     let lexicalFailed: (error: unknown) => void = () => {};
     const lexical = new Promise<LexicalDocument>((resolve, reject) => {
       lexicalReady = resolve;
       lexicalFailed = reject;
     });
-    const full = this.embedDocument(key, chunks, lane, lexicalReady);
+    const full = this.embedDocument(key, chunks, lane, lexicalReady, whole);
     full.catch(lexicalFailed); // no-op once the words were ready
     return { lexical, full };
   }
@@ -451,6 +499,7 @@ export class QuestionRanker {
     chunks: readonly string[],
     lane: string,
     lexicalReady: (document: LexicalDocument) => void,
+    whole: boolean,
   ): Promise<PreparedDocument> {
     const { model, blobs } = this.options;
     // Split and indexed in slices, so a huge document does not hold up other requests (decision 0042).
@@ -483,6 +532,8 @@ export class QuestionRanker {
       lexicalReady({ passages, bm25, partial });
       // A question waiting for these words picks its candidate passages first; they are not embedded twice.
       await new Promise((resolve) => setImmediate(resolve));
+      // The rest is a worker's job here: the question is answered from its candidates.
+      if (!whole) throw new DocumentLeftToWorkers();
       const texts = passages.map((passage) => passage.text);
       const embedded = await this.queue.embedDocumentExcept(lane, texts, {
         skip: (index) => partial.vectors[index] !== undefined || partial.inflight.has(index),

@@ -1,6 +1,5 @@
 import type { EmbeddingModel } from '../../ports/embedding-model.js';
-import type { JobQueue } from '../../ports/job-queue.js';
-import type { PaperIndex } from '../../ports/paper-index.js';
+import type { PaperIndex, RecordToEmbed } from '../../ports/paper-index.js';
 import { recordVectorText } from './hybrid-rerank.js';
 
 export interface RecordVectorsJobOptions {
@@ -22,6 +21,12 @@ export interface RecordVectorsJobOptions {
   onError?: (error: unknown) => void;
   /** Called after each stored batch (progress logs, tests). */
   onBatch?: (progress: { stored: number; lastId: number }) => void;
+}
+
+/** Records by id, `afterId` excluded, `throughId` included: the unit several workers share. */
+export interface RecordRange {
+  afterId: number;
+  throughId: number;
 }
 
 /** What one run over the records did. */
@@ -83,17 +88,32 @@ export class RecordVectorsJob {
       this.options.batchSize,
     );
     if (records.length === 0) {
-      // The end: next time, new records only, unless a walk from the start is due.
-      const rescan = this.options.rescanMs ?? 600_000;
-      this.highest = Math.max(this.highest, this.afterId);
-      if (Date.now() - this.lastFullWalk >= rescan) {
-        this.lastFullWalk = Date.now();
-        this.afterId = 0;
-      } else {
-        this.afterId = this.highest;
-      }
+      this.reachedEnd();
       return { embedded: 0, stored: 0 };
     }
+    const stored = await this.embedAndStore(records, signal);
+    this.afterId = (records.at(-1) as { id: number }).id;
+    this.highest = Math.max(this.highest, this.afterId);
+    this.options.onBatch?.({ stored, lastId: this.afterId });
+    return { embedded: records.length, stored };
+  }
+
+  /** The walk reached the end: next time, new records only, unless a walk from the start is due. */
+  private reachedEnd(): void {
+    const rescan = this.options.rescanMs ?? 600_000;
+    this.highest = Math.max(this.highest, this.afterId);
+    if (Date.now() - this.lastFullWalk >= rescan) {
+      this.lastFullWalk = Date.now();
+      this.afterId = 0;
+    } else {
+      this.afterId = this.highest;
+    }
+  }
+
+  /** Embeds and stores one batch of records (their vectors are stored whole or not at all). */
+  private async embedAndStore(records: readonly RecordToEmbed[], signal?: AbortSignal): Promise<number> {
+    const putRecordVectors = this.index.putRecordVectors;
+    if (!putRecordVectors || records.length === 0) return 0;
     const vectors = await this.model.embed(
       records.map((record) => recordVectorText(record.paper)),
       {
@@ -101,7 +121,7 @@ export class RecordVectorsJob {
         inputType: 'document',
       },
     );
-    const stored = await putRecordVectors.call(
+    return putRecordVectors.call(
       this.index,
       this.model.id,
       records.map((record, index) => ({
@@ -110,10 +130,66 @@ export class RecordVectorsJob {
         vector: vectors[index] as Float32Array,
       })),
     );
-    this.afterId = (records.at(-1) as { id: number }).id;
-    this.highest = Math.max(this.highest, this.afterId);
-    this.options.onBatch?.({ stored, lastId: this.afterId });
-    return { embedded: records.length, stored };
+  }
+
+  /**
+   * Cuts the walk ahead into ranges of about `rangeSize` records without vectors — (afterId,
+   * throughId] each — and hands each to `plan` (which queues it as an `embed-record-range` job, so
+   * that every worker takes ranges at once). Plans at most `maxRanges`; the cursor moves as
+   * `runBatch`'s does (new records only, a walk from the start every `rescanMs`). Returns how many
+   * ranges it planned.
+   */
+  async planRanges(
+    rangeSize: number,
+    maxRanges: number,
+    plan: (range: RecordRange) => Promise<void>,
+  ): Promise<number> {
+    const recordsWithoutVectors = this.index.recordsWithoutVectors;
+    if (!recordsWithoutVectors) return 0;
+    let planned = 0;
+    while (planned < maxRanges && !this.stopping.signal.aborted) {
+      const records = await recordsWithoutVectors.call(this.index, this.model.id, this.afterId, rangeSize);
+      const last = records.at(-1);
+      if (!last) {
+        this.reachedEnd();
+        break;
+      }
+      await plan({ afterId: this.afterId, throughId: last.id });
+      planned += 1;
+      this.afterId = last.id;
+      this.highest = Math.max(this.highest, this.afterId);
+    }
+    return planned;
+  }
+
+  /**
+   * Embeds the records of one range that still have no vector, batch by batch, `pauseMs` apart, until
+   * the range is done or `signal` aborts. Returns how many it embedded.
+   */
+  async runRange(range: RecordRange, signal: AbortSignal): Promise<number> {
+    const recordsWithoutVectors = this.index.recordsWithoutVectors;
+    if (!recordsWithoutVectors) return 0;
+    const stop = AbortSignal.any([signal, this.stopping.signal]);
+    let cursor = range.afterId;
+    let embedded = 0;
+    while (!stop.aborted) {
+      const records = (
+        await recordsWithoutVectors.call(this.index, this.model.id, cursor, this.options.batchSize)
+      ).filter((record) => record.id <= range.throughId);
+      const last = records.at(-1);
+      if (!last) break;
+      try {
+        const stored = await this.embedAndStore(records, signal);
+        this.options.onBatch?.({ stored, lastId: last.id });
+      } catch (error) {
+        if (stop.aborted) break; // stopped mid-batch: dropped whole; the job is released
+        throw error;
+      }
+      embedded += records.length;
+      cursor = last.id;
+      await sleep(this.options.pauseMs, stop);
+    }
+    return embedded;
   }
 
   /** Embeds every record that has no vector yet, in the foreground (benchmarks, evaluations). */
@@ -183,54 +259,4 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
       resolve();
     }
   });
-}
-
-/** The queued job that computes record vectors (one waiting or running across every replica). */
-export const embedRecordsJob = 'embed-records';
-/** Its de-duplication id and lane: one index, one walk at a time, not any tenant's turn. */
-const embedRecordsId = 'paper-index';
-const embedRecordsLane = 'system:paper-index';
-
-/**
- * Runs the record-vector walk as a queued job, so that replicas sharing one index (PostgreSQL +
- * Redis) do not each embed the same records: every process that keeps the index up to date
- * (`enqueue`) asks for a walk every `idleMs`; the queue keeps one such job waiting or running at a
- * time across replicas, and a process that runs jobs (`run`: `alexandria worker`, a replica with
- * ALEXANDRIA_RUN_JOBS, or the one process of the embedded default) walks until every record has a
- * vector. A replica killed mid-walk leaves the job to another worker (durable queue); the vectors
- * already stored stay. Returns a stop function (the timer; the queue stops the job itself).
- */
-export function scheduleRecordVectors(
-  queue: JobQueue,
-  walker: RecordVectorsJob,
-  options: { run: boolean; enqueue: boolean; idleMs: number; onError?: (error: unknown) => void },
-): () => void {
-  if (options.run) {
-    queue.process(embedRecordsJob, async (_payload, context) => {
-      await walker.runUntilDone(context.signal);
-    });
-  }
-  if (!options.enqueue) return () => {};
-  let timer: NodeJS.Timeout | undefined;
-  let stopped = false;
-  const tick = () => {
-    if (stopped) return;
-    queue.enqueue(embedRecordsJob, {}, { id: embedRecordsId, lane: embedRecordsLane }).then(
-      () => schedule(options.idleMs),
-      (error: unknown) => {
-        options.onError?.(error);
-        schedule(options.idleMs);
-      },
-    );
-  };
-  const schedule = (ms: number) => {
-    if (stopped) return;
-    timer = setTimeout(tick, ms);
-    timer.unref?.();
-  };
-  schedule(0);
-  return () => {
-    stopped = true;
-    clearTimeout(timer);
-  };
 }

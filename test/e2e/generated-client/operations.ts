@@ -58,6 +58,7 @@ export function operationSteps(client: GeneratedClient, fixtures: Fixtures) {
 
   return {
     async system() {
+      expect(ok(await client.GET('/livez', {})).status).toBe('ok');
       expect(ok(await client.GET('/healthz', {})).status).toBe('ok');
       expect(ok(await client.GET('/readyz', {})).status).toBe('ready');
       const metrics = ok(await client.GET('/metrics', { parseAs: 'text' }));
