@@ -11,6 +11,7 @@ import type { PaperMetadataService } from './services/federation/paper-metadata-
 import type { SourceMonitor } from './services/federation/source-monitor.js';
 import type { ProjectService } from './services/project-service.js';
 import type { FullTextReader, PaperLibrary, PaperSearch } from './services/services.js';
+import type { StorageService } from './services/storage/storage-service.js';
 import type { ZoteroService } from './services/zotero-service.js';
 
 /**
@@ -35,6 +36,8 @@ export interface AppServices {
   references: ReferenceService;
   /** A project's citation graph and the offline literature map's links (decision 0031). */
   citationGraph: CitationGraphService;
+  /** Deleting stored PDFs (their blobs freed) and the storage figures on /metrics (decision 0041). */
+  storage: StorageService;
   /** Saving citations into users' Zotero libraries (save-citation). */
   zotero: ZoteroService;
   /** Paper and patent search: the local index, federated with upstream sources when configured. */

@@ -56,7 +56,6 @@ import { CitationGraphService } from './services/citations/citation-graph.js';
 import { federatedRecords } from './services/citations/online-records.js';
 import { ReferenceService } from './services/citations/reference-service.js';
 import { createDocumentServices } from './services/documents/create-document-services.js';
-import { DocumentBlobSweeper } from './services/documents/document-blob-sweep.js';
 import { inProcessParsing, meteredParsing } from './services/documents/pdf-parsing.js';
 import {
   createFederation,
@@ -71,6 +70,9 @@ import { RecordVectorsJob } from './services/search/record-vectors-job.js';
 import { scheduleRecordVectors } from './services/search/record-vectors-schedule.js';
 import { SearchService } from './services/search-service.js';
 import type { PaperLookup, PaperSearch, ReadinessProbe } from './services/services.js';
+import { BlobSweeper } from './services/storage/blob-sweeper.js';
+import { ContentRelease } from './services/storage/content-release.js';
+import { StorageService } from './services/storage/storage-service.js';
 import { TenantShare } from './services/tenant-share.js';
 import { ZoteroService } from './services/zotero-service.js';
 
@@ -220,7 +222,18 @@ export async function createContainer(
 
   const signingSecret =
     config.auth.signingSecret ?? (await storedSigningSecret(projects, join(dataDir, 'secret')));
-  const projectService = new ProjectService(projects);
+  // Deleting documents frees their blobs once no tenant stores the content (decision 0041); the
+  // processes' memory caches of that content are dropped with them.
+  const forgetContent: Array<(sha256: string) => void> = [];
+  const release = new ContentRelease({
+    store: projects,
+    blobs,
+    logger,
+    onReleased: (sha256) => {
+      for (const forget of forgetContent) forget(sha256);
+    },
+  });
+  const projectService = new ProjectService(projects, { release });
   const zoteroLibrary = new ZoteroWebApi({
     baseUrl: config.zotero.apiUrl,
     timeoutMs: config.zotero.timeoutMs,
@@ -272,6 +285,17 @@ export async function createContainer(
   const role = options.role ?? (options.runJobs ? 'all' : 'api');
   // An API replica of a scaled-out deployment leaves whole documents to the workers (decision 0046).
   const leavesDocumentsToWorkers = jobs.shared && role === 'api';
+  const ranker = new QuestionRanker({
+    model: embeddings,
+    blobs,
+    onStoreError: (error) => logger.warn({ err: error }, 'storing passage vectors failed'),
+    onEmbedError: (error) => logger.warn({ err: error }, 'embedding a document for questions failed'),
+    // Tenants take turns embedding, one model batch at a time (docs/decisions/0018-fair-questions.md).
+    sliceSize: config.embedding.batchSize,
+    // A first question embeds BM25's candidates only (docs/decisions/0012-question-ranking.md).
+    firstQuestionCandidates: config.documents.questionFirstCandidates,
+    embedWholeDocuments: !leavesDocumentsToWorkers,
+  });
   const documents = createDocumentServices({
     store: projects,
     blobs,
@@ -280,17 +304,7 @@ export async function createContainer(
     extractor: pdf,
     fetcher,
     lookup: federation.papers,
-    ranker: new QuestionRanker({
-      model: embeddings,
-      blobs,
-      onStoreError: (error) => logger.warn({ err: error }, 'storing passage vectors failed'),
-      onEmbedError: (error) => logger.warn({ err: error }, 'embedding a document for questions failed'),
-      // Tenants take turns embedding, one model batch at a time (docs/decisions/0018-fair-questions.md).
-      sliceSize: config.embedding.batchSize,
-      // A first question embeds BM25's candidates only (docs/decisions/0012-question-ranking.md).
-      firstQuestionCandidates: config.documents.questionFirstCandidates,
-      embedWholeDocuments: !leavesDocumentsToWorkers,
-    }),
+    ranker,
     sources: federation.fullTextSources,
     // Stored parses are keyed by this: another engine, a new release or other figure limits parse
     // documents again.
@@ -316,8 +330,13 @@ export async function createContainer(
       // A parse that waits out an outage does not hold its request past its own limit and a minute.
       waitTimeoutMs: config.pdf.timeoutMs + 60_000,
     },
+    release,
     logger,
   });
+  forgetContent.push(
+    (sha256) => documents.parses.forget(sha256),
+    (sha256) => ranker.forget(sha256),
+  );
   // Closed before what its jobs use (closers run last opened first).
   closers.push(() => jobs.close());
   // Record vectors: a queued walk, one at a time across replicas, run where jobs run (decision 0036).
@@ -376,6 +395,7 @@ export async function createContainer(
       ? { online: federatedRecords(federation.papers, federation.search) }
       : {}),
   });
+  forgetContent.push((sha256) => references.forget(sha256));
   const citationGraph = new CitationGraphService({ references, store: projects, budget: heavy });
   federation.papers.useLibrary(citationGraph);
   const services: AppServices = {
@@ -394,6 +414,7 @@ export async function createContainer(
       secret: signingSecret,
       lookup: federation.papers,
     }),
+    storage: new StorageService({ store: projects, release, lastSweep: () => sweeper?.lastReport }),
     search: federation.search,
     papers: federation.papers,
     sourceMonitor: federation.monitor,
@@ -415,17 +436,25 @@ export async function createContainer(
     }),
   };
 
-  // PDFs a kill left without their document row (docs/decisions/0020-crash-test-and-soak.md).
+  // Blobs nothing references: left by kills, by older releases, or caches past their retention
+  // (docs/decisions/0020-crash-test-and-soak.md, 0041-deletion-that-frees-storage.md).
+  let sweeper: BlobSweeper | undefined;
   if (options.background && storage.blobSweepIntervalMinutes > 0) {
-    const sweeper = new DocumentBlobSweeper({
+    const graceMs = storage.blobSweepGraceMinutes * 60_000;
+    sweeper = new BlobSweeper({
       blobs,
       store: projects,
-      graceMs: storage.blobSweepGraceMinutes * 60_000,
+      release,
+      graceMs,
+      // What no document stores is a cache, kept as long as a url read remembers its content.
+      cacheRetentionMs: Math.max(graceMs, config.documents.urlCacheTtlSeconds * 1000),
+      parserVersion: documents.parses.parserVersion,
       intervalMs: storage.blobSweepIntervalMinutes * 60_000,
       logger,
     });
     sweeper.start();
-    closers.push(() => sweeper.stop());
+    const started = sweeper;
+    closers.push(() => started.stop());
   }
 
   const probes = readinessProbes({ projects, blobs, index, redis, jobs }, role);

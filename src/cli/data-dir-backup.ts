@@ -29,7 +29,9 @@ export interface EmbeddedStores {
  * Copies the embedded stores into an empty folder while the server may be running: each SQLite
  * database through SQLite's online backup API (a consistent snapshot however much is written
  * meanwhile), the project store first, then the blob folder. Blobs are written before the rows that
- * name them and never changed afterwards, so every row of the copied database finds its blob; a
+ * name them and never changed afterwards, so every row of the copied database finds its blob —
+ * unless the document was deleted while the blobs were being copied: such rows are then deleted
+ * from the copy, their entries kept without a PDF, as the deletion left them (decision 0041). A
  * blob written after the snapshot is copied too and is merely unreferenced (the sweep removes it).
  */
 export async function backupDataDir(
@@ -64,6 +66,9 @@ export async function backupDataDir(
       filter: (path) => !/\.[0-9a-f]{12}\.tmp$/.test(path),
     });
   }
+  const dropped = await dropDocumentsWithoutBlob(join(target, 'alexandria.db'), join(target, 'blobs'));
+  if (dropped > 0)
+    onStep(`${dropped} PDF(s) deleted while the backup ran: left out, their entries kept without a PDF`);
   const secret = join(stores.dataDir, 'secret');
   const hasSecret = await exists(secret);
   if (hasSecret) await cp(secret, join(target, 'secret'));
@@ -129,6 +134,37 @@ async function readManifest(source: string): Promise<BackupManifest> {
     throw new Error(`${join(source, manifestName)} is not a backup manifest this release can read`);
   }
   return manifest as BackupManifest;
+}
+
+/**
+ * In the copied project store, deletes the document rows whose PDF is not in the copied blobs (a
+ * deletion between the snapshot and the copy of the blobs) and detaches their entries, in one
+ * transaction; returns how many rows went.
+ */
+async function dropDocumentsWithoutBlob(projectsPath: string, blobs: string): Promise<number> {
+  const db = new Database(projectsPath);
+  try {
+    const rows = db.prepare('SELECT tenant_id, id, blob_key FROM documents').all() as Array<{
+      tenant_id: string;
+      id: string;
+      blob_key: string;
+    }>;
+    const missing: typeof rows = [];
+    for (const row of rows) if (!(await exists(join(blobs, row.blob_key)))) missing.push(row);
+    const detach = db.prepare(
+      'UPDATE project_entries SET document_id = NULL WHERE tenant_id = ? AND document_id = ?',
+    );
+    const remove = db.prepare('DELETE FROM documents WHERE tenant_id = ? AND id = ?');
+    db.transaction(() => {
+      for (const row of missing) {
+        detach.run(row.tenant_id, row.id);
+        remove.run(row.tenant_id, row.id);
+      }
+    })();
+    return missing.length;
+  } finally {
+    db.close();
+  }
 }
 
 /** A consistent copy of a live SQLite database (WAL included), by SQLite's online backup API. */

@@ -104,6 +104,8 @@ export async function buildApp(dependencies: HttpDependencies): Promise<FastifyI
         'x-alexandria-sources',
         'x-alexandria-hint',
         'x-ratelimit-remaining',
+        'x-image-width',
+        'x-image-height',
       ],
     }),
   );

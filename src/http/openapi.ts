@@ -95,6 +95,8 @@ export const operationIds: Record<string, string> = {
   'DELETE /api/projects/{id}': 'delete_project',
   'DELETE /api/projects/{id}/papers/{paper}': 'remove_paper_from_project',
   'DELETE /api/projects/{id}/papers': 'remove_paper_by_identifier',
+  'DELETE /api/documents/{pdf_id}': 'delete_document',
+  'DELETE /api/documents': 'delete_document_by_query',
   'GET /api/projects/{id}/export': 'export_project',
   'POST /api/projects/{id}/import': 'import_into_project',
   'GET /api/add_to_project': 'add_to_project',

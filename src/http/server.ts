@@ -7,6 +7,7 @@ import { installDependencyMetrics } from './dependency-metrics.js';
 import { installIndexMetrics } from './index-metrics.js';
 import { installJobMetrics } from './job-metrics.js';
 import { createMetrics } from './metrics.js';
+import { installStorageMetrics } from './storage-metrics.js';
 
 /** Builds the app from a container; `overrides` replace dependencies (tests: other route modules). */
 export function createHttpApp(
@@ -17,6 +18,9 @@ export function createHttpApp(
   installIndexMetrics(metrics.registry, container.stores.index);
   installDependencyMetrics(metrics.registry, container.health, container.dependencies);
   installJobMetrics(metrics.registry, container.jobs, knownJobTypes);
+  installStorageMetrics(metrics.registry, container.services.storage, {
+    perTenant: container.config.server.metricsPerTenant,
+  });
   return buildApp({
     config: container.config,
     logger: container.logger,

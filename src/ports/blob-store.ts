@@ -3,10 +3,13 @@ export interface BlobListing {
   key: string;
   /** When the blob was last written (file mtime, S3 `LastModified`). */
   lastModified: Date;
+  /** Its length in bytes. */
+  size: number;
 }
 
 /**
- * Byte storage for documents (PDFs) and extracted figures. Keys are relative paths made of
+ * Byte storage for documents (PDFs) and what is derived from them (parses, figures, drawn pages,
+ * passage vectors; the layout: `src/services/storage/blob-layout.ts`). Keys are relative paths made of
  * `[A-Za-z0-9._/-]` segments (never `..`). Writes are atomic: a reader sees the old value, the new
  * value, or nothing, never a partial file. Adapters: filesystem (embedded), S3 (scale-out); both pass
  * `test/contract/blob-store.contract.ts`.
@@ -17,7 +20,10 @@ export interface BlobStore {
   /** The bytes at `key`, or null when absent. */
   get(key: string): Promise<Uint8Array | null>;
   has(key: string): Promise<boolean>;
-  /** Deletes `key`; absent keys are not an error. */
+  /**
+   * Deletes `key`; absent keys are not an error. Folders a delete leaves empty may go too (the
+   * filesystem removes them up to the store's root), which a concurrent `put` into them survives.
+   */
   delete(key: string): Promise<void>;
   /**
    * Every blob whose key lies under the folder `prefix` (e.g. `documents`; not a mere string prefix,

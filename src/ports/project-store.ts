@@ -1,6 +1,37 @@
 import type { Paper } from '../domain/paper.js';
 import type { ApiKeyRecord, DocumentRecord, Project, ProjectEntry, Tenant } from '../domain/project.js';
 
+/** A paper to file: the entry, and its stored document (written with it) when it has a PDF. */
+export interface EntryInput {
+  entryId: string;
+  paper: Paper;
+  /**
+   * The tenant's stored PDF for this paper, or null. Its row is written in the entry's transaction
+   * (idempotent on tenant and content hash), so a document row exists exactly while an entry holds
+   * it; when the entry keeps another document (see `addEntry`) no row is written.
+   */
+  document: DocumentRecord | null;
+  identityKeys: string[];
+}
+
+/** What a removal took with it. */
+export interface Removal {
+  /**
+   * Content hashes (sha256) of the tenant's document rows deleted with it, because no entry of
+   * the tenant holds them any more. Their blobs may be freed once no tenant stores the same
+   * content: see `claimContentRelease`.
+   */
+  orphanedContent: string[];
+}
+
+/** One tenant's stored PDFs. */
+export interface TenantStorage {
+  tenantId: string;
+  documents: number;
+  /** Sum of the PDFs' sizes (content shared with other tenants is counted for each). */
+  bytes: number;
+}
+
 /**
  * Durable store of tenants, API keys, projects, the papers filed in them and their documents.
  * Every project/document method takes the tenant id, so one tenant cannot reach another's data by
@@ -35,20 +66,23 @@ export interface ProjectStore {
   /** Returns the project with this id, creating it (name = id) when absent (the default `gpt`). */
   ensureProject(tenantId: string, id: string): Promise<Project>;
   listProjects(tenantId: string): Promise<Array<Project & { paperCount: number }>>;
-  /** Deletes the project and its entries; false when absent. */
-  deleteProject(tenantId: string, projectId: string): Promise<boolean>;
+  /**
+   * Deletes the project and its entries, and the tenant's documents no other entry holds, in one
+   * transaction; null when absent.
+   */
+  deleteProject(tenantId: string, projectId: string): Promise<Removal | null>;
 
   /**
    * Files a paper in a project. Idempotent: when an entry of the project is the same paper by
    * `matchEntry` (same document, else a shared strong identifier, else the title key when neither
    * the documents nor an identifier of the same scheme differ), that entry is updated and returned
    * with `created: false`. An entry never loses its document: when it holds a different one than
-   * `documentId`, it is returned unchanged (callers see `entry.documentId !== documentId`).
+   * `input.document`, it is returned unchanged (callers see `entry.documentId !== document.id`).
    */
   addEntry(
     tenantId: string,
     projectId: string,
-    input: { entryId: string; paper: Paper; documentId: string | null; identityKeys: string[] },
+    input: EntryInput,
   ): Promise<{ entry: ProjectEntry; created: boolean }>;
   /**
    * `addEntry` into the tenant's project `project.name` (found as `findProject` finds it), creating
@@ -59,23 +93,70 @@ export interface ProjectStore {
   addEntryCreatingProject(
     tenantId: string,
     project: { id: string; name: string },
-    input: { entryId: string; paper: Paper; documentId: string | null; identityKeys: string[] },
+    input: EntryInput,
   ): Promise<{ project: Project; entry: ProjectEntry; created: boolean }>;
   listEntries(tenantId: string, projectId: string): Promise<ProjectEntry[]>;
   getEntry(tenantId: string, projectId: string, entryId: string): Promise<ProjectEntry | null>;
-  /** Removes one entry; false when absent. */
-  removeEntry(tenantId: string, projectId: string, entryId: string): Promise<boolean>;
+  /**
+   * Removes one entry, and its document when no other entry of the tenant holds it, in one
+   * transaction; null when absent.
+   */
+  removeEntry(tenantId: string, projectId: string, entryId: string): Promise<Removal | null>;
 
-  /** Stores document metadata; idempotent on (tenant, sha256): returns the existing record. */
+  /**
+   * Stores document metadata; idempotent on (tenant, sha256): returns the existing record. A row no
+   * entry holds is deleted by the sweep once older than its grace period (`deleteUnfiledDocuments`);
+   * adds write their row with the entry instead (`EntryInput.document`).
+   */
   putDocument(document: DocumentRecord): Promise<DocumentRecord>;
   getDocument(tenantId: string, documentId: string): Promise<DocumentRecord | null>;
   findDocumentBySha256(tenantId: string, sha256: string): Promise<DocumentRecord | null>;
   /**
-   * Which of `blobKeys` a document row of any tenant references. Across tenants on purpose: a blob
-   * is shared by every tenant that stored the same bytes. For maintenance (the sweep of blobs left
-   * unreferenced by a crash), never for answering a tenant's request. Any number of keys.
+   * Deletes one of the tenant's documents: the entries that held it stay in their projects without
+   * a PDF (metadata only), in the same transaction. Null when absent.
    */
-  referencedBlobKeys(blobKeys: readonly string[]): Promise<Set<string>>;
+  deleteDocument(
+    tenantId: string,
+    documentId: string,
+  ): Promise<(Removal & { detachedEntries: number }) | null>;
+  /**
+   * Deletes up to `limit` document rows that no entry holds and that were created before
+   * `createdBefore` (ISO-8601), across tenants; returns their content hashes. Left by older
+   * releases (which kept a PDF after its last entry went) and by `putDocument`. For the sweep.
+   */
+  deleteUnfiledDocuments(createdBefore: string, limit: number): Promise<string[]>;
+  /**
+   * Which of these content hashes a document row of any tenant has. Across tenants on purpose:
+   * blobs are shared by every tenant that stored the same bytes. For maintenance (releases and the
+   * sweep), never for answering a tenant's request. Any number of hashes.
+   */
+  storedContent(sha256s: readonly string[]): Promise<Set<string>>;
+
+  /**
+   * Starts the release of content `sha256` — deleting its blobs — when no document row of any
+   * tenant has it: writes a release mark and answers true; false (nothing written) when a row has
+   * it. Serialised with the writes of document rows for the same hash (`addEntry`), so either the
+   * add's row comes first and the claim fails, or the claim comes first and the add sees the mark
+   * (`contentReleasePending`), waits for it to end and then puts its bytes back.
+   */
+  claimContentRelease(sha256: string): Promise<boolean>;
+  /**
+   * Ends the release of `sha256` (its blobs are gone): adds stop waiting for it. The ended mark is
+   * kept until `forgetContentReleases`, so the sweep can tell a blob written to released content
+   * afterwards (by a drawing or an embedding that was still running) from a cache.
+   */
+  endContentRelease(sha256: string): Promise<void>;
+  /** True while a release of `sha256` is marked and not ended. */
+  contentReleasePending(sha256: string): Promise<boolean>;
+  /** Hashes whose release was started before `startedBefore` (ISO-8601) and never ended: cut short by a kill. */
+  contentReleasesStartedBefore(startedBefore: string): Promise<string[]>;
+  /** Which of these hashes have a release mark, ended or not. Any number of hashes. */
+  releasedContent(sha256s: readonly string[]): Promise<Set<string>>;
+  /** Deletes the marks of releases ended before `endedBefore` (ISO-8601); returns how many. */
+  forgetContentReleases(endedBefore: string): Promise<number>;
+
+  /** Each tenant's stored PDFs: count and bytes (one grouped query; for metrics, not per request). */
+  storageByTenant(): Promise<TenantStorage[]>;
 
   /**
    * The stored value of the setting `name`, storing `proposed` first when there is none. Race-safe:

@@ -8,6 +8,7 @@ import { createSqliteProjectStore } from '../adapters/sqlite/sqlite-project-stor
 import { AppError } from '../domain/errors.js';
 import type { FullTextResult } from '../domain/fulltext.js';
 import { emptyPaper } from '../domain/paper.js';
+import type { DocumentRecord } from '../domain/project.js';
 import type { ProjectStore } from '../ports/project-store.js';
 import { AnalysisService, splitQuestions } from './analysis-service.js';
 import { ProjectService } from './project-service.js';
@@ -59,6 +60,22 @@ class FixedReader implements FullTextReader {
   }
 }
 
+/** A document row filed with an entry (the fixed reader below answers for its PROJ: reference). */
+function storedDocument(tenantId: string, id: string): DocumentRecord {
+  const sha256 = id.padEnd(64, '0').replace(/[^0-9a-f]/g, '0');
+  return {
+    id,
+    tenantId,
+    sha256,
+    blobKey: `documents/${sha256.slice(0, 2)}/${sha256}.pdf`,
+    byteSize: 1,
+    contentType: 'application/pdf',
+    filename: null,
+    sourceUrl: null,
+    createdAt: new Date().toISOString(),
+  };
+}
+
 let dataDir: string;
 let store: ProjectStore;
 let projects: ProjectService;
@@ -76,7 +93,7 @@ beforeAll(async () => {
       year: 2022,
       url: 'https://aclanthology.org/2022.acl-demo.1',
     },
-    'doc1',
+    storedDocument('lab', 'doc1'),
   );
   await projects.addPaper(
     'lab',
@@ -85,7 +102,7 @@ beforeAll(async () => {
       ...emptyPaper('Scanned memo'),
       abstract: 'We measured the annotation accuracy of volunteers on ACE2005 and it reached 80.5% overall.',
     },
-    'doc2',
+    storedDocument('lab', 'doc2'),
   );
   await projects.addPaper(
     'lab',

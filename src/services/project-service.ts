@@ -2,9 +2,10 @@ import { formatProjectRef } from '../domain/document-ref.js';
 import { AppError, invalid, notFound } from '../domain/errors.js';
 import { identifierKey, parsePaperIdentifier } from '../domain/identifiers.js';
 import { identityKeys, type Paper } from '../domain/paper.js';
-import { defaultProjectId, type Project, type ProjectEntry } from '../domain/project.js';
+import { type DocumentRecord, defaultProjectId, type Project, type ProjectEntry } from '../domain/project.js';
 import { newId } from '../platform/ids.js';
-import type { ProjectStore } from '../ports/project-store.js';
+import type { ProjectStore, Removal } from '../ports/project-store.js';
+import type { ContentRelease } from './storage/content-release.js';
 
 /** How a request names a project: `project_id` or `project_name`; neither means the default. */
 export interface ProjectSelector {
@@ -38,17 +39,32 @@ export interface ProjectTarget {
   /** The project's name, for messages. */
   readonly name: string;
   /** Files the paper (see `ProjectService.addPaper`), creating the named project with its entry. */
-  file(paper: Paper, documentId: string | null): Promise<FiledPaper>;
+  file(paper: Paper, document: DocumentRecord | null): Promise<FiledPaper>;
 }
 
 const maxNameLength = 200;
 
-/** Projects of a tenant and the papers filed in them. */
+export interface ProjectServiceOptions {
+  /**
+   * Frees the blobs of documents a removal leaves without any holder (decision 0041). Without it
+   * they are left for the sweep.
+   */
+  release?: Pick<ContentRelease, 'release'>;
+}
+
+/**
+ * Projects of a tenant and the papers filed in them. Removing a paper or a project also deletes
+ * the tenant's documents no other entry holds, and frees their blobs when no tenant stores the
+ * same content (before answering; what fails is left to the sweep).
+ */
 export class ProjectService {
   /** Tenants whose row and default project are known to exist (saves two writes per request). */
   private readonly provisioned = new Set<string>();
 
-  constructor(private readonly store: ProjectStore) {}
+  constructor(
+    private readonly store: ProjectStore,
+    private readonly options: ProjectServiceOptions = {},
+  ) {}
 
   /** Creates the tenant row and its default project once per process. */
   private async provision(tenantId: string): Promise<void> {
@@ -124,21 +140,21 @@ export class ProjectService {
       await this.provision(tenantId);
       return {
         name,
-        file: async (paper, documentId) => {
+        file: async (paper, document) => {
           const { project, entry, created } = await this.store.addEntryCreatingProject(
             tenantId,
             { id: newId('prj', 10), name },
-            { entryId: newId('ent', 12), paper, documentId, identityKeys: identityKeys(paper) },
+            { entryId: newId('ent', 12), paper, document, identityKeys: identityKeys(paper) },
           );
-          return { ...filedOf(entry, created, documentId), project };
+          return { ...filedOf(entry, created, document), project };
         },
       };
     }
     const project = await this.resolve(tenantId, selector);
     return {
       name: project.name,
-      file: async (paper, documentId) => ({
-        ...(await this.addPaper(tenantId, project, paper, documentId)),
+      file: async (paper, document) => ({
+        ...(await this.addPaper(tenantId, project, paper, document)),
         project,
       }),
     };
@@ -165,23 +181,24 @@ export class ProjectService {
   }
 
   /**
-   * Files a paper (and its stored document) in a project; idempotent by document and identifiers
-   * (`matchEntry`). `otherDocument` is true when the paper was already filed with a different
-   * document: that entry is returned unchanged and `documentId` was not attached.
+   * Files a paper (and its stored document, whose row is written with the entry) in a project;
+   * idempotent by document and identifiers (`matchEntry`). `otherDocument` is true when the paper
+   * was already filed with a different document: that entry is returned unchanged and `document`
+   * was not attached (nor stored).
    */
   async addPaper(
     tenantId: string,
     project: Project,
     paper: Paper,
-    documentId: string | null,
+    document: DocumentRecord | null,
   ): Promise<{ paper: Paper; created: boolean; otherDocument: boolean }> {
     const { entry, created } = await this.store.addEntry(tenantId, project.id, {
       entryId: newId('ent', 12),
       paper,
-      documentId,
+      document,
       identityKeys: identityKeys(paper),
     });
-    return filedOf(entry, created, documentId);
+    return filedOf(entry, created, document);
   }
 
   async entries(tenantId: string, project: Project): Promise<ProjectEntry[]> {
@@ -194,16 +211,22 @@ export class ProjectService {
    */
   async removePaper(tenantId: string, idOrName: string, entryIdOrKey: string): Promise<void> {
     const project = await this.findOrDefault(tenantId, idOrName, 'id');
-    if (await this.store.removeEntry(tenantId, project.id, entryIdOrKey)) return;
+    const removed = await this.store.removeEntry(tenantId, project.id, entryIdOrKey);
+    if (removed) return this.freeStorage(removed);
     if (!entryIdOrKey.includes(':')) {
       throw notFound(`Project "${project.name}" has no paper ${entryIdOrKey}`, 'paper_id');
     }
     const key = identifierKey(parsePaperIdentifier(entryIdOrKey, 'paper_id'));
     const entries = await this.store.listEntries(tenantId, project.id);
     const match = entries.find((entry) => entry.identityKeys.includes(key));
-    if (!match || !(await this.store.removeEntry(tenantId, project.id, match.entryId))) {
-      throw notFound(`Project "${project.name}" has no paper ${entryIdOrKey}`, 'paper_id');
-    }
+    const byKey = match ? await this.store.removeEntry(tenantId, project.id, match.entryId) : null;
+    if (!byKey) throw notFound(`Project "${project.name}" has no paper ${entryIdOrKey}`, 'paper_id');
+    await this.freeStorage(byKey);
+  }
+
+  /** Frees the blobs of the documents a removal deleted, unless another tenant stores them too. */
+  private async freeStorage(removal: Removal): Promise<void> {
+    if (removal.orphanedContent.length > 0) await this.options.release?.release(removal.orphanedContent);
   }
 
   /**
@@ -219,16 +242,18 @@ export class ProjectService {
         { param: 'id' },
       );
     }
-    await this.store.deleteProject(tenantId, project.id);
+    const removed = await this.store.deleteProject(tenantId, project.id);
+    if (removed) await this.freeStorage(removed);
   }
 }
 
 function filedOf(
   entry: ProjectEntry,
   created: boolean,
-  documentId: string | null,
+  document: DocumentRecord | null,
 ): Omit<FiledPaper, 'project'> {
-  const otherDocument = documentId !== null && entry.documentId !== documentId;
+  // The tenant's row keeps its id, which is derived from the content like `document.id`.
+  const otherDocument = document !== null && entry.documentId !== document.id;
   return { paper: entryToPaper(entry), created, otherDocument };
 }
 

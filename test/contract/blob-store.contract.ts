@@ -54,6 +54,7 @@ export function runBlobStoreContract(name: string, create: () => Promise<BlobSto
       for await (const blob of store.list('documents')) listed.push(blob);
       expect(listed.map((blob) => blob.key).sort()).toEqual(inside);
       for (const blob of listed) {
+        expect(blob.size).toBe(1);
         // Stores keep whole seconds (S3): allow the rounding.
         expect(blob.lastModified.getTime()).toBeGreaterThanOrEqual(before - 2000);
         expect(blob.lastModified.getTime()).toBeLessThanOrEqual(Date.now() + 2000);
@@ -65,6 +66,40 @@ export function runBlobStoreContract(name: string, create: () => Promise<BlobSto
       const after = [];
       for await (const blob of store.list('documents')) after.push(blob.key);
       expect(after.sort()).toEqual(['documents/ab/ab02.pdf', 'documents/cd/cd01.pdf']);
+    });
+
+    it('reports each listed blob’s length in bytes', async () => {
+      const store = await create();
+      await store.put('pages/ab/abcd/r1/p1-w1000.png', new Uint8Array(70_001));
+      await store.put('pages/ab/abcd/r1/p2-w1000.png', new Uint8Array(0));
+      const sizes: Record<string, number> = {};
+      for await (const blob of store.list('pages')) sizes[blob.key] = blob.size;
+      expect(sizes).toEqual({ 'pages/ab/abcd/r1/p1-w1000.png': 70_001, 'pages/ab/abcd/r1/p2-w1000.png': 0 });
+    });
+
+    it('empties a folder key by key, and writes into it again afterwards', async () => {
+      const store = await create();
+      const keys = ['figures/ab/abcd/p1-1.png', 'figures/ab/abcd/p2-1.png', 'figures/ab/abce/p1-1.png'];
+      for (const key of keys) await store.put(key, new Uint8Array([7]));
+      for await (const blob of store.list('figures/ab/abcd')) await store.delete(blob.key);
+      const left = [];
+      for await (const blob of store.list('figures')) left.push(blob.key);
+      expect(left).toEqual(['figures/ab/abce/p1-1.png']);
+      // Deletes and writes of one folder at once: every write lands (a delete never takes a
+      // folder from under a write in progress).
+      await Promise.all(
+        Array.from({ length: 20 }, async (_, index) => {
+          const key = `figures/cd/cdef/p${index}-1.png`;
+          await store.put(key, new Uint8Array([index]));
+          if (index % 2 === 0) await store.delete(key);
+        }),
+      );
+      const written = [];
+      for await (const blob of store.list('figures/cd')) written.push(blob.key);
+      expect(written.sort()).toEqual(
+        Array.from({ length: 10 }, (_, index) => `figures/cd/cdef/p${2 * index + 1}-1.png`).sort(),
+      );
+      for (const key of written) expect(await store.has(key)).toBe(true);
     });
 
     it('lists nothing for an absent folder and refuses an escaping one', async () => {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,6 +11,25 @@ runBlobStoreContract(
 );
 
 describe('FsBlobStore', () => {
+  it('removes the folders a delete leaves empty, up to its root and no further', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'alexandria-blobs-'));
+    const store = new FsBlobStore(root);
+    await store.put('pages/ab/abcd/r1/p1-w1000.png', new Uint8Array([1]));
+    await store.put('pages/ab/abcd/r1/p2-w1000.png', new Uint8Array([1]));
+    await store.put('pages/ab/abce/r1/p1-w1000.png', new Uint8Array([1]));
+    await store.delete('pages/ab/abcd/r1/p1-w1000.png');
+    expect(existsSync(join(root, 'pages', 'ab', 'abcd', 'r1'))).toBe(true);
+    await store.delete('pages/ab/abcd/r1/p2-w1000.png');
+    expect(existsSync(join(root, 'pages', 'ab', 'abcd'))).toBe(false);
+    expect(readdirSync(join(root, 'pages', 'ab'))).toEqual(['abce']);
+    await store.delete('pages/ab/abce/r1/p1-w1000.png');
+    expect(readdirSync(root)).toEqual([]);
+    expect(existsSync(root)).toBe(true);
+    // Deleting what is not there touches nothing.
+    await store.delete('pages/zz/none.png');
+    expect(existsSync(root)).toBe(true);
+  });
+
   it('never lists the temporary file of a write in progress as a blob', async () => {
     const root = mkdtempSync(join(tmpdir(), 'alexandria-blobs-'));
     const store = new FsBlobStore(root);

@@ -1,6 +1,26 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { emptyPaper, identityKeys, type Paper } from '../../src/domain/paper.js';
+import type { DocumentRecord } from '../../src/domain/project.js';
 import type { ProjectStore } from '../../src/ports/project-store.js';
+
+const sha256Of = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** A document row of `tenantId` named `id`; its content hash is that of `content` (default: the id). */
+export function documentOf(tenantId: string, id: string, content = id, byteSize = 10): DocumentRecord {
+  const sha256 = sha256Of(content);
+  return {
+    id,
+    tenantId,
+    sha256,
+    blobKey: `documents/${sha256.slice(0, 2)}/${sha256}.pdf`,
+    byteSize,
+    contentType: 'application/pdf',
+    filename: null,
+    sourceUrl: null,
+    createdAt: new Date().toISOString(),
+  };
+}
 
 /**
  * The behaviour every ProjectStore adapter must have. Each adapter's test file calls this with a
@@ -20,7 +40,12 @@ export function runProjectStoreContract(name: string, create: () => Promise<Proj
     entryId: string,
     documentId: string | null = null,
   ) =>
-    store.addEntry(tenant, project, { entryId, paper: value, documentId, identityKeys: identityKeys(value) });
+    store.addEntry(tenant, project, {
+      entryId,
+      paper: value,
+      document: documentId === null ? null : documentOf(tenant, documentId),
+      identityKeys: identityKeys(value),
+    });
 
   describe(`ProjectStore contract: ${name}`, () => {
     it('creates tenants idempotently', async () => {
@@ -158,12 +183,13 @@ export function runProjectStoreContract(name: string, create: () => Promise<Proj
       await store.createProject('t1', { id: 'p1', name: 'Reading' });
       await add(store, 't1', 'p1', paper('One', '10.1000/one'), 'e1');
       await add(store, 't1', 'p1', paper('Two', '10.1000/two'), 'e2');
-      expect(await store.removeEntry('t1', 'p1', 'e1')).toBe(true);
-      expect(await store.removeEntry('t1', 'p1', 'e1')).toBe(false);
+      expect(await store.removeEntry('t1', 'p1', 'e1')).toEqual({ orphanedContent: [] });
+      expect(await store.removeEntry('t1', 'p1', 'e1')).toBeNull();
       expect(await store.getEntry('t1', 'p1', 'e1')).toBeNull();
       // The removed paper can be filed again as a new entry.
       expect((await add(store, 't1', 'p1', paper('One', '10.1000/one'), 'e3')).created).toBe(true);
-      expect(await store.deleteProject('t1', 'p1')).toBe(true);
+      expect(await store.deleteProject('t1', 'p1')).toEqual({ orphanedContent: [] });
+      expect(await store.deleteProject('t1', 'p1')).toBeNull();
       expect(await store.findProject('t1', 'p1')).toBeNull();
       expect(await store.listEntries('t1', 'p1')).toEqual([]);
       await store.close();
@@ -178,19 +204,10 @@ export function runProjectStoreContract(name: string, create: () => Promise<Proj
       await add(store, 't1', 'gpt', paper('Secret', '10.1000/secret'), 'e1', 'd1');
       expect(await store.listEntries('t2', 'gpt')).toEqual([]);
       expect(await store.getEntry('t2', 'gpt', 'e1')).toBeNull();
-      expect(await store.removeEntry('t2', 'gpt', 'e1')).toBe(false);
-      const document = {
-        id: 'd1',
-        tenantId: 't1',
-        sha256: 'a'.repeat(64),
-        blobKey: 'documents/aa/aaaa.pdf',
-        byteSize: 10,
-        contentType: 'application/pdf',
-        filename: 'x.pdf',
-        sourceUrl: null,
-        createdAt: new Date().toISOString(),
-      };
-      expect(await store.putDocument(document)).toEqual(document);
+      expect(await store.removeEntry('t2', 'gpt', 'e1')).toBeNull();
+      expect(await store.deleteDocument('t2', 'd1')).toBeNull();
+      const document = (await store.getDocument('t1', 'd1')) as DocumentRecord;
+      expect(document).toMatchObject({ id: 'd1', tenantId: 't1', sha256: sha256Of('d1') });
       expect(await store.putDocument({ ...document, id: 'd2' })).toEqual(document);
       expect(await store.getDocument('t1', 'd1')).toEqual(document);
       expect(await store.getDocument('t2', 'd1')).toBeNull();
@@ -205,7 +222,7 @@ export function runProjectStoreContract(name: string, create: () => Promise<Proj
       const first = await store.addEntryCreatingProject(
         't1',
         { id: 'p1', name: 'Reading' },
-        { entryId: 'e1', paper: one, documentId: 'doc1', identityKeys: identityKeys(one) },
+        { entryId: 'e1', paper: one, document: documentOf('t1', 'doc1'), identityKeys: identityKeys(one) },
       );
       expect(first).toMatchObject({ project: { id: 'p1', name: 'Reading', tenantId: 't1' }, created: true });
       expect(first.entry).toMatchObject({ entryId: 'e1', projectId: 'p1', documentId: 'doc1' });
@@ -213,7 +230,7 @@ export function runProjectStoreContract(name: string, create: () => Promise<Proj
       const again = await store.addEntryCreatingProject(
         't1',
         { id: 'p2', name: 'Reading' },
-        { entryId: 'e2', paper: one, documentId: 'doc1', identityKeys: identityKeys(one) },
+        { entryId: 'e2', paper: one, document: documentOf('t1', 'doc1'), identityKeys: identityKeys(one) },
       );
       expect(again).toMatchObject({ project: { id: 'p1' }, created: false, entry: { entryId: 'e1' } });
       // A project made by createProject is found by name too.
@@ -222,7 +239,7 @@ export function runProjectStoreContract(name: string, create: () => Promise<Proj
       const intoMade = await store.addEntryCreatingProject(
         't1',
         { id: 'p4', name: 'Made' },
-        { entryId: 'e3', paper: two, documentId: null, identityKeys: identityKeys(two) },
+        { entryId: 'e3', paper: two, document: null, identityKeys: identityKeys(two) },
       );
       expect(intoMade.project.id).toBe('p3');
       expect((await store.listProjects('t1')).map((project) => [project.name, project.paperCount])).toEqual([
@@ -241,7 +258,7 @@ export function runProjectStoreContract(name: string, create: () => Promise<Proj
         store.addEntryCreatingProject(
           't1',
           { id: 'p1', name: 'Doomed' },
-          { entryId: 'e1', paper: unstorable, documentId: null, identityKeys: [] },
+          { entryId: 'e1', paper: unstorable, document: null, identityKeys: [] },
         ),
       ).rejects.toThrow();
       expect(await store.findProject('t1', 'Doomed')).toBeNull();
@@ -258,7 +275,7 @@ export function runProjectStoreContract(name: string, create: () => Promise<Proj
           store.addEntryCreatingProject(
             't1',
             { id: `p${index}`, name: 'Shared' },
-            { entryId: `e${index}`, paper: value, documentId: null, identityKeys: identityKeys(value) },
+            { entryId: `e${index}`, paper: value, document: null, identityKeys: identityKeys(value) },
           ),
         ),
       );
@@ -268,31 +285,221 @@ export function runProjectStoreContract(name: string, create: () => Promise<Proj
       await store.close();
     });
 
-    it('tells which blob keys a document row of any tenant references', async () => {
+    it('tells which content hashes a document row of any tenant has', async () => {
       const store = await create();
       await store.ensureTenant('t1');
       await store.ensureTenant('t2');
-      const document = (tenantId: string, sha: string) => ({
-        id: `doc_${sha.slice(0, 24)}`,
-        tenantId,
-        sha256: sha,
-        blobKey: `documents/${sha.slice(0, 2)}/${sha}.pdf`,
-        byteSize: 10,
-        contentType: 'application/pdf',
-        filename: null,
-        sourceUrl: null,
-        createdAt: new Date().toISOString(),
+      const a = documentOf('t1', 'doc_a', 'a');
+      await store.putDocument(a);
+      await store.putDocument({ ...a, tenantId: 't2' });
+      const b = documentOf('t2', 'doc_b', 'b');
+      await store.putDocument(b);
+      const unknown = Array.from({ length: 1200 }, (_, index) => sha256Of(`unknown ${index}`));
+      const stored = await store.storedContent([...unknown, a.sha256, b.sha256]);
+      expect([...stored].sort()).toEqual([a.sha256, b.sha256].sort());
+      expect(await store.storedContent([])).toEqual(new Set());
+      await store.close();
+    });
+
+    it('writes a document row with its entry, and none when the entry keeps another PDF', async () => {
+      const store = await create();
+      await store.ensureTenant('t1');
+      await store.ensureProject('t1', 'gpt');
+      await add(store, 't1', 'gpt', paper('Preprint', '10.1000/same'), 'e1', 'doc1');
+      expect(await store.getDocument('t1', 'doc1')).toMatchObject({ id: 'doc1', sha256: sha256Of('doc1') });
+      // Same identifier, other PDF: the entry keeps doc1, and nothing holds doc2, so no row.
+      await add(store, 't1', 'gpt', paper('Published', '10.1000/same'), 'e2', 'doc2');
+      expect(await store.getDocument('t1', 'doc2')).toBeNull();
+      // Filing stored content again reuses the tenant's row (and its id).
+      await store.ensureProject('t1', 'other');
+      const again = await store.addEntry('t1', 'other', {
+        entryId: 'e3',
+        paper: paper('Preprint', '10.1000/same'),
+        document: { ...documentOf('t1', 'doc1'), id: 'doc_new_id' },
+        identityKeys: [],
       });
-      const a = 'a'.repeat(64);
-      const b = 'b'.repeat(64);
-      await store.putDocument(document('t1', a));
-      await store.putDocument(document('t2', a));
-      await store.putDocument(document('t2', b));
-      const keyOf = (sha: string) => `documents/${sha.slice(0, 2)}/${sha}.pdf`;
-      const unknown = Array.from({ length: 1200 }, (_, index) => keyOf(index.toString(16).padStart(64, 'c')));
-      const referenced = await store.referencedBlobKeys([...unknown, keyOf(a), keyOf(b)]);
-      expect([...referenced].sort()).toEqual([keyOf(a), keyOf(b)]);
-      expect(await store.referencedBlobKeys([])).toEqual(new Set());
+      expect(again.entry.documentId).toBe('doc1');
+      expect(await store.getDocument('t1', 'doc_new_id')).toBeNull();
+      await store.close();
+    });
+
+    it('deletes a document with the last entry of its tenant that holds it, and tells its content', async () => {
+      const store = await create();
+      await store.ensureTenant('t1');
+      await store.ensureTenant('t2');
+      for (const project of ['p1', 'p2']) await store.createProject('t1', { id: project, name: project });
+      await store.ensureProject('t2', 'gpt');
+      await add(store, 't1', 'p1', paper('Shared', '10.1000/shared'), 'e1', 'doc1');
+      await add(store, 't1', 'p2', paper('Shared', '10.1000/shared'), 'e2', 'doc1');
+      await add(store, 't1', 'p1', paper('Own', '10.1000/own'), 'e3', 'doc2');
+      await add(store, 't1', 'p1', paper('Metadata only', '10.1000/meta'), 'e4');
+      // Another tenant stores the same bytes as doc1: its row is its own.
+      await add(store, 't2', 'gpt', paper('Shared', '10.1000/shared'), 'e1', 'doc1');
+      // doc1 is still held by e2 of p2.
+      expect(await store.removeEntry('t1', 'p1', 'e1')).toEqual({ orphanedContent: [] });
+      expect(await store.getDocument('t1', 'doc1')).not.toBeNull();
+      expect(await store.removeEntry('t1', 'p1', 'e3')).toEqual({ orphanedContent: [sha256Of('doc2')] });
+      expect(await store.getDocument('t1', 'doc2')).toBeNull();
+      expect(await store.removeEntry('t1', 'p1', 'e4')).toEqual({ orphanedContent: [] });
+      // The project p2 goes with the last entry holding doc1 in t1; t2 keeps its row.
+      expect(await store.deleteProject('t1', 'p2')).toEqual({ orphanedContent: [sha256Of('doc1')] });
+      expect(await store.getDocument('t1', 'doc1')).toBeNull();
+      expect(await store.getDocument('t2', 'doc1')).not.toBeNull();
+      expect(await store.storedContent([sha256Of('doc1'), sha256Of('doc2')])).toEqual(
+        new Set([sha256Of('doc1')]),
+      );
+      await store.close();
+    });
+
+    it('deletes a document on its own: its entries stay, without the PDF', async () => {
+      const store = await create();
+      await store.ensureTenant('t1');
+      for (const project of ['p1', 'p2']) await store.createProject('t1', { id: project, name: project });
+      await add(store, 't1', 'p1', paper('Kept', '10.1000/kept'), 'e1', 'doc1');
+      await add(store, 't1', 'p2', paper('Kept', '10.1000/kept'), 'e2', 'doc1');
+      expect(await store.deleteDocument('t1', 'doc1')).toEqual({
+        orphanedContent: [sha256Of('doc1')],
+        detachedEntries: 2,
+      });
+      expect(await store.deleteDocument('t1', 'doc1')).toBeNull();
+      expect(await store.getDocument('t1', 'doc1')).toBeNull();
+      expect(await store.getEntry('t1', 'p1', 'e1')).toMatchObject({
+        documentId: null,
+        paper: { title: 'Kept' },
+      });
+      expect(await store.getEntry('t1', 'p2', 'e2')).toMatchObject({ documentId: null });
+      // The PDF filed again completes the same entry.
+      const again = await add(store, 't1', 'p1', paper('Kept', '10.1000/kept'), 'e3', 'doc1');
+      expect(again.entry).toMatchObject({ entryId: 'e1', documentId: 'doc1' });
+      await store.close();
+    });
+
+    it('deletes document rows no entry holds once older than a cutoff', async () => {
+      const store = await create();
+      await store.ensureTenant('t1');
+      await store.ensureProject('t1', 'gpt');
+      const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
+      await store.putDocument({ ...documentOf('t1', 'old_unfiled'), createdAt: hourAgo });
+      await store.putDocument(documentOf('t1', 'new_unfiled'));
+      await add(store, 't1', 'gpt', paper('Filed', '10.1000/filed'), 'e1', 'filed');
+      const cutoff = new Date(Date.now() - 60_000).toISOString();
+      expect(await store.deleteUnfiledDocuments(cutoff, 100)).toEqual([sha256Of('old_unfiled')]);
+      expect(await store.deleteUnfiledDocuments(cutoff, 100)).toEqual([]);
+      expect(await store.getDocument('t1', 'new_unfiled')).not.toBeNull();
+      expect(await store.getDocument('t1', 'filed')).not.toBeNull();
+      expect(await store.deleteUnfiledDocuments(new Date(Date.now() + 60_000).toISOString(), 100)).toEqual([
+        sha256Of('new_unfiled'),
+      ]);
+      await store.close();
+    });
+
+    it('claims the release of content only while no tenant stores it, and keeps its mark until ended', async () => {
+      const store = await create();
+      await store.ensureTenant('t1');
+      await store.ensureProject('t1', 'gpt');
+      const kept = documentOf('t1', 'kept');
+      await add(store, 't1', 'gpt', paper('Kept', '10.1000/kept'), 'e1', 'kept');
+      expect(await store.claimContentRelease(kept.sha256)).toBe(false);
+      expect(await store.contentReleasePending(kept.sha256)).toBe(false);
+      const gone = sha256Of('gone');
+      expect(await store.claimContentRelease(gone)).toBe(true);
+      expect(await store.contentReleasePending(gone)).toBe(true);
+      // Claimed again (a sweep finishing a release a kill cut short): still one mark.
+      expect(await store.claimContentRelease(gone)).toBe(true);
+      expect(await store.contentReleasesStartedBefore(new Date(Date.now() + 60_000).toISOString())).toEqual([
+        gone,
+      ]);
+      expect(await store.contentReleasesStartedBefore(new Date(Date.now() - 60_000).toISOString())).toEqual(
+        [],
+      );
+      await store.endContentRelease(gone);
+      expect(await store.contentReleasePending(gone)).toBe(false);
+      await store.endContentRelease(gone);
+      // Ended marks are kept (late writes to released content are leftovers) until forgotten.
+      expect(await store.contentReleasesStartedBefore(new Date(Date.now() + 60_000).toISOString())).toEqual(
+        [],
+      );
+      expect(await store.releasedContent([gone, kept.sha256])).toEqual(new Set([gone]));
+      expect(await store.forgetContentReleases(new Date(Date.now() - 60_000).toISOString())).toBe(0);
+      expect(await store.forgetContentReleases(new Date(Date.now() + 60_000).toISOString())).toBe(1);
+      expect(await store.releasedContent([gone])).toEqual(new Set());
+      // Claimed again after it ended (the same bytes stored and deleted once more): pending again.
+      expect(await store.claimContentRelease(gone)).toBe(true);
+      expect(await store.contentReleasePending(gone)).toBe(true);
+      await store.close();
+    });
+
+    it('never lets a release claim content an add is filing unseen (release racing an add)', async () => {
+      const store = await create();
+      await store.ensureTenant('t1');
+      await store.ensureProject('t1', 'gpt');
+      // Either the add's row comes first and the claim fails, or the claim comes first and the add,
+      // looking right after it filed, sees the mark. A claim that succeeds while the add saw no
+      // mark would delete the blobs of a filed document.
+      for (let round = 0; round < 40; round += 1) {
+        const document = documentOf('t1', `raced_${round}`);
+        const [claimed, seen] = await Promise.all([
+          store.claimContentRelease(document.sha256),
+          store
+            .addEntry('t1', 'gpt', {
+              entryId: `e${round}`,
+              paper: paper(`Raced ${round}`, `10.1000/raced${round}`),
+              document,
+              identityKeys: [],
+            })
+            .then(() => store.contentReleasePending(document.sha256)),
+        ]);
+        if (claimed) expect(seen, `round ${round}`).toBe(true);
+        await store.endContentRelease(document.sha256);
+      }
+      await store.close();
+    });
+
+    it('never leaves an entry without its document when removals and adds of one PDF race', async () => {
+      const store = await create();
+      await store.ensureTenant('t1');
+      for (const project of ['p1', 'p2']) await store.createProject('t1', { id: project, name: project });
+      for (let round = 0; round < 20; round += 1) {
+        const value = paper(`Raced ${round}`, `10.1000/race${round}`);
+        const document = documentOf('t1', `doc_race_${round}`);
+        const file = (project: string, entryId: string) =>
+          store.addEntry('t1', project, {
+            entryId,
+            paper: value,
+            document,
+            identityKeys: identityKeys(value),
+          });
+        await file('p1', `first${round}`);
+        // The paper leaves p1 and its project p2 is deleted while it is filed again in both.
+        await store.createProject('t1', { id: `gone${round}`, name: `gone${round}` });
+        await file(`gone${round}`, `doomed${round}`);
+        await Promise.all([
+          store.removeEntry('t1', 'p1', `first${round}`),
+          store.deleteProject('t1', `gone${round}`),
+          file('p1', `again${round}`),
+          file('p2', `other${round}`),
+        ]);
+        const holders = [
+          ...(await store.listEntries('t1', 'p1')),
+          ...(await store.listEntries('t1', 'p2')),
+        ].filter((entry) => entry.documentId === document.id);
+        expect(holders.length, `round ${round}`).toBeGreaterThan(0);
+        expect(await store.getDocument('t1', document.id), `round ${round}`).not.toBeNull();
+      }
+      await store.close();
+    });
+
+    it('sums each tenant’s stored PDFs', async () => {
+      const store = await create();
+      await store.ensureTenant('t1');
+      await store.ensureTenant('t2');
+      await store.putDocument(documentOf('t1', 'a', 'a', 1000));
+      await store.putDocument(documentOf('t1', 'b', 'b', 234));
+      await store.putDocument(documentOf('t2', 'a', 'a', 1000));
+      expect(await store.storageByTenant()).toEqual([
+        { tenantId: 't1', documents: 2, bytes: 1234 },
+        { tenantId: 't2', documents: 1, bytes: 1000 },
+      ]);
       await store.close();
     });
 

@@ -9,6 +9,11 @@ export interface BuiltPage {
   mediaBox?: [number, number, number, number];
   /** More entries of the page dictionary, as PDF text (e.g. `/Rotate 90 /CropBox [0 0 300 400]`). */
   entries?: string;
+  /**
+   * RGB images the page's resources name (`/Im1`, `/Im2`, … in order); the content paints them,
+   * e.g. `q 240 0 0 160 72 400 cm /Im1 Do Q`. `rgb` holds width × height × 3 bytes.
+   */
+  images?: Array<{ width: number; height: number; rgb: Buffer }>;
 }
 
 /**
@@ -42,12 +47,27 @@ export function buildPdf(
     );
   };
   const shared = options.sharedContent && pages[0] ? stream(pages[0]) : undefined;
+  const image = (picture: { width: number; height: number; rgb: Buffer }) => {
+    const data = deflateSync(picture.rgb);
+    return add(
+      Buffer.concat([
+        Buffer.from(
+          `<< /Type /XObject /Subtype /Image /Width ${picture.width} /Height ${picture.height} /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /FlateDecode /Length ${data.length} >>\nstream\n`,
+          'latin1',
+        ),
+        data,
+        Buffer.from('\nendstream', 'latin1'),
+      ]),
+    );
+  };
   const kids = pages.map((page) => {
     const content = shared ?? stream(page);
     const mediaBox = (page.mediaBox ?? [0, 0, 612, 792]).join(' ');
     const entries = page.entries ? ` ${page.entries}` : '';
+    const images = (page.images ?? []).map((picture, index) => `/Im${index + 1} ${image(picture)} 0 R`);
+    const xObjects = images.length > 0 ? ` /XObject << ${images.join(' ')} >>` : '';
     return add(
-      `<< /Type /Page /Parent ${pageTree} 0 R /MediaBox [${mediaBox}]${entries} /Resources << /Font << /F1 ${font} 0 R >> >> /Contents ${content} 0 R >>`,
+      `<< /Type /Page /Parent ${pageTree} 0 R /MediaBox [${mediaBox}]${entries} /Resources << /Font << /F1 ${font} 0 R >>${xObjects} >> /Contents ${content} 0 R >>`,
     );
   });
   for (const extra of options.extraObjects ?? []) add(extra);

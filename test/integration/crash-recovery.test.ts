@@ -10,6 +10,7 @@ import { dirname, join, relative } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { seededBetween } from '../helpers/seeded-random.js';
 import { serverListening, spawnCli } from '../helpers/server-process.js';
 import { sharedData } from '../helpers/test-app.js';
 
@@ -23,19 +24,6 @@ const pdfNames = [
 const folders: string[] = [];
 /** Every process this file starts, so a failed run leaves none behind. */
 const children = new Set<ChildProcess>();
-
-/** Deterministic delays: the same kill points on every run (mulberry32). */
-function seeded(seed: number): (min: number, max: number) => number {
-  let state = seed >>> 0;
-  return (min, max) => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    const unit = ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    return Math.round(min + unit * (max - min));
-  };
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -340,7 +328,7 @@ describe('SIGKILL during writes', () => {
     // The same operations, killed at fixed pseudo-random points, restarted, then finished.
     const dataDir = await mkdtemp(join(tmpdir(), 'alexandria-crash-'));
     folders.push(dataDir);
-    const delay = seeded(13);
+    const delay = seededBetween(13);
     let server = await startServer(dataDir);
     const key = server.key;
     const finished = new Set<string>();

@@ -1,32 +1,37 @@
-// The two windows a SIGKILL during add_to_project could leave half-written (decision record 0020),
-// hit deterministically: a storage failure injected exactly between the two writes stands for the
-// kill (SQLite triggers raise in the second write), then the state a restart finds is checked.
-import { mkdtempSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FsBlobStore } from '../../src/adapters/fs/fs-blob-store.js';
-import { createPostgresProjectStore } from '../../src/adapters/postgres/postgres-project-store.js';
-import { S3BlobStore } from '../../src/adapters/s3/s3-blob-store.js';
-import { createSqliteProjectStore } from '../../src/adapters/sqlite/sqlite-project-store.js';
 import { loadConfig } from '../../src/config/load-config.js';
+import { emptyPaper } from '../../src/domain/paper.js';
 import { createContainer } from '../../src/main.js';
 import { sha256Hex } from '../../src/platform/ids.js';
 import { createLogger } from '../../src/platform/logger.js';
 import type { BlobStore } from '../../src/ports/blob-store.js';
 import type { ProjectStore } from '../../src/ports/project-store.js';
-import { sweepUnreferencedDocuments } from '../../src/services/documents/document-blob-sweep.js';
 import { DocumentStorage } from '../../src/services/documents/document-storage.js';
-import { documentBlobKey } from '../../src/services/documents/document-text.js';
+import { documentBlobKey } from '../../src/services/storage/blob-layout.js';
+import { type BlobSweepOptions, sweepBlobs } from '../../src/services/storage/blob-sweep.js';
+import { ContentRelease } from '../../src/services/storage/content-release.js';
 import { multipartBody } from '../helpers/multipart.js';
-import { dropSchema, testPostgresUrl, uniqueSchema } from '../helpers/services.js';
+import { documentRecordOf, storageDeployments } from '../helpers/storage-deployments.js';
 import { createTestApp, offline, sharedData, type TestApp, withKey } from '../helpers/test-app.js';
 
 const hour = 3600_000;
 const later = () => new Date(Date.now() + 2 * hour);
+
+/** The sweep as the server runs it: one hour of grace, a day of cache retention. */
+function sweep(blobs: BlobStore, store: ProjectStore, options: Pick<BlobSweepOptions, 'now'> = {}) {
+  return sweepBlobs({
+    blobs,
+    store,
+    release: new ContentRelease({ store, blobs }),
+    graceMs: hour,
+    cacheRetentionMs: 24 * hour,
+    ...options,
+  });
+}
 const pdfOf = (name: string) => readFile(join(sharedData, 'pdfs', name));
 
 let t: TestApp;
@@ -93,36 +98,43 @@ describe('a kill between two writes of add_to_project', () => {
   it('leaves a PDF blob without its row, which the sweep removes once older than the grace period (unreferenced PDF blob)', async () => {
     const blobs = t.container.stores.blobs;
     const store = t.container.stores.projects;
-    const orphanKey = documentBlobKey(sha256Hex(korean));
+    const orphan = sha256Hex(korean);
+    const orphanKey = documentBlobKey(orphan);
     const recover = crashBeforeInsertInto('documents');
     const failed = await upload(korean, '?project_name=Orphaned');
     recover();
     expect(failed.statusCode).toBe(500);
     // The window: the bytes are stored, no row names them, and no project was made.
     expect(await blobs.has(orphanKey)).toBe(true);
-    expect((await store.referencedBlobKeys([orphanKey])).size).toBe(0);
+    expect((await store.storedContent([orphan])).size).toBe(0);
     expect(projectRows('Orphaned')).toEqual([]);
-    const referencedKey = documentBlobKey(sha256Hex(editorial));
-    expect((await store.referencedBlobKeys([referencedKey])).has(referencedKey)).toBe(true);
+    const referenced = sha256Hex(editorial);
+    expect((await store.storedContent([referenced])).has(referenced)).toBe(true);
+    const parsedOf = async (sha256: string) => {
+      const keys = [];
+      for await (const blob of blobs.list(`parsed/${sha256.slice(0, 2)}/${sha256}`)) keys.push(blob.key);
+      return keys;
+    };
+    // The add parsed before it stored anything: the orphan's parse is cached too.
+    expect(await parsedOf(orphan)).toHaveLength(1);
 
     // Right away it may be an add in flight (here or on another replica): left alone.
-    const now = await sweepUnreferencedDocuments({ blobs, store, graceMs: hour });
-    expect(now.deleted).toEqual([]);
+    const now = await sweep(blobs, store);
+    expect(now.released).toEqual([]);
     expect(await blobs.has(orphanKey)).toBe(true);
-    // After a restart two hours later: removed; the referenced PDF and its parse cache stay.
-    const restart = await sweepUnreferencedDocuments({ blobs, store, graceMs: hour, now: later });
-    expect(restart.deleted).toEqual([orphanKey]);
-    expect(restart.scanned).toBe(2);
+    // After a restart two hours later: released with its parse; the referenced PDF and its parse stay.
+    const restart = await sweep(blobs, store, { now: later });
+    expect(restart.released).toEqual([orphan]);
     expect(await blobs.has(orphanKey)).toBe(false);
-    expect(await blobs.has(referencedKey)).toBe(true);
-    const parsed = [];
-    for await (const blob of blobs.list('parsed')) parsed.push(blob.key);
-    expect(parsed.length).toBeGreaterThanOrEqual(2);
+    expect(await parsedOf(orphan)).toEqual([]);
+    expect(await blobs.has(documentBlobKey(referenced))).toBe(true);
+    expect(await parsedOf(referenced)).toHaveLength(1);
+    expect(restart.areas.documents.objects).toBe(1);
     // The repeated add stores the PDF again, row and blob.
     const done = await upload(korean, '?project_name=Orphaned');
     expect(done.statusCode, done.body).toBe(200);
     expect(await blobs.has(orphanKey)).toBe(true);
-    expect((await store.referencedBlobKeys([orphanKey])).has(orphanKey)).toBe(true);
+    expect((await store.storedContent([orphan])).has(orphan)).toBe(true);
   });
 
   it('puts back an orphan blob that an add adopts when a sweep deletes it before the row is written', async () => {
@@ -135,23 +147,28 @@ describe('a kill between two writes of add_to_project', () => {
     // Another instance's sweep (clock two hours on) runs between the add's `has` and its row insert.
     const racing: ProjectStore = new Proxy(store, {
       get(target, property) {
-        if (property === 'putDocument') {
-          return async (...args: Parameters<ProjectStore['putDocument']>) => {
-            const swept = await sweepUnreferencedDocuments({
-              blobs,
-              store: target,
-              graceMs: hour,
-              now: later,
-            });
-            expect(swept.deleted).toEqual([documentBlobKey(sha256)]);
-            return target.putDocument(...args);
+        if (property === 'addEntry') {
+          return async (...args: Parameters<ProjectStore['addEntry']>) => {
+            const swept = await sweep(blobs, target, { now: later });
+            expect(swept.released).toEqual([sha256]);
+            return target.addEntry(...args);
           };
         }
         const value = Reflect.get(target, property);
         return typeof value === 'function' ? value.bind(target) : value;
       },
     });
-    const record = await new DocumentStorage(racing, blobs).save('tenant-a', bytes, { sha256 });
+    const documents = new DocumentStorage(racing, blobs);
+    const record = await documents.storeBytes('tenant-a', bytes, { sha256 });
+    const project = await t.container.services.projects.resolve('tenant-a', {});
+    await racing.addEntry('tenant-a', project.id, {
+      entryId: 'ent_adopted',
+      paper: { ...emptyPaper('Adopted'), year: 2023 },
+      document: record,
+      identityKeys: [],
+    });
+    expect(await blobs.has(record.blobKey)).toBe(false);
+    await documents.settle(record, bytes);
     expect(record.blobKey).toBe(documentBlobKey(sha256));
     expect(Buffer.from((await blobs.get(record.blobKey)) ?? []).equals(bytes)).toBe(true);
   });
@@ -229,88 +246,44 @@ describe('the sweep outside the server', () => {
 });
 
 /** The same sweep on both deployments: filesystem + SQLite, and S3 + PostgreSQL (scale-out). */
-describe.each([
-  {
-    name: 'filesystem and SQLite',
-    open: async () => {
-      const folder = mkdtempSync(join(tmpdir(), 'alexandria-sweep-'));
-      const store = await createSqliteProjectStore(join(folder, 'alexandria.db'));
-      const blobs: BlobStore = new FsBlobStore(join(folder, 'blobs'));
-      return { store, blobs, close: () => rm(folder, { recursive: true, force: true }) };
-    },
-  },
-  {
-    name: 'S3 and PostgreSQL',
-    open: async () => {
-      const folder = mkdtempSync(join(tmpdir(), 'alexandria-sweep-s3-'));
-      const s3 = new S3rver({
-        port: 0,
-        address: '127.0.0.1',
-        silent: true,
-        directory: folder,
-        configureBuckets: [{ name: 'sweep', configs: [] }],
-      });
-      const { port } = (await s3.run()) as { port: number };
-      const schema = uniqueSchema('sweep');
-      const store = await createPostgresProjectStore(testPostgresUrl, { schema, maxConnections: 2 });
-      const blobs = new S3BlobStore({
-        bucket: 'sweep',
-        region: 'us-east-1',
-        endpoint: `http://127.0.0.1:${port}`,
-        accessKeyId: 'S3RVER',
-        secretAccessKey: 'S3RVER',
-        prefix: 'alexandria/',
-        listPageSize: 2,
-      });
-      return {
-        store,
-        blobs,
-        close: async () => {
-          blobs.close();
-          await s3.close();
-          await dropSchema(schema);
-          await rm(folder, { recursive: true, force: true });
-        },
-      };
-    },
-  },
-])('sweepUnreferencedDocuments on $name', ({ open }) => {
+describe.each(storageDeployments)('the sweep on $name', ({ open }) => {
   it('deletes only document blobs that are unreferenced and older than the grace period', async () => {
     const { store, blobs, close } = await open();
     try {
       await store.ensureTenant('t1');
       await store.ensureTenant('t2');
-      const keys = ['a', 'b', 'c', 'd', 'e'].map((digit) => documentBlobKey(digit.repeat(64)));
+      const hashes = ['a', 'b', 'c', 'd', 'e'].map((digit) => digit.repeat(64));
+      const keys = hashes.map(documentBlobKey);
       for (const key of keys) await blobs.put(key, new Uint8Array([37, 80, 68, 70]));
+      // A key of no shape the layout writes: not the sweep's to judge.
       await blobs.put('parsed/aa/cache.json', new Uint8Array([123, 125]));
-      // a: one tenant's row; b: another tenant's row (blobs are shared by content); c–e: orphans.
+      // a: filed by one tenant; b: by another (blobs are shared by content); c: a row no entry
+      // holds (what an older release left after removing its last entry); d, e: orphans.
       for (const [tenantId, digit] of [
         ['t1', 'a'],
         ['t2', 'b'],
       ] as const) {
-        const sha256 = digit.repeat(64);
-        await store.putDocument({
-          id: `doc_${sha256.slice(0, 24)}`,
-          tenantId,
-          sha256,
-          blobKey: documentBlobKey(sha256),
-          byteSize: 4,
-          contentType: 'application/pdf',
-          filename: null,
-          sourceUrl: null,
-          createdAt: new Date().toISOString(),
+        await store.ensureProject(tenantId, 'gpt');
+        await store.addEntry(tenantId, 'gpt', {
+          entryId: `e_${digit}`,
+          paper: { ...emptyPaper(`Paper ${digit}`), year: 2020 },
+          document: documentRecordOf(tenantId, digit.repeat(64), 4),
+          identityKeys: [],
         });
       }
-      expect((await sweepUnreferencedDocuments({ blobs, store, graceMs: hour })).deleted).toEqual([]);
-      const swept = await sweepUnreferencedDocuments({ blobs, store, graceMs: hour, now: later });
-      expect(swept.scanned).toBe(5);
-      expect(swept.deleted.sort()).toEqual(keys.slice(2));
+      await store.putDocument(documentRecordOf('t1', 'c'.repeat(64), 4));
+      const fresh = await sweep(blobs, store);
+      expect(fresh.released).toEqual([]);
+      expect(fresh.unfiledDocuments).toBe(0);
+      const swept = await sweep(blobs, store, { now: later });
+      expect(swept.unfiledDocuments).toBe(1);
+      expect(swept.released.sort()).toEqual(hashes.slice(2));
       const left = [];
       for await (const blob of blobs.list('documents')) left.push(blob.key);
       expect(left.sort()).toEqual(keys.slice(0, 2));
+      expect(swept.areas.documents).toEqual({ objects: 2, bytes: 8 });
       expect(await blobs.has('parsed/aa/cache.json')).toBe(true);
     } finally {
-      await store.close();
       await close();
     }
   });

@@ -142,7 +142,17 @@ describe('projects', () => {
       tenantId,
       project,
       paper('First', '10.1000/first'),
-      'doc123',
+      {
+        id: 'doc123',
+        tenantId,
+        sha256: 'd'.repeat(64),
+        blobKey: `documents/dd/${'d'.repeat(64)}.pdf`,
+        byteSize: 1,
+        contentType: 'application/pdf',
+        filename: null,
+        sourceUrl: null,
+        createdAt: new Date().toISOString(),
+      },
     );
     await t.container.services.projects.addPaper(tenantId, project, paper('Second', '10.1000/sec/ond'), null);
     const got = await t.app.inject({

@@ -114,33 +114,66 @@ describe('GET /api/page_image', () => {
   });
   afterAll(() => t?.close());
 
-  it('returns the page as a PNG, drawn once and then read from the blob store', async () => {
+  it('returns the page as a PNG at the stored width the asked one rounds up to, drawn once and then read from the blob store', async () => {
     const url = `/api/page_image?pdf_id=${encodeURIComponent(pdfId)}&page=2&width=600`;
     const first = await get(url);
     expect(first.statusCode).toBe(200);
     expect(first.headers['content-type']).toBe('image/png');
     expect([...first.rawPayload.subarray(0, 8)]).toEqual(pngSignature);
+    // 600 is not a stored width: the page is drawn at the next one up, and the headers say so.
     const image = darkShare(first.rawPayload);
-    expect(image).toMatchObject({ width: 600, height: Math.round((600 * 792) / 612) });
+    expect(image).toMatchObject({ width: 1000, height: Math.round((1000 * 792) / 612) });
+    expect(first.headers['x-image-width']).toBe('1000');
+    expect(first.headers['x-image-height']).toBe(String(image.height));
     expect(image.dark).toBeGreaterThan(0.01);
 
-    // The drawing is in the blob store under (sha256, page, width); what is stored there is what a
-    // second request gets, without drawing again.
+    // The drawing is in the blob store under (sha256, page, stored width); what is stored there is
+    // what a second request gets (at any width that rounds to it), without drawing again.
     const document = await t.container.stores.projects.getDocument('tenant-a', pdfId.split('/')[1] as string);
     const sha256 = document?.sha256;
     expect(sha256).toMatch(/^[0-9a-f]{64}$/);
-    const key = pageImageBlobKey(sha256 as string, 2, 600);
+    const key = pageImageBlobKey(sha256 as string, 2, 1000);
     expect(Buffer.from((await t.container.stores.blobs.get(key)) ?? [])).toEqual(first.rawPayload);
     const marker = new Uint8Array([...pngSignature, 1, 2, 3]);
     await t.container.stores.blobs.put(key, marker);
-    const second = await get(url);
+    const second = await get(`/api/page_image?pdf_id=${encodeURIComponent(pdfId)}&page=2&width=1000`);
     expect(second.statusCode).toBe(200);
     expect([...second.rawPayload]).toEqual([...marker]);
 
-    // Another width is another drawing; the default width is 1000 and the default page 1.
+    // Another stored width is another drawing; the default width is 1000 and the default page 1.
     const wide = await get(`/api/page_image?pdf_id=${encodeURIComponent(pdfId)}`);
     expect(wide.statusCode).toBe(200);
     expect(darkShare(wide.rawPayload).width).toBe(1000);
+    const narrow = await get(`/api/page_image?pdf_id=${encodeURIComponent(pdfId)}&width=200`);
+    expect(darkShare(narrow.rawPayload).width).toBe(250);
+  });
+
+  it('stores at most five drawings of a page however many widths are asked (101 widths cached 101 images)', async () => {
+    const document = await t.container.stores.projects.getDocument('tenant-a', pdfId.split('/')[1] as string);
+    const sha256 = document?.sha256 as string;
+    const widths = Array.from({ length: 101 }, (_, index) => 200 + 18 * index);
+    expect(widths.at(-1)).toBe(2000);
+    const served = new Set<string>();
+    for (const width of widths) {
+      const response = await get(`/api/page_image?pdf_id=${encodeURIComponent(pdfId)}&page=3&width=${width}`);
+      expect(response.statusCode).toBe(200);
+      const stored = Number(response.headers['x-image-width']);
+      // Never smaller than asked: rounded up.
+      expect(stored).toBeGreaterThanOrEqual(width);
+      served.add(String(stored));
+    }
+    expect([...served].sort((a, b) => Number(a) - Number(b))).toEqual(['250', '500', '1000', '1500', '2000']);
+    const drawings = [];
+    for await (const blob of t.container.stores.blobs.list(`pages/${sha256.slice(0, 2)}/${sha256}`)) {
+      if (blob.key.includes('/p3-')) drawings.push(blob.key.split('/').at(-1));
+    }
+    expect(drawings.sort()).toEqual([
+      'p3-w1000.png',
+      'p3-w1500.png',
+      'p3-w2000.png',
+      'p3-w250.png',
+      'p3-w500.png',
+    ]);
   });
 
   it('answers parameter mistakes with 400 naming the parameter, and unknown PDFs with 404 pdf_id', async () => {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { mkdir, readdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
 import { assertBlobKey, type BlobListing, type BlobStore } from '../../ports/blob-store.js';
 
 /** `<key>.<12 hex>.tmp`: the file a `put` writes before renaming it over the key. */
@@ -22,10 +22,20 @@ export class FsBlobStore implements BlobStore {
 
   async put(key: string, data: Uint8Array): Promise<void> {
     const target = this.path(key);
-    await mkdir(dirname(target), { recursive: true });
     const temporary = `${target}.${randomBytes(6).toString('hex')}.tmp`;
+    // A delete of the folder's last file removes the folder, and may do so between our mkdir and
+    // our write: make it again and retry (the temporary file then keeps it from being removed).
+    for (let attempt = 1; ; attempt += 1) {
+      await mkdir(dirname(target), { recursive: true });
+      try {
+        await writeFile(temporary, data, { flush: true });
+        break;
+      } catch (error) {
+        await rm(temporary, { force: true });
+        if (!isMissing(error) || attempt === 5) throw error;
+      }
+    }
     try {
-      await writeFile(temporary, data, { flush: true });
       await rename(temporary, target);
     } catch (error) {
       await rm(temporary, { force: true });
@@ -52,7 +62,24 @@ export class FsBlobStore implements BlobStore {
   }
 
   async delete(key: string): Promise<void> {
-    await rm(this.path(key), { force: true });
+    const path = this.path(key);
+    await rm(path, { force: true });
+    await this.removeEmptyFolders(dirname(path));
+  }
+
+  /**
+   * Removes `folder` and its parents while they are empty, up to the root: content folders
+   * (`pages/ab/<hash>/r1`) would otherwise stay behind every released document forever.
+   */
+  private async removeEmptyFolders(folder: string): Promise<void> {
+    for (let current = folder; relative(this.root, current) !== ''; current = dirname(current)) {
+      if (relative(this.root, current).startsWith('..')) return;
+      try {
+        await rmdir(current);
+      } catch {
+        return; // not empty (or gone): the folders above it are not empty either
+      }
+    }
   }
 
   async *list(prefix: string): AsyncIterable<BlobListing> {
@@ -92,7 +119,7 @@ export class FsBlobStore implements BlobStore {
           if (isMissing(error)) return null;
           throw error;
         });
-        if (stats) yield { key, lastModified: stats.mtime };
+        if (stats) yield { key, lastModified: stats.mtime, size: stats.size };
       }
     }
   }

@@ -1,5 +1,6 @@
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { ProjectStore } from '../../ports/project-store.js';
+import type { ContentLock } from '../sql/kysely-document-rows.js';
 import { KyselyProjectStore } from '../sql/kysely-project-store.js';
 import { migrateProjectStore } from '../sql/project-migrations.js';
 import type { ProjectDatabase } from '../sql/schema.js';
@@ -45,5 +46,15 @@ export async function createPostgresProjectStore(
   if (schema) await pool.query(`create schema if not exists ${schema}`);
   const db = new Kysely<ProjectDatabase>({ dialect: new PostgresDialect({ pool }) });
   await migrateProjectStore(db as Kysely<unknown>, schema ? { schema } : {});
-  return new KyselyProjectStore(db, () => db.destroy());
+  return new KyselyProjectStore(db, () => db.destroy(), lockContent);
 }
+
+/**
+ * A transaction-level advisory lock per content hash (and schema): document-row writes and
+ * release marks of one hash wait for each other, other hashes never do.
+ */
+const lockContent: ContentLock = async (trx, sha256) => {
+  await sql`select pg_advisory_xact_lock(hashtextextended(current_schema() || '.content.' || ${sha256}, 0))`.execute(
+    trx,
+  );
+};

@@ -154,7 +154,7 @@ export class S3BlobStore implements BlobStore {
         if (!object.Key?.startsWith(storePrefix)) continue;
         // An object without a date counts as just written: an age-guarded sweep leaves it alone.
         const lastModified = object.LastModified ?? new Date();
-        yield { key: object.Key.slice(storePrefix.length), lastModified };
+        yield { key: object.Key.slice(storePrefix.length), lastModified, size: object.Size ?? 0 };
       }
       marker = page.NextMarker ?? objects.at(-1)?.Key;
       if (!page.IsTruncated || marker === undefined) return;

@@ -3,15 +3,11 @@ import { entryMatchRank, matchEntry } from '../../domain/entry-identity.js';
 import { AppError } from '../../domain/errors.js';
 import { type Paper, paperSchema } from '../../domain/paper.js';
 import type { ApiKeyRecord, DocumentRecord, Project, ProjectEntry, Tenant } from '../../domain/project.js';
-import type { ProjectStore } from '../../ports/project-store.js';
+import type { EntryInput, ProjectStore, Removal, TenantStorage } from '../../ports/project-store.js';
+import { type ContentLock, KyselyDocumentRows } from './kysely-document-rows.js';
 import type { ProjectDatabase } from './schema.js';
 
 type Row<T extends keyof ProjectDatabase> = ProjectDatabase[T];
-
-type EntryInput = { entryId: string; paper: Paper; documentId: string | null; identityKeys: string[] };
-
-/** Keys per `in (…)` list: far below SQLite's and PostgreSQL's bound-parameter limits. */
-const keysPerQuery = 500;
 
 const now = () => new Date().toISOString();
 
@@ -30,20 +26,6 @@ function toProject(row: Row<'projects'>): Project {
   return { id: row.id, tenantId: row.tenant_id, name: row.name, createdAt: row.created_at };
 }
 
-function toDocument(row: Row<'documents'>): DocumentRecord {
-  return {
-    id: row.id,
-    tenantId: row.tenant_id,
-    sha256: row.sha256,
-    blobKey: row.blob_key,
-    byteSize: Number(row.byte_size),
-    contentType: row.content_type,
-    filename: row.filename,
-    sourceUrl: row.source_url,
-    createdAt: row.created_at,
-  };
-}
-
 function parseStoredPaper(json: string): Paper {
   // Stored by us, but validated anyway: a record from an older release must not crash a listing.
   const parsed = paperSchema.safeParse(JSON.parse(json));
@@ -56,10 +38,15 @@ function parseStoredPaper(json: string): Paper {
  * with their dialect's Kysely instance after running `migrateProjectStore`.
  */
 export class KyselyProjectStore implements ProjectStore {
+  private readonly documents: KyselyDocumentRows;
+
   constructor(
     private readonly db: Kysely<ProjectDatabase>,
     private readonly onClose: () => Promise<void>,
-  ) {}
+    private readonly lockContent: ContentLock = async () => {},
+  ) {
+    this.documents = new KyselyDocumentRows(db, lockContent);
+  }
 
   async ensureTenant(id: string, name = id): Promise<Tenant> {
     await this.db
@@ -198,13 +185,28 @@ export class KyselyProjectStore implements ProjectStore {
     return rows.map((row) => ({ ...toProject(row), paperCount: Number(row.paper_count) }));
   }
 
-  async deleteProject(tenantId: string, projectId: string): Promise<boolean> {
-    const result = await this.db
-      .deleteFrom('projects')
-      .where('tenant_id', '=', tenantId)
-      .where('id', '=', projectId)
-      .executeTakeFirst();
-    return Number(result.numDeletedRows) > 0;
+  async deleteProject(tenantId: string, projectId: string): Promise<Removal | null> {
+    return this.db.transaction().execute(async (trx) => {
+      const held = await trx
+        .selectFrom('project_entries')
+        .select('document_id')
+        .distinct()
+        .where('tenant_id', '=', tenantId)
+        .where('project_id', '=', projectId)
+        .where('document_id', 'is not', null)
+        .execute();
+      const documentIds = held.flatMap((row) => (row.document_id === null ? [] : [row.document_id]));
+      // Locked before any row changes (see `lockDocuments`).
+      const documents = await this.documents.lockDocuments(trx, tenantId, documentIds);
+      // Entries and their identity keys go with the project (foreign keys, on delete cascade).
+      const result = await trx
+        .deleteFrom('projects')
+        .where('tenant_id', '=', tenantId)
+        .where('id', '=', projectId)
+        .executeTakeFirst();
+      if (Number(result.numDeletedRows) === 0) return null;
+      return { orphanedContent: await this.documents.dropUnheld(trx, tenantId, documents) };
+    });
   }
 
   addEntry(
@@ -248,11 +250,25 @@ export class KyselyProjectStore implements ProjectStore {
     projectId: string,
     input: EntryInput,
   ): Promise<{ entry: ProjectEntry; created: boolean }> {
-    const existing = await this.sameEntry(trx, tenantId, projectId, input);
-    if (existing?.documentId && input.documentId !== null && existing.documentId !== input.documentId) {
-      // The same paper with another PDF: the entry keeps the PDF its pdf_id names, unchanged (0014).
+    const document = input.document;
+    let documentId: string | null = null;
+    if (document) {
+      // Before anything else: a release of this content is either done (its mark is visible) or
+      // waits for us (and then sees our row). The tenant's row, if any, keeps its id.
+      await this.lockContent(trx, document.sha256);
+      const stored = await this.documents.bySha256(trx, tenantId, document.sha256);
+      documentId = stored?.id ?? document.id;
+    }
+    const existing = await this.sameEntry(trx, tenantId, projectId, {
+      documentId,
+      identityKeys: input.identityKeys,
+    });
+    if (existing?.documentId && documentId !== null && existing.documentId !== documentId) {
+      // The same paper with another PDF: the entry keeps the PDF its pdf_id names, unchanged (0014),
+      // and this PDF gets no row (nothing would hold it).
       return { entry: existing, created: false };
     }
+    if (document && documentId === document.id) await this.documents.insert(trx, document);
     let entryId = input.entryId;
     if (existing) {
       entryId = existing.entryId;
@@ -260,7 +276,7 @@ export class KyselyProjectStore implements ProjectStore {
         .updateTable('project_entries')
         .set({
           paper_json: JSON.stringify(input.paper),
-          document_id: existing.documentId ?? input.documentId,
+          document_id: existing.documentId ?? documentId,
         })
         .where('tenant_id', '=', tenantId)
         .where('project_id', '=', projectId)
@@ -280,7 +296,7 @@ export class KyselyProjectStore implements ProjectStore {
           project_id: projectId,
           entry_id: entryId,
           paper_json: JSON.stringify(input.paper),
-          document_id: input.documentId,
+          document_id: documentId,
           added_at: now(),
           position: Number(position?.max ?? 0) + 1,
         })
@@ -415,8 +431,19 @@ export class KyselyProjectStore implements ProjectStore {
     return this.readEntry(this.db, tenantId, projectId, entryId);
   }
 
-  async removeEntry(tenantId: string, projectId: string, entryId: string): Promise<boolean> {
+  async removeEntry(tenantId: string, projectId: string, entryId: string): Promise<Removal | null> {
     return this.db.transaction().execute(async (trx) => {
+      const entry = await trx
+        .selectFrom('project_entries')
+        .select('document_id')
+        .where('tenant_id', '=', tenantId)
+        .where('project_id', '=', projectId)
+        .where('entry_id', '=', entryId)
+        .executeTakeFirst();
+      if (!entry) return null;
+      // Locked before any row changes (see `lockDocuments`).
+      const held = entry.document_id === null ? [] : [entry.document_id];
+      const documents = await this.documents.lockDocuments(trx, tenantId, held);
       await trx
         .deleteFrom('project_entry_keys')
         .where('tenant_id', '=', tenantId)
@@ -429,63 +456,61 @@ export class KyselyProjectStore implements ProjectStore {
         .where('project_id', '=', projectId)
         .where('entry_id', '=', entryId)
         .executeTakeFirst();
-      return Number(result.numDeletedRows) > 0;
+      if (Number(result.numDeletedRows) === 0) return null;
+      return { orphanedContent: await this.documents.dropUnheld(trx, tenantId, documents) };
     });
   }
 
-  async putDocument(document: DocumentRecord): Promise<DocumentRecord> {
-    await this.db
-      .insertInto('documents')
-      .values({
-        tenant_id: document.tenantId,
-        id: document.id,
-        sha256: document.sha256,
-        blob_key: document.blobKey,
-        byte_size: document.byteSize,
-        content_type: document.contentType,
-        filename: document.filename,
-        source_url: document.sourceUrl,
-        created_at: document.createdAt,
-      })
-      .onConflict((conflict) => conflict.doNothing())
-      .execute();
-    const stored = await this.findDocumentBySha256(document.tenantId, document.sha256);
-    if (!stored) throw new AppError('internal', 'Document vanished after insert');
-    return stored;
+  putDocument(document: DocumentRecord): Promise<DocumentRecord> {
+    return this.documents.putDocument(document);
   }
 
-  async getDocument(tenantId: string, documentId: string): Promise<DocumentRecord | null> {
-    const row = await this.db
-      .selectFrom('documents')
-      .selectAll()
-      .where('tenant_id', '=', tenantId)
-      .where('id', '=', documentId)
-      .executeTakeFirst();
-    return row ? toDocument(row) : null;
+  getDocument(tenantId: string, documentId: string): Promise<DocumentRecord | null> {
+    return this.documents.getDocument(tenantId, documentId);
   }
 
-  async findDocumentBySha256(tenantId: string, sha256: string): Promise<DocumentRecord | null> {
-    const row = await this.db
-      .selectFrom('documents')
-      .selectAll()
-      .where('tenant_id', '=', tenantId)
-      .where('sha256', '=', sha256)
-      .executeTakeFirst();
-    return row ? toDocument(row) : null;
+  findDocumentBySha256(tenantId: string, sha256: string): Promise<DocumentRecord | null> {
+    return this.documents.findDocumentBySha256(tenantId, sha256);
   }
 
-  async referencedBlobKeys(blobKeys: readonly string[]): Promise<Set<string>> {
-    const referenced = new Set<string>();
-    for (let start = 0; start < blobKeys.length; start += keysPerQuery) {
-      const rows = await this.db
-        .selectFrom('documents')
-        .select('blob_key')
-        .distinct()
-        .where('blob_key', 'in', blobKeys.slice(start, start + keysPerQuery))
-        .execute();
-      for (const row of rows) referenced.add(row.blob_key);
-    }
-    return referenced;
+  deleteDocument(tenantId: string, documentId: string) {
+    return this.documents.deleteDocument(tenantId, documentId);
+  }
+
+  deleteUnfiledDocuments(createdBefore: string, limit: number): Promise<string[]> {
+    return this.documents.deleteUnfiledDocuments(createdBefore, limit);
+  }
+
+  storedContent(sha256s: readonly string[]): Promise<Set<string>> {
+    return this.documents.storedContent(sha256s);
+  }
+
+  claimContentRelease(sha256: string): Promise<boolean> {
+    return this.documents.claimContentRelease(sha256);
+  }
+
+  endContentRelease(sha256: string): Promise<void> {
+    return this.documents.endContentRelease(sha256);
+  }
+
+  contentReleasePending(sha256: string): Promise<boolean> {
+    return this.documents.contentReleasePending(sha256);
+  }
+
+  contentReleasesStartedBefore(startedBefore: string): Promise<string[]> {
+    return this.documents.contentReleasesStartedBefore(startedBefore);
+  }
+
+  releasedContent(sha256s: readonly string[]): Promise<Set<string>> {
+    return this.documents.releasedContent(sha256s);
+  }
+
+  forgetContentReleases(endedBefore: string): Promise<number> {
+    return this.documents.forgetContentReleases(endedBefore);
+  }
+
+  storageByTenant(): Promise<TenantStorage[]> {
+    return this.documents.storageByTenant();
   }
 
   async ensureSetting(name: string, proposed: string): Promise<string> {

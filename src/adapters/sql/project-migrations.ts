@@ -110,6 +110,26 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  // Deleting documents frees their blobs (docs/decisions/0041-deletion-that-frees-storage.md): a row
+  // per content hash whose blobs are being deleted (adds of that content wait while `ended_at` is
+  // null) and, once ended, kept for a while so the sweep knows late writes to it are leftovers; and
+  // the lookups a release and the sweep make across tenants by hash and by filed document.
+  '0004_content_releases': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('content_releases')
+        .addColumn('sha256', 'text', (column) => column.primaryKey())
+        .addColumn('started_at', 'text', (column) => column.notNull())
+        .addColumn('ended_at', 'text')
+        .execute();
+      await db.schema.createIndex('documents_sha256').on('documents').column('sha256').execute();
+      await db.schema
+        .createIndex('project_entries_tenant_document')
+        .on('project_entries')
+        .columns(['tenant_id', 'document_id'])
+        .execute();
+    },
+  },
 };
 
 /** Applies pending migrations; throws with the failing migration's error. */

@@ -33,6 +33,8 @@ export interface ProjectDatabase {
     added_at: string;
     position: Generated<number>;
   };
+  /** Content hashes whose blobs a release is deleting, or deleted not long ago (`claimContentRelease`). */
+  content_releases: { sha256: string; started_at: string; ended_at: string | null };
   /** Values shared by every replica, each written once (`ensureSetting`). */
   settings: { name: string; value: string; created_at: string };
   project_entry_keys: {

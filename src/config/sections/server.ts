@@ -33,6 +33,11 @@ export const serverSection = {
     default: '10000',
     description: 'How long a graceful shutdown waits for in-flight requests before exiting.',
   }),
+  metricsPerTenant: envVar('ALEXANDRIA_METRICS_PER_TENANT', booleanText, {
+    default: 'true',
+    description:
+      'Label the storage figures on /metrics by tenant id (alexandria_storage_bytes{tenant=…}). /metrics needs no API key: set false where it is reachable by anyone who should not learn tenant ids, and the figures are summed over all tenants (tenant="all").',
+  }),
   jsonBodyLimitMb: envVar('ALEXANDRIA_JSON_BODY_LIMIT_MB', positiveInt, {
     default: '2',
     description: 'Largest JSON request body, in MB.',

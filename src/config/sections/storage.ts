@@ -61,12 +61,12 @@ export const storageSection = {
   blobSweepIntervalMinutes: envVar('ALEXANDRIA_BLOB_SWEEP_INTERVAL_MINUTES', nonNegativeInt, {
     default: '360',
     description:
-      'How often the server deletes stored PDFs that no document references (left by an add killed between writing the PDF and its row), in minutes; the first sweep runs at start. 0: never.',
+      'How often the server sweeps the blob store, in minutes; the first sweep runs at start. It frees every blob no stored document references (left by a kill, by older releases, or caches of PDFs only read by url once past ALEXANDRIA_FULLTEXT_URL_CACHE_TTL_SECONDS), drawings and parses no request reads any more, finishes deletions a kill cut short, and counts what each area holds (alexandria_blob_store_bytes on /metrics). 0: never.',
   }),
   blobSweepGraceMinutes: envVar('ALEXANDRIA_BLOB_SWEEP_GRACE_MINUTES', positiveInt, {
     default: '60',
     description:
-      'Age below which an unreferenced stored PDF is left alone by the sweep, in minutes: an add in progress (here or on another replica sharing the blob store) writes the PDF before its row.',
+      'Age below which an unreferenced stored PDF is left alone by the sweep, in minutes: an add in progress (here or on another replica sharing the blob store) writes the PDF before its row. Deletions marked longer ago than this are taken as cut short by a kill and finished by the sweep.',
   }),
   s3AccessKeyId: envVar('AWS_ACCESS_KEY_ID', z.string().min(1).optional(), {
     secret: true,

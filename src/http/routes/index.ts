@@ -1,6 +1,7 @@
 import { analysisRoutes } from './analysis-routes.js';
 import { chatRoutes } from './chat-routes.js';
 import { citationRoutes } from './citation-routes.js';
+import { documentRoutes } from './document-routes.js';
 import { figureRoutes } from './figure-routes.js';
 import { fullTextRoutes } from './fulltext-routes.js';
 import { libraryRoutes } from './library-routes.js';
@@ -19,6 +20,7 @@ import { zoteroRoutes } from './zotero-routes.js';
 export const routeModules: RouteModule[] = [
   systemRoutes,
   projectRoutes,
+  documentRoutes,
   searchRoutes,
   paperRoutes,
   citationRoutes,

@@ -16,8 +16,7 @@ export const pageImageRoutes: RouteModule = (app, { services }) => {
       config: { access: 'key' },
       schema: {
         summary: 'A page of a stored PDF as an image',
-        description:
-          'Page `page` of a stored PDF (`pdf_id` as for /api/fulltext) as a PNG `width` pixels wide, as displayed (rotation and crop box applied). Chunk and passage `boxes` are fractions of this image from its top-left corner. Drawn once, then served from storage.',
+        description: `Page \`page\` of a stored PDF as a PNG, as displayed. Drawn at ${pageImageWidths.stored.join(', ')} px (\`width\` rounded up; \`x-image-width\`/\`x-image-height\` give the size), once, then served from storage. Chunk and passage \`boxes\` are fractions of it from the top left.`,
         tags: ['full text'],
         querystring: z.object({
           pdf_id: documentRef
@@ -28,12 +27,13 @@ export const pageImageRoutes: RouteModule = (app, { services }) => {
           width: queryInt({ min: pageImageWidths.min, max: pageImageWidths.max })
             .optional()
             .describe(
-              `Image width in pixels, ${pageImageWidths.min} to ${pageImageWidths.max} (default ${pageImageWidths.default}); the height follows the page.`,
+              `Smallest image width wanted, in pixels, ${pageImageWidths.min} to ${pageImageWidths.max} (default ${pageImageWidths.default}); rounded up to a drawn width (${pageImageWidths.stored.join(', ')}). The height follows the page.`,
             ),
         }),
         response: {
           200: {
-            description: 'The page as a PNG image.',
+            description:
+              'The page as a PNG image; `x-image-width` and `x-image-height` give its size in pixels.',
             content: { 'image/png': { schema: z.string().meta({ format: 'binary' }) } },
           },
           ...errorResponses,
@@ -56,9 +56,12 @@ export const pageImageRoutes: RouteModule = (app, { services }) => {
         param,
       });
       // The schema above can only describe a binary body as a `format: binary` string.
-      const bytes = Buffer.from(image.buffer, image.byteOffset, image.byteLength) as unknown as string;
+      const { png } = image;
+      const bytes = Buffer.from(png.buffer, png.byteOffset, png.byteLength) as unknown as string;
       return reply
         .header('content-type', 'image/png')
+        .header('x-image-width', String(image.width))
+        .header('x-image-height', String(image.height))
         .header('cache-control', 'private, max-age=3600')
         .header('x-content-type-options', 'nosniff')
         .send(bytes);

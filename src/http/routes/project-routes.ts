@@ -89,7 +89,7 @@ export const projectRoutes: RouteModule = (app, { services }) => {
       schema: {
         summary: 'Delete a project',
         description:
-          'Deletes a named project and its entries (the stored PDFs stay with the tenant). The default project "gpt" always exists and is not deleted: that is a 409; empty it by removing its papers (`DELETE /api/projects/gpt/papers/{entry_id}`).',
+          'Deletes a named project and its entries, and the PDFs no other entry of yours holds (with their text, figures, page images and passage vectors). The default project "gpt" always exists and is not deleted: that is a 409; empty it by removing its papers (`DELETE /api/projects/gpt/papers/{entry_id}`).',
         tags: ['projects'],
         params: projectParams,
         response: {
@@ -113,7 +113,7 @@ export const projectRoutes: RouteModule = (app, { services }) => {
       schema: {
         summary: 'Remove a paper from a project',
         description:
-          'The paper is named by its `entry_id` (see the project listing) or a typed identifier such as `DOI:10.1000/xyz` (URL-encoded).',
+          'The paper is named by its `entry_id` (see the project listing) or a typed identifier such as `DOI:10.1000/xyz` (URL-encoded). Its PDF is deleted too when no other entry of yours holds it.',
         tags: ['projects'],
         params: projectParams.extend({ paper: z.string().min(1).max(500) }),
         response: {

@@ -66,7 +66,7 @@ export const systemRoutes: RouteModule = (app, context) => {
         ...open,
         summary: 'Prometheus metrics',
         description:
-          'Request counts and durations, upstream source calls and process metrics, in the Prometheus text format.',
+          'Request counts and durations, upstream source calls, storage (stored PDF bytes per tenant, unless ALEXANDRIA_METRICS_PER_TENANT=false; blob store bytes per area) and process metrics, in the Prometheus text format.',
         response: {
           200: {
             description: 'Prometheus text exposition format.',

@@ -9,6 +9,7 @@ import type { ReferenceEntry, ReferenceList } from '../../pdf/references.js';
 import type { BlobStore } from '../../ports/blob-store.js';
 import type { PaperIndex } from '../../ports/paper-index.js';
 import type { DocumentText } from '../documents/document-text.js';
+import { contentFolder, safeSegment } from '../storage/blob-layout.js';
 import type { OnlineRecords } from './online-records.js';
 import { type ReferenceLink, ReferenceLinker } from './reference-linker.js';
 
@@ -64,6 +65,13 @@ export class ReferenceAnalyses {
 
   get online(): OnlineRecords | undefined {
     return this.options.online;
+  }
+
+  /** Drops the analyses of content `sha256` from memory: its blobs are being released (decision 0041). */
+  forget(sha256: string): void {
+    const ofContent = (key: string) => key.endsWith(`:${sha256}`);
+    for (const key of [...this.memory.keys()].filter(ofContent)) this.memory.delete(key);
+    for (const key of [...this.readings.keys()].filter(ofContent)) this.readings.delete(key);
   }
 
   /** The list and citing sentences of a text (no linking): from memory, else read. */
@@ -148,7 +156,7 @@ export class ReferenceAnalyses {
   }
 
   private blobKey(text: DocumentText): string {
-    return `references/${text.sha256.slice(0, 2)}/${text.sha256}/${text.origin.replace(/[^A-Za-z0-9._-]/g, '_')}-${referencesVersion}.json`;
+    return `${contentFolder('references', text.sha256)}/${safeSegment(text.origin)}-${referencesVersion}.json`;
   }
 
   private async readStored(

@@ -372,6 +372,11 @@ export class ReferenceService {
     }
   }
 
+  /** Drops the analyses of content `sha256` from memory: its blobs are being released (decision 0041). */
+  forget(sha256: string): void {
+    this.analyses.forget(sha256);
+  }
+
   /** Every stored PDF of the tenant once (a document filed in two projects is read once). */
   private async storedDocuments(tenantId: string): Promise<Array<{ pdfId: string; title: string }>> {
     const seen = new Set<string>();

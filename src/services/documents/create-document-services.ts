@@ -14,6 +14,7 @@ import {
 import { parsePdfJob, pdfParseHandler, QueuedPdfParsing } from '../jobs/pdf-parse-job.js';
 import type { ProjectService } from '../project-service.js';
 import type { PaperLookup } from '../services.js';
+import type { ContentRelease } from '../storage/content-release.js';
 import type { TenantShare } from '../tenant-share.js';
 import { DocumentStorage } from './document-storage.js';
 import { FigureFileService } from './figure-files.js';
@@ -69,6 +70,8 @@ export interface DocumentServicesDependencies {
   jobs?: { queue: JobQueue; run: boolean; concurrency?: number; waitTimeoutMs?: number };
   /** Longest a question waits for passage vectors before answering by words alone (default: no limit). */
   questionDeadlineMs?: number;
+  /** Frees the blobs of bytes no tenant stores (a failed parse, an upload no entry took). */
+  release?: Pick<ContentRelease, 'release'>;
   /**
    * Each tenant's share of parses (decision 0042): uploads and fetched PDFs that need parsing take
    * a place; past the share they are refused with 429. Unmetered without it.
@@ -79,7 +82,9 @@ export interface DocumentServicesDependencies {
 
 /** Builds the documents capability: full text, questions, add_to_project, figure files and page images. */
 export function createDocumentServices(dependencies: DocumentServicesDependencies) {
-  const documents = new DocumentStorage(dependencies.store, dependencies.blobs);
+  const documents = new DocumentStorage(dependencies.store, dependencies.blobs, {
+    release: dependencies.release,
+  });
   const parses = new ParseCache({
     blobs: dependencies.blobs,
     extractor: dependencies.extractor,

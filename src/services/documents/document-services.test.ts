@@ -318,7 +318,7 @@ describe('FullTextService', () => {
     await store.addEntry('t10', 'gpt', {
       entryId: entry?.entryId ?? '',
       paper: { ...(entry?.paper ?? emptyPaper('x')), identifiers: { pmcid: 'PMC123' } },
-      documentId: entry?.documentId ?? null,
+      document: entry?.documentId ? await store.getDocument('t10', entry.documentId) : null,
       identityKeys: entry?.identityKeys ?? [],
     });
     const read = await services.fullText.readChunk('t10', paper?.pdf_id ?? '', 1);

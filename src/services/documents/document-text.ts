@@ -5,6 +5,7 @@ import {
   type ParsedFigure,
   type PdfMetadata,
 } from '../../ports/pdf-extractor.js';
+import { contentFolder, safeSegment } from '../storage/blob-layout.js';
 
 /**
  * A figure as listed in a stored text; its image lives in the BlobStore under `figureBlobKey`
@@ -31,26 +32,17 @@ export interface DocumentText {
   pageSizes?: Array<[number, number]>;
 }
 
-/** `documents/ab/abcdef….pdf`: PDFs are content-addressed, so the same bytes are stored once. */
-export function documentBlobKey(sha256: string): string {
-  return `documents/${sha256.slice(0, 2)}/${sha256}.pdf`;
-}
-
 /** The stored parse of a PDF for one parser version. */
 export function parsedBlobKey(sha256: string, parserVersion: string): string {
-  return `parsed/${sha256.slice(0, 2)}/${sha256}/${safeSegment(parserVersion)}.json`;
+  return `${contentFolder('parsed', sha256)}/${safeSegment(parserVersion)}.json`;
 }
 
 /** A figure's image file; figure ids are `p<page>-<n>`. */
 export function figureBlobKey(sha256: string, figureId: string, format: FigureFormat = 'png'): string {
-  return `figures/${sha256.slice(0, 2)}/${sha256}/${safeSegment(figureId)}.${figureFormats[format].extension}`;
+  return `${contentFolder('figures', sha256)}/${safeSegment(figureId)}.${figureFormats[format].extension}`;
 }
 
 /** A full-text source's text, by source name and the hash of the source's key. */
 export function sourcedBlobKey(source: string, keyHash: string): string {
   return `sources/${safeSegment(source)}/${keyHash.slice(0, 2)}/${keyHash}.json`;
-}
-
-function safeSegment(text: string): string {
-  return text.replace(/[^A-Za-z0-9._-]/g, '_');
 }

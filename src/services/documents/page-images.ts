@@ -4,27 +4,72 @@ import type { DocumentRecord } from '../../domain/project.js';
 import type { BlobStore } from '../../ports/blob-store.js';
 import type { PdfExtractor } from '../../ports/pdf-extractor.js';
 import type { ProjectStore } from '../../ports/project-store.js';
+import { contentFolder } from '../storage/blob-layout.js';
 import type { DocumentStorage } from './document-storage.js';
 import type { RemoteDocuments } from './remote-documents.js';
 
-/** Widths a page image may be asked at, in pixels, and the default. */
-export const pageImageWidths = { min: 200, max: 2000, default: 1000 } as const;
+/**
+ * Widths a page image may be asked at, in pixels, and the default; and the few widths pages are
+ * drawn and stored at (decision 0041). An asked width is rounded up to the next stored one, so an
+ * image is never blown up from a smaller one, and a page costs at most five drawings.
+ */
+export const pageImageWidths = {
+  min: 200,
+  max: 2000,
+  default: 1000,
+  stored: [250, 500, 1000, 1500, 2000],
+} as const;
+
+/** The stored width a request for `width` pixels is answered with: the smallest stored width ≥ it. */
+export function storedPageWidth(width: number): number {
+  return pageImageWidths.stored.find((stored) => stored >= width) ?? pageImageWidths.max;
+}
 
 /**
  * Bump when drawn pages change (renderer, flags, encoding), so cached images of the older drawing
- * are not served.
+ * are not served (and the sweep removes them).
  */
-const renderRevision = 'r1';
+export const pageRenderRevision = 'r1';
 
 /** `pages/ab/<sha256>/r1/p3-w1000.png`: one drawn page of a stored PDF at one width. */
 export function pageImageBlobKey(sha256: string, page: number, width: number): string {
-  return `pages/${sha256.slice(0, 2)}/${sha256}/${renderRevision}/p${page}-w${width}.png`;
+  return `${contentFolder('pages', sha256)}/${pageRenderRevision}/p${page}-w${width}.png`;
+}
+
+/**
+ * True for a drawn page's path inside its content folder (`r1/p3-w1000.png`) that no request can
+ * read any more: of another revision, or at a width that is not stored (an older release cached
+ * every width from 200 to 2000).
+ */
+export function isStalePageImage(pathInFolder: string): boolean {
+  const match = /^([^/]+)\/p\d+-w(\d+)\.png$/.exec(pathInFolder);
+  if (!match) return false;
+  const [, revision, width] = match as unknown as [string, string, string];
+  return (
+    revision !== pageRenderRevision || !(pageImageWidths.stored as readonly number[]).includes(Number(width))
+  );
+}
+
+/** A drawn page: the PNG and its size in pixels (read from the PNG's header). */
+export interface PageImage {
+  png: Uint8Array;
+  /** The stored width asked for, or less for a page too long to draw that wide (12 Mpx at most). */
+  width: number;
+  height: number;
+}
+
+/** A page image with its size, read from the PNG's IHDR chunk (width and height at bytes 16–23). */
+function pageImageOf(png: Uint8Array): PageImage {
+  const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
+  return png.byteLength >= 24
+    ? { png, width: view.getUint32(16), height: view.getUint32(20) }
+    : { png, width: 0, height: 0 };
 }
 
 export interface PageImageRequest {
   /** 1-based. */
   page: number;
-  /** Pixels (default 1000). */
+  /** Pixels (default 1000), rounded up to a stored width. */
   width?: number;
   /** The request parameter that carried the reference (errors name it). */
   param?: string;
@@ -52,28 +97,33 @@ export class PageImageService {
 
   constructor(private readonly options: PageImageServiceOptions) {}
 
-  /** The PNG of page `request.page`. 404 (naming the reference's param) for no such stored PDF, 400 `page` past its last page. */
-  async pageImage(tenantId: string, pdfRef: string, request: PageImageRequest): Promise<Uint8Array> {
+  /**
+   * The PNG of page `request.page` at the stored width the asked one rounds up to. 404 (naming the
+   * reference's param) for no such stored PDF, 400 `page` past its last page.
+   */
+  async pageImage(tenantId: string, pdfRef: string, request: PageImageRequest): Promise<PageImage> {
     const param = request.param ?? 'pdf_id';
-    const width = request.width ?? pageImageWidths.default;
-    if (!Number.isInteger(width) || width < pageImageWidths.min || width > pageImageWidths.max) {
+    const asked = request.width ?? pageImageWidths.default;
+    if (!Number.isInteger(asked) || asked < pageImageWidths.min || asked > pageImageWidths.max) {
       throw invalid(
         'width',
         `width must be an integer from ${pageImageWidths.min} to ${pageImageWidths.max}`,
       );
     }
+    const width = storedPageWidth(asked);
     if (!Number.isInteger(request.page) || request.page < 1) {
       throw invalid('page', 'page must be an integer from 1');
     }
     const record = await this.storedDocument(tenantId, pdfRef, param);
     const key = pageImageBlobKey(record.sha256, request.page, width);
     const cached = await this.options.blobs.get(key);
-    if (cached) return cached;
-    const running = this.inflight.get(key);
-    if (running) return running;
-    const work = this.draw(record, key, request.page, width, param).finally(() => this.inflight.delete(key));
-    this.inflight.set(key, work);
-    return work;
+    if (cached) return pageImageOf(cached);
+    let running = this.inflight.get(key);
+    if (!running) {
+      running = this.draw(record, key, request.page, width, param).finally(() => this.inflight.delete(key));
+      this.inflight.set(key, running);
+    }
+    return pageImageOf(await running);
   }
 
   private async draw(

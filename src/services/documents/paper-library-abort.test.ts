@@ -14,8 +14,8 @@ import { sha256Hex } from '../../platform/ids.js';
 import type { ProjectStore } from '../../ports/project-store.js';
 import type { UrlFetcher } from '../../ports/url-fetcher.js';
 import { ProjectService } from '../project-service.js';
+import { documentBlobKey } from '../storage/blob-layout.js';
 import { createDocumentServices } from './create-document-services.js';
-import { documentBlobKey } from './document-text.js';
 
 const noFetcher: UrlFetcher = {
   fetch: async (url) => {

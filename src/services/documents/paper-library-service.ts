@@ -41,10 +41,10 @@ interface PdfOrigin {
 /**
  * `add_to_project`: files a paper in a tenant's project from an upload, a PDF url or a typed
  * identifier. The PDF is parsed before anything is written (a broken one stores nothing; the parse
- * is cached for the first read), then the blob, then the document row, then the entry, in one
+ * is cached for the first read), then the blob, then the document row and the entry, in one
  * transaction with the project a new `project_name` names; every step is idempotent, so adding the
  * same bytes or identifier again returns the same entry. A failed or killed add creates no project;
- * a blob left without its row by a kill is removed by the sweep (`document-blob-sweep.ts`).
+ * a blob left without its row by a kill is removed by the sweep (`storage/blob-sweep.ts`).
  */
 export class PaperLibraryService implements PaperLibrary {
   constructor(private readonly options: PaperLibraryOptions) {}
@@ -145,9 +145,14 @@ export class PaperLibraryService implements PaperLibrary {
     // Parse first: a broken or hostile PDF fails here (422) before anything is filed. A client that
     // goes away while the parse waits for its turn takes it out of the queue (and stores nothing);
     // with a shared queue it stops waiting, and the job parses on for the next try.
-    const text = await this.options.parsing.parse(sha256, bytes, { lane: tenantId, signal });
+    const text = await this.options.parsing.parse(sha256, bytes, {
+      lane: tenantId,
+      signal,
+      verifyStored: true,
+    });
     signal?.throwIfAborted();
-    const record = await this.options.documents.save(tenantId, bytes, {
+    const { documents } = this.options;
+    const record = await documents.storeBytes(tenantId, bytes, {
       filename: origin.filename,
       sourceUrl: origin.sourceUrl,
       sha256,
@@ -155,12 +160,15 @@ export class PaperLibraryService implements PaperLibrary {
     const paper = origin.known
       ? { ...origin.known, pdf_url: origin.sourceUrl ?? origin.known.pdf_url ?? null }
       : await this.paperFromPdf(text.metadata, origin);
-    const { paper: filed, project: filedIn, created, otherDocument } = await project.file(paper, record.id);
+    const { paper: filed, project: filedIn, created, otherDocument } = await project.file(paper, record);
     if (otherDocument) {
+      // Nothing holds these bytes (unless another tenant stores them): they are not kept.
+      await documents.discardUnreferenced(sha256);
       // Same paper by identifier, other bytes: the entry keeps its PDF (its pdf_id stays valid).
       const hint = `Already in project "${filedIn.name}" with a different PDF (pdf_id=${filed.pdf_id ?? ''}); this PDF was not filed. To file this PDF instead, remove the entry (entry_id ${filed.entry_id ?? ''}) and add it again.`;
       return { ...filed, hint };
     }
+    await documents.settle(record, bytes);
     if (filed.pdf_id && text.chunks.length > 0) this.options.onPdfFiled?.(tenantId, filed.pdf_id);
     const scan = text.hasTextLayer
       ? ''

@@ -34,6 +34,11 @@ export interface ParseOptions {
   lane?: string | undefined;
   /** Stops this caller waiting; a parse nobody waits for leaves its lane before it starts. */
   signal?: AbortSignal | undefined;
+  /**
+   * Trust a parse held in memory only while its stored copy exists (one `has`): for adds, whose
+   * content may have been released (figures deleted) by another process since it was read here.
+   */
+  verifyStored?: boolean | undefined;
 }
 
 /** Failures that are a property of the bytes (not of load), and so worth remembering. */
@@ -77,10 +82,15 @@ export class ParseCache {
   }
 
   /** The parse of the PDF with hash `sha256`, when stored; never parses. */
-  async lookup(sha256: string): Promise<DocumentText | null> {
+  async lookup(
+    sha256: string,
+    options: Pick<ParseOptions, 'verifyStored'> = {},
+  ): Promise<DocumentText | null> {
+    const key = parsedBlobKey(sha256, this.options.parserVersion);
     const remembered = this.memory.get(sha256);
-    if (remembered) return remembered;
-    const stored = await this.options.blobs.get(parsedBlobKey(sha256, this.options.parserVersion));
+    if (remembered && !(options.verifyStored && !(await this.options.blobs.has(key)))) return remembered;
+    this.memory.delete(sha256);
+    const stored = await this.options.blobs.get(key);
     if (!stored) return null;
     const text = JSON.parse(Buffer.from(stored).toString('utf8')) as DocumentText;
     this.memory.set(sha256, text);
@@ -99,7 +109,7 @@ export class ParseCache {
     loadBytes: () => Promise<Uint8Array>,
     options: ParseOptions = {},
   ): Promise<DocumentText> {
-    const cached = await this.lookup(sha256);
+    const cached = await this.lookup(sha256, options);
     if (cached) return cached;
     return this.turns.run(options.lane ?? '', () => this.parseAndStore(sha256, loadBytes), {
       key: sha256,
@@ -167,6 +177,11 @@ export class ParseCache {
     );
     this.memory.set(sha256, text);
     return text;
+  }
+
+  /** Drops the parse of `sha256` from memory (its content is being released). */
+  forget(sha256: string): void {
+    this.memory.delete(sha256);
   }
 
   /** The image file of a figure (PNG or JPEG), or null when absent. */

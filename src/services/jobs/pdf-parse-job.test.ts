@@ -11,8 +11,8 @@ import { AppError } from '../../domain/errors.js';
 import { sha256Hex } from '../../platform/ids.js';
 import type { ProjectStore } from '../../ports/project-store.js';
 import { DocumentStorage } from '../documents/document-storage.js';
-import { documentBlobKey } from '../documents/document-text.js';
 import { ParseCache } from '../documents/parse-cache.js';
+import { documentBlobKey } from '../storage/blob-layout.js';
 import { parsePdfJob, parsePdfJobId, pdfParseHandler, QueuedPdfParsing } from './pdf-parse-job.js';
 
 /**

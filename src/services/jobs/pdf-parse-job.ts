@@ -2,9 +2,10 @@ import { AppError } from '../../domain/errors.js';
 import type { BlobStore } from '../../ports/blob-store.js';
 import type { JobHandler, JobQueue } from '../../ports/job-queue.js';
 import type { DocumentStorage } from '../documents/document-storage.js';
-import { type DocumentText, documentBlobKey } from '../documents/document-text.js';
+import type { DocumentText } from '../documents/document-text.js';
 import { isLastingParseFailure, type ParseCache, type ParseOptions } from '../documents/parse-cache.js';
 import type { PdfParsing } from '../documents/pdf-parsing.js';
+import { documentBlobKey } from '../storage/blob-layout.js';
 
 /** Parses a stored PDF into the parse cache, for whichever replica asked. */
 export const parsePdfJob = 'parse-pdf';
@@ -82,7 +83,7 @@ export class QueuedPdfParsing implements PdfParsing {
 
   async parse(sha256: string, bytes: Uint8Array, options: ParseOptions): Promise<DocumentText> {
     const { parses, documents } = this.options;
-    const cached = await parses.lookup(sha256);
+    const cached = await parses.lookup(sha256, options);
     if (cached) return cached;
     const remembered = await parses.rememberedFailure(sha256);
     if (remembered) throw remembered;

@@ -4,6 +4,7 @@ import { AppError } from '../../domain/errors.js';
 import { LoopTurns } from '../../platform/loop-turns.js';
 import type { BlobStore } from '../../ports/blob-store.js';
 import type { EmbeddingModel } from '../../ports/embedding-model.js';
+import { contentFolder, contentHashOfKey, safeSegment } from '../storage/blob-layout.js';
 import { Bm25Index, type Bm25Parameters, passageBm25 } from './bm25.js';
 import { type ChunkScoring, defaultChunkScoring, scoreChunks } from './chunk-scoring.js';
 import { FairEmbeddingQueue } from './fair-embedding-queue.js';
@@ -435,6 +436,15 @@ export class QuestionRanker {
   }
 
   /**
+   * Drops the vectors of content `sha256` from memory: its blobs are being released (decision
+   * 0041), and vectors kept here would never be stored again if the same bytes are filed anew.
+   */
+  forget(sha256: string): void {
+    const folder = `${contentFolder('question-vectors', sha256)}/`;
+    for (const key of [...this.memory.keys()]) if (key.startsWith(folder)) this.memory.delete(key);
+  }
+
+  /**
    * Cuts, embeds and stores the document's passages unless already done (memory, then the blob
    * store); concurrent callers for the same document share one computation. Call it ahead of the
    * first question (e.g. after an upload) to make that question warm. `lane` is whose turn the
@@ -485,14 +495,13 @@ export class QuestionRanker {
   }
 
   private async embedDocument(
-    key: string,
+    blobKey: string,
     chunks: readonly string[],
     lane: string,
     lexicalReady: (document: LexicalDocument) => void,
     whole: boolean,
   ): Promise<PreparedDocument> {
     const { model, blobs } = this.options;
-    const blobKey = `question-vectors/${model.id.replace(/[^A-Za-z0-9._-]+/g, '_')}/${key}.bin`;
     // Split and indexed in slices, so a huge document does not hold up other requests (decision 0042).
     const turns = new LoopTurns();
     const bm25Of = (passages: readonly Passage[]) =>
@@ -569,7 +578,7 @@ export class QuestionRanker {
     }
     const prepared: PreparedDocument = { ...stored, bm25 };
     lexicalReady(prepared);
-    this.memory.set(key, prepared);
+    this.memory.set(blobKey, prepared);
     return prepared;
   }
 
@@ -581,14 +590,20 @@ export class QuestionRanker {
     return { ...defaultPassageSizes, ...this.options.passages, maxTokens };
   }
 
-  /** Model id, passage format and the chunks' own digest: a changed chunker never reuses stale passages. */
+  /**
+   * The blob key of a document's passage vectors, which also keys them in memory: filed under the
+   * document's content hash (so they go when the document's content is released, decision 0041),
+   * named by the model and a digest of the model id, passage format, passage sizes and the chunks'
+   * text, so a changed chunker or model never reuses stale passages.
+   */
   private storageKey(documentKey: string, chunks: readonly string[]): string {
     const hash = createHash('sha256');
     hash.update(
       JSON.stringify([passageFormatVersion, this.options.model.id, this.passageSizes(), documentKey]),
     );
     for (const chunk of chunks) hash.update('\u0000').update(chunk);
-    return hash.digest('hex');
+    const folder = contentFolder('question-vectors', contentHashOfKey(documentKey));
+    return `${folder}/${safeSegment(this.options.model.id)}-${hash.digest('hex')}.bin`;
   }
 }
 

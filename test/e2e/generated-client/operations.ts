@@ -54,6 +54,7 @@ export function operationSteps(client: GeneratedClient, fixtures: Fixtures) {
   let projectId = '';
   let uploadedPdf = '';
   let fetchedEntry = '';
+  let fetchedPdf = '';
 
   return {
     async system() {
@@ -111,6 +112,7 @@ export function operationSteps(client: GeneratedClient, fixtures: Fixtures) {
       expect(added[0]?.title).toMatch(/^Beyond Summarization/);
       expect(added[0]?.pdf_id).toMatch(/^PROJ:/);
       fetchedEntry = added[0]?.entry_id ?? '';
+      fetchedPdf = added[0]?.pdf_id ?? '';
     },
 
     async readAskAndFigure() {
@@ -311,6 +313,21 @@ export function operationSteps(client: GeneratedClient, fixtures: Fixtures) {
     },
 
     async removeAndDelete() {
+      // Stored PDFs deleted (path and query form): their entries stay, without a PDF.
+      const documentId = uploadedPdf.split('/')[1];
+      const byPath = ok(
+        await client.DELETE('/api/documents/{pdf_id}', { params: { path: { pdf_id: uploadedPdf } } }),
+      );
+      expect(byPath).toEqual({ deleted: true, document_id: documentId, detached_entries: 1 });
+      const byQuery = ok(
+        await client.DELETE('/api/documents', { params: { query: { pdf_id: fetchedPdf } } }),
+      );
+      expect(byQuery).toMatchObject({ deleted: true, detached_entries: 1 });
+      const project = ok(await client.GET('/api/projects/{id}', { params: { path: { id: projectId } } }));
+      const pdfIds = project.papers.map((paper: { pdf_id?: string }) => paper.pdf_id);
+      expect(pdfIds).not.toContain(uploadedPdf);
+      expect(pdfIds).not.toContain(fetchedPdf);
+      expect(project.papers.map((paper: { entry_id?: string }) => paper.entry_id)).toContain(fetchedEntry);
       const byEntry = ok(
         await client.DELETE('/api/projects/{id}/papers/{paper}', {
           params: { path: { id: projectId, paper: fetchedEntry } },
