@@ -8,6 +8,7 @@
 //    error that names this file. A source so refused reports `failed`, as on a machine offline.
 import { lookup as dnsLookup } from 'node:dns';
 import { isIP, Socket } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 process.env.ALEXANDRIA_SOURCES = 'none';
 
@@ -21,9 +22,10 @@ type Lookup = (
 ) => void;
 
 function isLoopback(address: string): boolean {
-  const plain = address.replace(/^\[|\]$/g, '').replace(/^::ffff:/i, '');
-  if (isIP(plain) === 4) return plain.startsWith('127.');
-  return plain === '::1';
+  const plain = address.replace(/^\[|\]$/g, '');
+  if (!ipaddr.isValid(plain)) return false;
+  // ipaddr.process turns IPv4-mapped IPv6 in any spelling (::ffff:127.0.0.1, ::ffff:7f00:1) into IPv4.
+  return ipaddr.process(plain).range() === 'loopback';
 }
 
 function refusal(host: string, port: unknown): Error {

@@ -80,8 +80,9 @@ const searchResponse = {
   ...errorResponses,
 };
 
+// The headers themselves are described on the responses (src/http/openapi-search-headers.ts).
 const pagingDescription =
-  ' Paging: `x-total-count` (matches; a lower bound past 10 000) and `x-next-offset` (absent on the last page) response headers. `x-alexandria-hint` carries the hint of the wrapped form (percent-encoded UTF-8 outside printable ASCII): on an empty result it says whether the local index is empty, upstream sources are off or unreachable, or nothing matched, and what to do.';
+  ' Headers: `x-total-count` and `x-next-offset` (paging), `x-alexandria-hint` (why a result is empty and what to do).';
 
 /**
  * Paper and patent search: /api/abstracts (may add generated answers), /api/fast_paper_search (the
