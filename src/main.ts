@@ -309,9 +309,11 @@ export async function createContainer(
     // Stored parses are keyed by this: another engine, a new release or other figure limits parse
     // documents again.
     // r2: metadata read from the printed byline and title block (decision 0028); r3: chunks carry
-    // their printed lines and the parse its page sizes (decision 0034). Bump when the extractor's
-    // output changes, so cached parses of an older reading are not served.
-    parserVersion: `${config.pdf.engine}-${packageVersion()}-r3-fig${config.pdf.figureMegapixels}`,
+    // their printed lines and the parse its page sizes (decision 0034); r4: figures carry their
+    // printed labels, metadata the printed abstract and year, words join only into words (decision
+    // 0050). Bump when the extractor's output changes, so cached parses of an older reading are not
+    // served.
+    parserVersion: `${config.pdf.engine}-${packageVersion()}-r4-fig${config.pdf.figureMegapixels}`,
     // Tenants take turns at the parse threads (docs/decisions/0018-fair-questions.md).
     parseConcurrency: threads.pdfWorkers,
     signingSecret,

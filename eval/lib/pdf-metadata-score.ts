@@ -6,8 +6,9 @@ import type { PdfMetadata } from '../../src/ports/pdf-extractor.js';
 
 /**
  * Metadata accuracy over the shared PDFs against test/fixtures/pdf-metadata.json (hand-written
- * from each PDF's first page): title, authors, DOI and arXiv id. Shared by `npm run eval --
- * pdf-metadata` and test/integration/pdf-metadata.test.ts (decision 0028).
+ * from each PDF's first page): title, authors, DOI and arXiv id (decision 0028); the printed year,
+ * the abstract and the figures' printed labels (decision 0050). Shared by `npm run eval --
+ * pdf-metadata`, test/integration/pdf-metadata.test.ts and pdf-as-printed.test.ts.
  */
 
 export const sharedPdfs = join(import.meta.dirname, '..', '..', '..', 'shared', 'data', 'pdfs');
@@ -19,6 +20,12 @@ export interface ExpectedMetadata {
   authors: string[];
   doi: string | null;
   arxivId: string | null;
+  /** The year the PDF prints as its own; null when it prints none. */
+  year: number | null;
+  /** The opening and closing words of the printed abstract; null when none is printed. */
+  abstract: { start: string; end: string } | null;
+  /** Each extracted figure's printed label, in extraction order (null: no caption). */
+  figureLabels: Array<string | null>;
   /** From the shared manifest: false for a scan without text. */
   hasTextLayer: boolean;
 }
@@ -35,7 +42,15 @@ export interface MetadataScore {
   authorsExact: boolean;
   doi: boolean;
   arxivId: boolean;
+  year: boolean;
+  /** The abstract found with the printed opening and closing words, or none found when none is printed. */
+  abstract: boolean;
+  /** Figures whose label is the expected one (by position), and the figures expected. */
+  figureLabelsRight: number;
+  figureLabelsExpected: number;
   actual: PdfMetadata;
+  /** The labels read (undefined: figures were not extracted). */
+  actualFigureLabels?: Array<string | null>;
 }
 
 /** The fixture's entries, with the manifest's text-layer flag; every manifest PDF must be in it. */
@@ -60,13 +75,43 @@ export async function extractMetadata(file: string): Promise<PdfMetadata> {
   return (await parseDocument(bytes, { ...defaultParseOptions, images: false })).metadata;
 }
 
+/** The metadata and the figures' labels (null where none) of one shared PDF, images on. */
+export async function extractAsPrinted(
+  file: string,
+): Promise<{ metadata: PdfMetadata; figureLabels: Array<string | null> }> {
+  const bytes = new Uint8Array(readFileSync(join(sharedPdfs, file)));
+  const parsed = await parseDocument(bytes, defaultParseOptions);
+  return {
+    metadata: parsed.metadata,
+    figureLabels: parsed.figures.map((figure) => figure.label ?? null),
+  };
+}
+
+/** Letters only, lower case: what the printed abstract and the read one are compared by. */
+const letterKey = (text: string) =>
+  text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{L}]/gu, '');
+
+function abstractRight(expected: ExpectedMetadata['abstract'], actual: string | undefined): boolean {
+  if (!expected) return actual === undefined;
+  if (!actual) return false;
+  const text = letterKey(actual);
+  return text.startsWith(letterKey(expected.start)) && text.endsWith(letterKey(expected.end));
+}
+
 const titleKey = (title: string) =>
   title
     .normalize('NFKC')
     .toLowerCase()
     .replace(/[^\p{L}\p{N}]/gu, '');
 
-export function scoreMetadata(expected: ExpectedMetadata, actual: PdfMetadata): MetadataScore {
+export function scoreMetadata(
+  expected: ExpectedMetadata,
+  actual: PdfMetadata,
+  figureLabels?: Array<string | null>,
+): MetadataScore {
   const extracted = (actual.authors ?? []).map(nameKey);
   const wanted = expected.authors.map(nameKey);
   const remaining = [...extracted];
@@ -89,7 +134,12 @@ export function scoreMetadata(expected: ExpectedMetadata, actual: PdfMetadata): 
       wanted.length === extracted.length && wanted.every((name, index) => extracted[index] === name),
     doi: (actual.doi?.toLowerCase() ?? null) === (expected.doi?.toLowerCase() ?? null),
     arxivId: (actual.arxivId ?? null) === expected.arxivId,
+    year: (actual.year ?? null) === expected.year,
+    abstract: abstractRight(expected.abstract, actual.abstract),
+    figureLabelsRight: expected.figureLabels.filter((label, at) => figureLabels?.[at] === label).length,
+    figureLabelsExpected: expected.figureLabels.length,
     actual,
+    ...(figureLabels ? { actualFigureLabels: figureLabels } : {}),
   };
 }
 
@@ -106,7 +156,15 @@ export interface MetadataFigures {
   /** PDFs whose DOI is right (the printed one, or none when none is printed). */
   doiAccuracy: number;
   arxivAccuracy: number;
+  /** PDFs whose year is the printed one (or none when none is printed). */
+  yearAccuracy: number;
+  /** PDFs whose abstract is the printed one (or none when none is printed). */
+  abstractAccuracy: number;
+  /** Figures whose label is the one their caption prints, over all expected figures. */
+  figureLabelAccuracy: number;
 }
+
+const ratio = (part: number, whole: number) => (whole > 0 ? part / whole : 1);
 
 export function summarize(scores: MetadataScore[]): MetadataFigures {
   const count = scores.length || 1;
@@ -125,5 +183,11 @@ export function summarize(scores: MetadataScore[]): MetadataFigures {
     authorListAccuracy: share((score) => score.authorsExact),
     doiAccuracy: share((score) => score.doi),
     arxivAccuracy: share((score) => score.arxivId),
+    yearAccuracy: share((score) => score.year),
+    abstractAccuracy: share((score) => score.abstract),
+    figureLabelAccuracy: ratio(
+      scores.reduce((sum, score) => sum + score.figureLabelsRight, 0),
+      scores.reduce((sum, score) => sum + score.figureLabelsExpected, 0),
+    ),
   };
 }

@@ -19,7 +19,9 @@ export const chunkSchema = z
     chunk: z.string().describe('Text of the chunk (markdown; section headings start with #).'),
     img_mds: z
       .array(z.string())
-      .describe('Markdown image references of the figures in this chunk: ![Figure n, page p](url).'),
+      .describe(
+        'Markdown image references of the figures in this chunk: ![Figure 6, page 8: caption](url), named by the label the caption prints ("Fig. S2", "Table 3"); an image without a caption is "Image n" (its place among the images).',
+      ),
     pdf_url: z.string().describe('The document reference this chunk came from (PDF_URL:… or PROJ:…).'),
     pages: z
       .array(z.number().int())

@@ -1,3 +1,4 @@
+import { startsCaption } from './figure-labels.js';
 import { type BodyStyle, headingLevel, isStrongHeading, numberedHeading } from './headings.js';
 import type { BlockKind, TextBlock, TextLine } from './layout-types.js';
 import { lineSpans } from './line-anchors.js';
@@ -9,8 +10,6 @@ interface DraftBlock {
   lines: TextLine[];
 }
 
-/** "Figure 3:", "Fig. 2.", "FIGURE 1 |", "Table 4". */
-const captionStart = /^(?:fig(?:ure)?\.?|table|tab\.)\s*[A-Z]?\d{1,3}[a-z]?\b\s*[.:|]?/i;
 const bulletStart = /^(?:[•▪◦‣∙●○■–]|\(\w{1,3}\)|\d{1,2}[.)]|\[\d{1,3}\])\s/;
 
 /**
@@ -65,7 +64,7 @@ export function buildBlocks(lines: TextLine[], body: BodyStyle, title: TextLine[
       current.kind === 'heading' ||
       startsBlock(current, previous, line, leading.get(line.page) ?? body.size * 1.2)
     ) {
-      current = { kind: captionStart.test(line.text) ? 'caption' : 'paragraph', lines: [line] };
+      current = { kind: startsCaption(line.text) ? 'caption' : 'paragraph', lines: [line] };
       drafts.push(current);
     } else {
       current.lines.push(line);
@@ -121,7 +120,7 @@ function isStyledHeading(
 function startsBlock(block: DraftBlock, previous: TextLine | undefined, line: TextLine, leading: number) {
   if (!previous) return true;
   if (Math.abs(line.size - previous.size) > 0.15 * Math.max(line.size, previous.size)) return true;
-  if (bulletStart.test(line.text) || captionStart.test(line.text)) return true;
+  if (bulletStart.test(line.text) || startsCaption(line.text)) return true;
   const endsSentence = /[.!?:]["'”’)\]]?$/.test(previous.text);
   if (!isDirectlyBelow(previous, line, 3 * line.size)) return endsSentence;
   const gap = line.bottom - previous.bottom;

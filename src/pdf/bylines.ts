@@ -83,7 +83,7 @@ function byline(sources: BylineSources): string[] | undefined {
 }
 
 /** A line of running text: many words, most not capitalised (names are all capitalised). */
-function readsLikeProse(line: TextLine): boolean {
+export function readsLikeProse(line: TextLine): boolean {
   const words = line.text.split(/\s+/).filter((word) => /\p{L}/u.test(word));
   if (words.length < 8) return false;
   const capitalised = words.filter((word) => /^[^\p{L}]*\p{Lu}/u.test(word)).length;

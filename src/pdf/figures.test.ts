@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FigureCollector, placeFigures, toPixels } from './figures.js';
-import type { TextBlock } from './layout-types.js';
+import { FigureCollector, toPixels } from './figures.js';
 
 describe('toPixels', () => {
   it('unpacks 1-bit gray rows padded to bytes', () => {
@@ -64,47 +63,5 @@ describe('FigureCollector', () => {
     const figures = collector.finish();
     expect(figures.map((figure) => [figure.id, figure.number, figure.page])).toEqual([['p1-1', 1, 1]]);
     expect([...(figures[0]?.image.subarray(1, 4) ?? [])]).toEqual([80, 78, 71]);
-  });
-
-  it('attaches a figure to the nearest "Figure n" caption on its page', () => {
-    const blocks: TextBlock[] = [
-      { kind: 'paragraph', text: 'Body text.', page: 1, pages: [1], top: 50, bottom: 90, x0: 72, x1: 540 },
-      {
-        kind: 'caption',
-        text: 'Figure 2: What the plot shows.',
-        page: 1,
-        pages: [1],
-        top: 260,
-        bottom: 280,
-        x0: 100,
-        x1: 300,
-      },
-      {
-        kind: 'caption',
-        text: 'Table 1: Not a figure.',
-        page: 1,
-        pages: [1],
-        top: 255,
-        bottom: 270,
-        x0: 100,
-        x1: 300,
-      },
-    ];
-    const placed = placeFigures(
-      [
-        {
-          id: 'p1-1',
-          page: 1,
-          number: 1,
-          width: 10,
-          height: 10,
-          image: new Uint8Array(),
-          format: 'png',
-          box: box('x'),
-        },
-      ],
-      blocks,
-    );
-    expect(placed).toEqual([{ id: 'p1-1', block: 1, caption: 'Figure 2: What the plot shows.' }]);
   });
 });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FigureFormat } from '../ports/pdf-extractor.js';
 import type { DecodedImage, EncodedImage } from './engine.js';
-import type { ImagePlacement, TextBlock } from './layout-types.js';
+import type { ImagePlacement } from './layout-types.js';
 import { encodePng, type Pixels } from './png.js';
 
 export interface FigureLimits {
@@ -290,42 +290,4 @@ function boxFilter(
     }
   }
   return { width, height, channels, data };
-}
-
-const figureCaption = /^(?:fig(?:ure)?\.?)\s*[A-Z]?\d{1,3}/i;
-
-/**
- * Links figures to the text: a figure takes the nearest "Figure N" caption on its page (below it
- * preferred, then above) and belongs to that caption's block; without a caption it belongs to the
- * first block painted below its top on the same page, else to the last block before it.
- */
-export function placeFigures(
-  figures: CollectedFigure[],
-  blocks: TextBlock[],
-): Array<{ id: string; block: number; caption?: string }> {
-  return figures.map((figure) => {
-    const { box, page } = figure;
-    let best: { index: number; score: number } | undefined;
-    blocks.forEach((block, index) => {
-      if (block.page !== page || block.kind !== 'caption' || !figureCaption.test(block.text)) return;
-      const below = block.top - box.bottom;
-      const above = box.top - block.bottom;
-      const overlaps = Math.min(block.x1, box.x1) - Math.max(block.x0, box.x0) > 0;
-      const distance = below >= -10 ? below : above >= -10 ? above + 40 : Number.POSITIVE_INFINITY;
-      const score = distance + (overlaps ? 0 : 200);
-      if (score < 400 && (!best || score < best.score)) best = { index, score };
-    });
-    if (best) {
-      const caption = blocks[best.index]?.text;
-      return { id: figure.id, block: best.index, ...(caption ? { caption } : {}) };
-    }
-    let block = blocks.findIndex((candidate) => candidate.page === page && candidate.top >= box.top);
-    if (block < 0) block = findLastIndex(blocks, (candidate) => candidate.page <= page);
-    return { id: figure.id, block: Math.max(0, block) };
-  });
-}
-
-function findLastIndex<T>(items: T[], predicate: (item: T) => boolean): number {
-  for (let index = items.length - 1; index >= 0; index--) if (predicate(items[index] as T)) return index;
-  return -1;
 }

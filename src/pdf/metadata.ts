@@ -1,8 +1,10 @@
 import type { PdfMetadata } from '../ports/pdf-extractor.js';
 import { bylineAuthors } from './bylines.js';
+import { arxivIdsIn, doisIn, type FrontMatter, frontMatterOf, isCited } from './front-matter.js';
 import type { BodyStyle } from './headings.js';
 import type { TextLine, TextRun } from './layout-types.js';
 import { nameKey, splitPersonNames } from './person-names.js';
+import { printedYear } from './printed-year.js';
 import { normalizeText } from './text-cleaning.js';
 
 /** What metadata sniffing looks at: the info dictionary and the first page, margins included. */
@@ -18,6 +20,10 @@ export interface MetadataSources {
   /** The title lines found on page 1 (largest type in its upper half). */
   titleLines: TextLine[];
   body: BodyStyle;
+  /** DOIs and arXiv ids the reference list cites (lower case): never the document's own. */
+  cited?: Set<string>;
+  /** The DOI the file's XMP metadata gives. */
+  xmpDoi?: string | undefined;
 }
 
 /**
@@ -43,12 +49,17 @@ export function findTitleLines(firstPage: TextLine[], pageHeight: number, body: 
       upper.filter((line) => line.font !== body.font && line.bottom < pageHeight * 0.4),
       (size) => size > body.size * 1.04,
     ) ??
-    // Last (some preprint templates): bold type of the body's size near the top of the page.
+    // Then (some preprint templates): bold type of the body's size near the top of the page.
     titleRun(
       upper.filter(
         (line) => /bold|black|heavy|semibold|medi/i.test(line.font) && line.bottom < pageHeight * 0.3,
       ),
       (size) => size >= body.size * 0.98,
+    ) ??
+    // Last: type a little larger than the body in the body's own font, near the top.
+    titleRun(
+      upper.filter((line) => line.bottom < pageHeight * 0.3),
+      (size) => size > body.size * 1.04,
     ) ??
     []
   );
@@ -80,6 +91,8 @@ function isBanner(text: string): boolean {
   return (
     inidCode.test(text) ||
     bannerWords.test(text) ||
+    // An arXiv stamp read upright, a preprint server's note.
+    /^\s*arxiv:\s*\S|^\s*(?:preprint|under review|accepted (?:at|to|for|as))\b/i.test(text) ||
     /https?:|www\.|\bdoi\b|\bissn\b|\bvol\.\s*\d|\bpp\.\s*\d/i.test(text) ||
     // A journal's name set large above the title ("Nature Communications", "Journal of …").
     (text.split(/\s+/).length <= 4 && !/:/.test(text) && journalName.test(text))
@@ -104,14 +117,12 @@ function titleRun(lines: TextLine[], large: (size: number) => boolean): TextLine
     }
     const text = run.map((line) => line.text).join(' ');
     const readsLikeTitle = text.split(/\s+/).length >= 3 || (text.match(/\p{L}/gu)?.length ?? 0) >= 20;
-    if (readsLikeTitle && run.length <= 6) return run;
+    // A run that cannot be a title (an arXiv stamp set upright, an identifier) leaves the next
+    // size its chance, rather than the document none.
+    if (readsLikeTitle && run.length <= 6 && isPlausibleTitle(pageTitle(run))) return run;
   }
   return undefined;
 }
-
-const doiPattern = /\b(10\.\d{4,9}\/[^\s"<>{}]+)/;
-const arxivPattern = /arXiv:\s*(\d{4}\.\d{4,5}(?:v\d+)?|[a-z-]+(?:\.[A-Z]{2})?\/\d{7}(?:v\d+)?)/i;
-const months = 'Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec';
 
 export function sniffMetadata(sources: MetadataSources): PdfMetadata {
   const info = sources.info;
@@ -119,8 +130,6 @@ export function sniffMetadata(sources: MetadataSources): PdfMetadata {
     const value = info[key];
     return typeof value === 'string' ? normalizeText(decodeEntities(value)) : undefined;
   };
-  const custom = (info.Custom ?? {}) as Record<string, unknown>;
-  const pageText = sources.firstPage.map((line) => line.text);
   const metadata: PdfMetadata = {};
 
   const title = chooseTitle(infoText('Title'), pageTitle(sources.titleLines));
@@ -137,33 +146,14 @@ export function sniffMetadata(sources: MetadataSources): PdfMetadata {
   );
   if (authors && authors.length > 0) metadata.authors = authors;
 
-  const doiSources = [
-    typeof custom.doi === 'string' ? custom.doi : undefined,
-    infoText('Subject'),
-    infoText('Keywords'),
-    ...sources.firstPageRotated,
-    ...pageText,
-  ];
-  for (const source of doiSources) {
-    const match = source ? doiPattern.exec(source) : null;
-    if (match?.[1]) {
-      metadata.doi = match[1].replace(/[.,;:)\]]+$/, '');
-      break;
-    }
-  }
-
-  for (const source of [...sources.firstPageRotated, ...pageText.slice(0, 40)]) {
-    const match = arxivPattern.exec(source);
-    if (match?.[1]) {
-      metadata.arxivId = match[1];
-      break;
-    }
-  }
-  // arXiv's own DOIs name the preprint: 10.48550/arXiv.2306.12345.
-  const arxivDoi = /^10\.48550\/arxiv\.(.+)$/i.exec(metadata.doi ?? '');
-  if (!metadata.arxivId && arxivDoi?.[1]) metadata.arxivId = arxivDoi[1];
-
-  const year = yearOf(sources.firstPageRotated, pageText, infoText('CreationDate'));
+  const front = frontMatterOf(sources.firstPage, sources.pageHeight, sources.titleLines);
+  Object.assign(metadata, documentIdentifiers(sources, front, infoText));
+  const year = printedYear({
+    rotated: sources.firstPageRotated,
+    front,
+    firstPage: sources.firstPage,
+    arxivId: metadata.arxivId,
+  });
   if (year !== undefined) metadata.year = year;
   const producer = infoText('Producer');
   if (producer) metadata.producer = producer;
@@ -249,6 +239,40 @@ function authorsFromInfo(author: string | undefined): string[] | undefined {
 }
 
 /**
+ * The document's own DOI and arXiv id (decision 0050): the info dictionary's (Custom `doi`,
+ * Subject, Keywords), the margin stamp, page 1's front matter and header and footer, then the
+ * XMP metadata; never one its reference list cites, nor one in its body text.
+ */
+function documentIdentifiers(
+  sources: MetadataSources,
+  front: FrontMatter,
+  infoText: (key: string) => string | undefined,
+): Pick<PdfMetadata, 'doi' | 'arxivId'> {
+  const custom = (sources.info.Custom ?? {}) as Record<string, unknown>;
+  const cited = sources.cited ?? new Set<string>();
+  const printed = [...front.opening, ...front.margins].map((line) => line.text);
+  const own = (found: string[]) => found.find((identifier) => !isCited(identifier, cited));
+  const identifiers: Pick<PdfMetadata, 'doi' | 'arxivId'> = {};
+  const doi = own(
+    [
+      typeof custom.doi === 'string' ? custom.doi : undefined,
+      infoText('Subject'),
+      infoText('Keywords'),
+      ...sources.firstPageRotated,
+      ...printed,
+      sources.xmpDoi,
+    ].flatMap((text) => (text ? doisIn(text.replace(/(doi\.org\/|doi:)\s+/gi, '$1')) : [])),
+  );
+  if (doi) identifiers.doi = doi;
+  const arxivId = own([...sources.firstPageRotated, ...printed].flatMap(arxivIdsIn));
+  // arXiv's own DOIs name the preprint: 10.48550/arXiv.2306.12345.
+  const arxivDoi = /^10\.48550\/arxiv\.(.+)$/i.exec(doi ?? '');
+  if (arxivId) identifiers.arxivId = arxivId;
+  else if (arxivDoi?.[1]) identifiers.arxivId = arxivDoi[1];
+  return identifiers;
+}
+
+/**
  * The printed byline wins: producers often write the info Author in "Family Given" order with no
  * comma ("Shahu Sneha" for Sneha Shahu) or name the first author only. The info list is used when
  * the page gives none, or when it has every printed name and more (the page was read partly).
@@ -260,27 +284,4 @@ function chooseAuthors(info: string[] | undefined, page: string[] | undefined): 
   const infoKeys = new Set(info.map(nameKey));
   if (![...printed.keys()].every((key) => infoKeys.has(key))) return page;
   return info.map((name) => printed.get(nameKey(name)) ?? name);
-}
-
-function yearOf(rotated: string[], pageText: string[], creationDate: string | undefined): number | undefined {
-  const plausible = (year: number) => year >= 1900 && year <= new Date().getFullYear() + 1;
-  const stamp = new RegExp(`\\b\\d{1,2}\\s+(?:${months})\\w*\\s+((?:19|20)\\d{2})\\b`);
-  for (const text of rotated.filter((each) => /arxiv/i.test(each))) {
-    const match = stamp.exec(text);
-    if (match?.[1] && plausible(Number(match[1]))) return Number(match[1]);
-  }
-  const patterns = [
-    /(?:©|\(c\)|copyright|published)[^.;]{0,40}?\b((?:19|20)\d{2})\b/i,
-    /(?:accepted|received)[^.;]{0,40}?\b((?:19|20)\d{2})\b/i,
-    new RegExp(`\\b(?:${months})\\w*\\.?,?\\s+(?:\\d{1,2},?\\s+)?((?:19|20)\\d{2})\\b`),
-    /\b(?:vol\.?|volume)\s*\d+[^.]{0,60}?\b((?:19|20)\d{2})\b/i,
-  ];
-  for (const pattern of patterns) {
-    for (const text of pageText) {
-      const match = pattern.exec(text);
-      if (match?.[1] && plausible(Number(match[1]))) return Number(match[1]);
-    }
-  }
-  const created = /^D:((?:19|20)\d{2})/.exec(creationDate ?? '');
-  return created?.[1] ? Number(created[1]) : undefined;
 }

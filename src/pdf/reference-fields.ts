@@ -30,7 +30,7 @@ export function readReferenceFields(raw: string): ReferenceFields {
   const doi = findDoi(raw);
   const arxiv = findArxiv(raw);
   const text = raw.replace(/\s+/g, ' ').trim();
-  const year = firstYear(maskLocators(text));
+  const year = leadingYearRange(text) ?? firstYear(maskLocators(text));
   const { authors, title, venue } = splitParts(text, year);
   return {
     authors,
@@ -78,6 +78,19 @@ interface FoundYear {
   value: string;
   index: number;
   end: number;
+}
+
+/**
+ * "Grobid. 2008–2023. Grobid. https://…": software cited by the years it has been developed. The
+ * range stands where a year stands in "Authors. 2020. Title."; elsewhere a range is pages.
+ */
+function leadingYearRange(text: string): FoundYear | null {
+  const match = /^(.{1,200}?[.,]\s+)((?:1[89]|20)\d{2})\s*[–-]\s*((?:1[89]|20)\d{2})(?=[.,]\s)/.exec(text);
+  // The first date of the entry only: after a year, a range is pages ("2019. … ACL, 1990–2001.").
+  if (!match?.[1] || !match[2] || !match[3] || /\b(?:1[89]|20)\d{2}\b/.test(match[1])) return null;
+  const [from, to] = [Number(match[2]), Number(match[3])];
+  if (to < from || to > new Date().getUTCFullYear() + 1) return null;
+  return { value: match[2], index: match[1].length, end: match[0].length };
 }
 
 function firstYear(text: string): FoundYear | null {

@@ -39,6 +39,11 @@ export interface ChunkText {
 const headingPattern =
   /^#{1,6}\s*(?:[\dIVX]+\.?\s+)?(references?|bibliography|literature cited|works cited|reference list|cited literature)\s*:?\s*$/i;
 
+/** Whether a heading's text (markdown `#` or not) opens a reference list: "References", "5 Bibliography". */
+export function isReferencesHeading(text: string): boolean {
+  return headingPattern.test(`# ${text.replace(/^#{1,6}\s*/, '')}`);
+}
+
 interface Paragraph {
   chunk: number;
   index: number;

@@ -30,6 +30,38 @@ describe('joinLines', () => {
     );
   });
 
+  // Regression: "SciB-ERT" in PaperMage's references never linked to SciBERT in the index.
+  it('joins a break before capitals when the document writes the joined word elsewhere', () => {
+    const paper = collectVocabulary([
+      ['SciBERT (Beltagy et al., 2019) and GROBID (Grobid, 2008-2023)'],
+      ['Iz Beltagy, Kyle Lo, and Arman Cohan. 2019. SciB-', 'ERT: A pretrained language model'],
+    ]);
+    expect(joinLines(['Iz Beltagy. 2019. SciB-', 'ERT: A pretrained language model'], paper)).toBe(
+      'Iz Beltagy. 2019. SciBERT: A pretrained language model',
+    );
+    expect(joinLines(['For example, GRO-', 'BID (Grobid, 2008–2023)'], paper)).toBe(
+      'For example, GROBID (Grobid, 2008–2023)',
+    );
+    // Without the whole word elsewhere, a capital after the break opens a compound's second word.
+    expect(joinLines(['Designing for Real-', 'World Tasks'], paper)).toBe('Designing for Real-World Tasks');
+  });
+
+  it('joins where the English word list has the joined word, and words in capitals too', () => {
+    const none = new Set<string>();
+    expect(joinLines(['a compact repre-', 'sentation of text'], none)).toBe(
+      'a compact representation of text',
+    );
+    expect(joinLines(['1 INTRO-', 'DUCTION'], none)).toBe('1 INTRODUCTION');
+  });
+
+  it('keeps the hyphen where both halves are words, or TeX could not have broken the word', () => {
+    const none = new Set<string>();
+    expect(joinLines(['a data-', 'driven method'], none)).toBe('a data-driven method');
+    expect(joinLines(['lazy call-', 'by-need evaluation'], none)).toBe('lazy call-by-need evaluation');
+    // A name's syllables are no words: joined.
+    expect(joinLines(['Nicola Baldas-', 'sari and others'], none)).toBe('Nicola Baldassari and others');
+  });
+
   it('joins plain lines with a space and URLs without one', () => {
     expect(joinLines(['first line', 'second line'], vocabulary)).toBe('first line second line');
     expect(joinLines(['see https://doi.', 'org/10.1111/imm.13445'], vocabulary)).toBe(

@@ -1,3 +1,5 @@
+import { isEnglishWord } from './english-words.js';
+
 /**
  * Text normalisation and de-hyphenation. pdf.js already applies NFKC to what it extracts (so the
  * fi/fl/ffi ligature glyphs come out as letters); this is applied again to the joined text so that
@@ -66,13 +68,15 @@ export function collectVocabulary(paragraphs: Iterable<string[]>): Set<string> {
 }
 
 const lineEndHyphen = /([\p{L}\p{M}\p{N}]+(?:-[\p{L}\p{M}\p{N}]+)*)[-\u2010\u2011\u00ad]$/u;
-const lineStartWord = /^([\p{Ll}\p{M}]+)/u;
+const lineStartWord = /^([\p{L}\p{M}]+)/u;
 
 /**
  * Joins the lines of one paragraph. A word hyphenated at a line end is joined without the hyphen
- * when the joined word occurs elsewhere in the document, kept as a compound when the hyphenated
- * form occurs (or both halves are words of their own), and joined otherwise (TeX's syllable
- * breaks outnumber compounds broken at their hyphen). A line ending in a dash joins tight.
+ * only where the joined word is a word (decision 0050): the document writes it whole elsewhere
+ * ("SciB- ERT" where the text says "SciBERT"), or the English word list has it ("repre- sentation").
+ * The hyphen stays where the document writes the hyphenated form, where a capital opens the
+ * second half of a compound ("Real- World"), or where both halves are words ("data- driven").
+ * A line ending in a dash joins tight.
  */
 export function joinLines(lines: string[], vocabulary: Set<string>): string {
   let text = '';
@@ -98,11 +102,10 @@ export function joinLines(lines: string[], vocabulary: Set<string>): string {
     if (hyphenated && text.endsWith('\u00ad') && next) {
       text = text.slice(0, -1) + line;
     } else if (hyphenated) {
-      const left = (hyphenated[1] ?? '').toLowerCase();
-      const right = next?.[1]?.toLowerCase();
-      if (right === undefined || keepsHyphen(left, right, vocabulary))
-        text = text.replace(/[\u2010\u2011]$/, '-') + line;
-      else text = text.slice(0, -1) + line;
+      const left = hyphenated[1] ?? '';
+      const right = next?.[1];
+      if (right !== undefined && joinsAcrossLine(left, right, vocabulary)) text = text.slice(0, -1) + line;
+      else text = text.replace(/[\u2010\u2011]$/, '-') + line;
     } else if (
       /[—–]$/.test(text) ||
       (/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]$/u.test(text) &&
@@ -124,13 +127,29 @@ const suffixes = new Set(
   ),
 );
 
-function keepsHyphen(left: string, right: string, vocabulary: Set<string>): boolean {
+/** Whether `left-` at a line end and `right` at the next line's start are one word. */
+function joinsAcrossLine(left: string, right: string, vocabulary: Set<string>): boolean {
   const lastPart = left.split('-').pop() ?? left;
-  if (vocabulary.has(`${lastPart}${right}`)) return false;
-  if (vocabulary.has(`${lastPart}-${right}`)) return true;
-  if (left.includes('-') || lastPart.length === 1 || /\p{N}/u.test(lastPart)) return true;
-  if (suffixes.has(right)) return false;
+  const joined = `${lastPart}${right}`.toLowerCase();
+  if (vocabulary.has(joined)) return true;
+  if (vocabulary.has(`${lastPart}-${right}`.toLowerCase())) return false;
+  if (left.includes('-') || lastPart.length === 1 || /\p{N}/u.test(lastPart)) return false;
+  // A capital after the break opens the second word of a compound ("Real- World", "Pre- Trained"),
+  // unless the whole word is in capitals ("INTRO- DUCTION").
+  const capitals = (word: string) => !/\p{Ll}/u.test(word);
+  if (/^\p{Lu}/u.test(right) && !(capitals(lastPart) && capitals(right))) return false;
+  if (isEnglishWord(joined)) return true;
+  const lowerRight = right.toLowerCase();
+  if (suffixes.has(lowerRight)) return true;
+  // TeX leaves three letters at least after a break: "call-by-need", "just-in-time" broke at a hyphen.
+  if (lowerRight.length <= 2) return false;
   // "properly- structured": an adverb in -ly before a word is a compound, not a syllable break.
-  if (lastPart.length >= 5 && lastPart.endsWith('ly') && right.length >= 4) return true;
-  return lastPart.length >= 3 && right.length >= 3 && vocabulary.has(lastPart) && vocabulary.has(right);
+  const lowerLeft = lastPart.toLowerCase();
+  if (lowerLeft.length >= 5 && lowerLeft.endsWith('ly') && lowerRight.length >= 4) return false;
+  // Both halves words of their own: a compound broken at its hyphen ("data- driven"). Short
+  // dictionary words are also common name syllables ("Tay- fun", "Char- lin"): 4 letters at least.
+  const isWord = (word: string) => vocabulary.has(word) || (word.length >= 4 && isEnglishWord(word));
+  if (lowerLeft.length >= 3 && lowerRight.length >= 3 && isWord(lowerLeft) && isWord(lowerRight))
+    return false;
+  return true;
 }

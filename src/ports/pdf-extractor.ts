@@ -64,13 +64,24 @@ export interface ParsedDocument {
   pageSizes?: Array<[number, number]>;
 }
 
+/**
+ * What a PDF says about itself, read as printed (decisions 0028, 0050). Identifiers come from the
+ * info dictionary and the front matter only, never from the reference list; the year only from
+ * what the paper prints, never from the file's creation date.
+ */
 export interface PdfMetadata {
   title?: string;
   authors?: string[];
+  /** The DOI of the document itself: info dictionary, margin stamp or page 1's front matter. */
   doi?: string;
   arxivId?: string;
-  /** Year from the info dictionary or first page, when found. */
+  /**
+   * The year the document prints as its own (a patent's date, an arXiv stamp or id, a
+   * published/accepted/received line, a journal line, a copyright line); absent when it prints none.
+   */
   year?: number;
+  /** The abstract as printed in the front matter (under its heading, or REVTeX's unlabelled block). */
+  abstract?: string;
   producer?: string;
 }
 
@@ -103,8 +114,13 @@ export interface ParsedFigure {
   /** `p<page>-<n>`, unique within the document. */
   id: string;
   page: number;
-  /** 1-based figure number in document order. */
+  /** 1-based position among the document's extracted images, in document order. */
   number: number;
+  /**
+   * The label its caption prints ("Figure 6", "Fig. S2", "Table 3", "Extended Data Fig. 2");
+   * absent when the image has no caption (a logo, a graphical abstract).
+   */
+  label?: string;
   width: number;
   height: number;
   /**

@@ -30,6 +30,7 @@ interface Expectation {
   maxFigures?: number;
   /** The manifest's DOI is printed in the PDF (not only known from Crossref). */
   doiInPdf?: boolean;
+  /** The manifest's year is printed in the PDF (true), or the PDF prints no year at all (false). */
   yearFromPdf?: boolean;
 }
 
@@ -116,7 +117,8 @@ const expectations: Record<string, Expectation> = {
       'In this work, we aim to assemble a common taxonomy for the landscape of XAI while providing our perspectives.',
     ],
     minFigures: 1,
-    yearFromPdf: true,
+    // The preprint prints no date; the manifest's year is the journal's (decision 0050).
+    yearFromPdf: false,
   },
   'multi_lexsum_2206.10883v3.pdf': {
     sentences: [
@@ -146,7 +148,8 @@ const expectations: Record<string, Expectation> = {
       'Despite growing interest in applying natural language processing (NLP) and computer vision (CV) models to the scholarly domain, scientific documents remain challenging to work with.',
     ],
     minFigures: 3,
-    yearFromPdf: true,
+    // The preprint prints no date of its own (decision 0050).
+    yearFromPdf: false,
   },
   'pasa_2501.10120.pdf': {
     sentences: ['The system consists of two LLM agents, Crawler and Selector.'],
@@ -271,6 +274,7 @@ describe('every shared PDF through the pdf.js extractor', () => {
       if (expected.doiInPdf) expect(document.metadata.doi).toBe(entry.doi);
       if (entry.arxiv) expect(document.metadata.arxivId).toBe(entry.arxiv);
       if (expected.yearFromPdf) expect(document.metadata.year).toBe(entry.year);
+      if (expected.yearFromPdf === false) expect(document.metadata.year).toBeUndefined();
     });
   }
 

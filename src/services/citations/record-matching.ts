@@ -14,10 +14,25 @@ export function titleTokens(title: string): string[] {
   return normalizeTitle(title).split(' ').filter(Boolean);
 }
 
-/** Dice coefficient over the longest common subsequence of the two titles' words (0–1). */
+/**
+ * Dice coefficient over the longest common subsequence of the two titles' words (0–1), the better
+ * of the titles as written and with hyphens inside words closed up: a title broken at a line end
+ * may keep a hyphen it does not have ("SciB-ERT", decision 0050), or lose one it has.
+ */
 export function titleSimilarity(a: string, b: string): number {
-  const left = titleTokens(a);
-  const right = titleTokens(b);
+  const asWritten = dice(titleTokens(a), titleTokens(b));
+  const joinedA = withoutInnerHyphens(a);
+  const joinedB = withoutInnerHyphens(b);
+  if (joinedA === a && joinedB === b) return asWritten;
+  return Math.max(asWritten, dice(titleTokens(joinedA), titleTokens(joinedB)));
+}
+
+/** "SciB-ERT: A pre-trained model" → "SciBERT: A pretrained model": both forms of a broken word. */
+export function withoutInnerHyphens(text: string): string {
+  return text.replace(/(?<=\p{L})[-\u2010\u2011](?=\p{L})/gu, '');
+}
+
+function dice(left: string[], right: string[]): number {
   if (left.length === 0 || right.length === 0) return 0;
   return (2 * commonSubsequence(left, right)) / (left.length + right.length);
 }
@@ -35,10 +50,16 @@ function commonSubsequence(a: string[], b: string[]): number {
   return previous[b.length] ?? 0;
 }
 
-/** Whether the record's whole title appears, word for word, in the text (normalised). */
+/**
+ * Whether the record's whole title appears, word for word, in the text (normalised), as written
+ * or with hyphens inside words closed up on both sides.
+ */
 export function titleAppearsIn(title: string, text: string): boolean {
-  const normalized = normalizeTitle(title);
-  return normalized.length > 0 && ` ${normalizeTitle(text)} `.includes(` ${normalized} `);
+  const appears = (wanted: string, within: string) => {
+    const normalized = normalizeTitle(wanted);
+    return normalized.length > 0 && ` ${normalizeTitle(within)} `.includes(` ${normalized} `);
+  };
+  return appears(title, text) || appears(withoutInnerHyphens(title), withoutInnerHyphens(text));
 }
 
 /** The surname of the record's first author (records print "First Last" or "Last, First"). */

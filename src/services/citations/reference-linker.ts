@@ -11,6 +11,7 @@ import {
   titleAppearsIn,
   titleSimilarity,
   titleTokens,
+  withoutInnerHyphens,
 } from './record-matching.js';
 
 /** How a reference was linked to a record, and how sure the link is (0–1). */
@@ -51,9 +52,9 @@ export class ReferenceLinker {
     // The raw text is searched only when no usable title was read: a 30-word query costs several
     // title queries, and a parsed title that finds nothing rarely does better as raw text.
     const title = entry.title && titleTokens(entry.title).length >= 3 ? entry.title : null;
-    const queries = title ? [title] : titleTokens(entry.raw).length >= 2 ? [entry.raw] : [];
+    const queries = title ? titleForms(title) : titleTokens(entry.raw).length >= 2 ? [entry.raw] : [];
     for (const query of queries) {
-      const candidates = await searchRecords(this.index, query.slice(0, 600), { phrase: query === title });
+      const candidates = await searchRecords(this.index, query.slice(0, 600), { phrase: title !== null });
       const best = candidates
         .map((paper) => ({ paper, confidence: scoreCandidate(entry, paper) }))
         .filter((scored): scored is { paper: Paper; confidence: number } => scored.confidence !== null)
@@ -90,6 +91,7 @@ export class ReferenceLinker {
     }
     const title = entry.title && titleTokens(entry.title).length >= 3 ? entry.title : null;
     if (!title) return { link: null, complete };
+    // Online, one search (sources are rate-limited); the candidates' titles are compared in both forms.
     const found = await online.searchTitle(title, signal);
     complete &&= found.complete;
     const best = found.papers
@@ -106,6 +108,16 @@ export class ReferenceLinker {
     if (!entry.title) return true;
     return titleSimilarity(entry.title, paper.title) >= 0.5 || titleAppearsIn(paper.title, entry.raw);
   }
+}
+
+/**
+ * The title as read, then with the hyphens inside its words closed up when it has any: a word the
+ * PDF broke at a line end may keep a hyphen it never had ("SciB-ERT" for SciBERT), and a search for
+ * "SciB-ERT" looks for the words "scib" and "ert" (decision 0050).
+ */
+function titleForms(title: string): string[] {
+  const joined = withoutInnerHyphens(title);
+  return joined === title ? [title] : [title, joined];
 }
 
 /**

@@ -4,6 +4,7 @@ import type { Chunk, FullTextResult } from '../../domain/fulltext.js';
 import { normalizeArxivId, normalizeDoi, normalizePmcid } from '../../domain/identifiers.js';
 import { anchorOf, type PageAnchor } from '../../domain/page-anchors.js';
 import type { PaperIdentifiers } from '../../domain/paper.js';
+import { captionLabel, captionWords } from '../../pdf/figure-labels.js';
 import type { ProjectStore } from '../../ports/project-store.js';
 import { findPassage } from '../../text/letter-stream.js';
 import type { FullTextReader, ReadOptions } from '../services.js';
@@ -253,16 +254,22 @@ export class FullTextService implements FullTextReader {
     return { ...result, pages: chunk.pages, boxes: anchor?.boxes ?? [] };
   }
 
+  /**
+   * `![Figure 6, page 8: caption words](url)`: a figure is named by the label its caption prints
+   * ("Figure 6", "Fig. S2", "Table 3"); an image without a caption by its place among the images
+   * ("Image 1"), so a graphical abstract or a logo never takes a number the paper gives a figure.
+   */
   private imageMarkdown(sha256: string, figure: DocumentText['figures'][number], owner?: string): string {
-    // The caption usually repeats "Figure 3:"; keep only its words, shortened, as alt text.
-    const words = figure.caption
-      ?.replace(/^\s*fig(ure)?\.?\s*\d+[a-z]?\s*[:.|-]?\s*/i, '')
+    // Parses made before labels were read have the caption only.
+    const label = figure.label ?? (figure.caption ? captionLabel(figure.caption) : undefined);
+    const words = (figure.caption ? captionWords(figure.caption) : '')
       .replace(/[[\]\n\r]+/g, ' ')
       .replace(/\s+/g, ' ')
       .trim()
       .slice(0, 100);
     const caption = words ? `: ${words}` : '';
-    return `![Figure ${figure.number}, page ${figure.page}${caption}](${this.options.figureLinks.url(sha256, figure.id, figure.format, owner)})`;
+    const name = label ?? `Image ${figure.number}`;
+    return `![${name}, page ${figure.page}${caption}](${this.options.figureLinks.url(sha256, figure.id, figure.format, owner)})`;
   }
 
   /** A scan (or a PDF with no text at all): one empty chunk with the page images, and a clear hint. */

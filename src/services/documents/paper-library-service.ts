@@ -195,6 +195,9 @@ export class PaperLibraryService implements PaperLibrary {
     return {
       ...paper,
       authors: metadata.authors ?? [],
+      // As printed (decision 0050): the front matter's abstract, the year the paper prints (none
+      // rather than the file's creation date).
+      abstract: metadata.abstract ?? null,
       doi,
       year: metadata.year ?? null,
       publication_date: metadata.year ? String(metadata.year) : null,
