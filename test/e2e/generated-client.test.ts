@@ -11,6 +11,7 @@ import { emptyPaper, type Paper } from '../../src/domain/paper.js';
 import { detectFormat } from '../../src/ingest/formats/index.js';
 import { readUsptoXml } from '../../src/ingest/formats/uspto-xml.js';
 import { type FakeZotero, startFakeZotero } from '../fakes/fake-zotero.js';
+import { fixtures } from '../helpers/requirements.js';
 import { createTestApp, sharedData, type TestApp } from '../helpers/test-app.js';
 import { type GeneratedClient, operationSteps } from './generated-client/operations.js';
 
@@ -62,12 +63,12 @@ const exercised = new Set<string>();
 
 /** Papers of the shared ACL sample and the USPTO grants into the local index (what search finds). */
 async function seedIndex(): Promise<void> {
-  const corpus = join(sharedData, 'corpus', 'acl_anthology_sample_500.jsonl');
+  const corpus = join(fixtures, 'corpus', 'acl_anthology_sample_500.jsonl');
   const format = detectFormat(corpus, readFileSync(corpus, 'utf8').slice(0, 64 * 1024));
   if (!format) throw new Error('the ACL sample is not a known ingest format');
   const papers: Paper[] = [];
   for await (const item of format.read(createReadStream(corpus))) if (item.ok) papers.push(item.paper);
-  const grants = join(sharedData, 'patents', 'uspto_xml', 'xml2014');
+  const grants = join(fixtures, 'patents', 'uspto_xml', 'xml2014');
   for (const file of await readdir(grants)) {
     for await (const item of readUsptoXml(createReadStream(join(grants, file)))) {
       if (item.ok) papers.push(item.paper);

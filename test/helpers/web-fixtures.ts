@@ -3,11 +3,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { emptyPaper, type Paper } from '../../src/domain/paper.js';
+import { fixtures } from './requirements.js';
 import { sharedData } from './test-app.js';
 
 /** Real ACL Anthology records (2022 system demonstrations first), as paper records. */
 export function aclPapers(count: number): Paper[] {
-  return readFileSync(join(sharedData, 'corpus', 'acl_anthology_sample_500.jsonl'), 'utf8')
+  return readFileSync(join(fixtures, 'corpus', 'acl_anthology_sample_500.jsonl'), 'utf8')
     .split('\n')
     .filter((line) => line.trim())
     .slice(0, count)

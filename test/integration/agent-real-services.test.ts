@@ -13,6 +13,7 @@ import type { Container } from '../../src/main.js';
 import { type FakeOpenAiServer, startFakeOpenAiServer } from '../fakes/fake-openai-server.js';
 import { tinyPdf } from '../fakes/tiny-pdf.js';
 import { type ChatTestApp, startChatApp } from '../helpers/chat-app.js';
+import { fixtures } from '../helpers/requirements.js';
 import { sharedData } from '../helpers/test-app.js';
 
 /**
@@ -64,7 +65,7 @@ beforeAll(async () => {
   t = await startChatApp({
     research: (container) => extractiveResearch(container),
   });
-  const corpus = join(sharedData, 'corpus', 'acl_anthology_sample_500.jsonl');
+  const corpus = join(fixtures, 'corpus', 'acl_anthology_sample_500.jsonl');
   await ingest(t.container.stores.index, await resolveInputs(corpus, process.stdin));
   const { library } = t.container.services;
   const bytes = new Uint8Array(await readFile(join(sharedData, 'pdfs', 'litqa_msphere_00109-24.pdf')));

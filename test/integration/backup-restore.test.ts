@@ -7,6 +7,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixtures } from '../helpers/requirements.js';
 import { serverListening, spawnCli } from '../helpers/server-process.js';
 import { sharedData } from '../helpers/test-app.js';
 
@@ -106,7 +107,7 @@ afterAll(async () => {
 
 describe('alexandria backup / restore (issue 16)', () => {
   it('backs up a data folder while it is served; the restored copy answers the same', async () => {
-    const records = (await readFile(join(sharedData, 'corpus', 'acl_anthology_sample_500.jsonl'), 'utf8'))
+    const records = (await readFile(join(fixtures, 'corpus', 'acl_anthology_sample_500.jsonl'), 'utf8'))
       .split('\n')
       .slice(0, 200)
       .join('\n');

@@ -13,6 +13,7 @@ import { loadConfig } from '../../src/config/load-config.js';
 import { createHttpApp } from '../../src/http/server.js';
 import { createContainer } from '../../src/main.js';
 import { createLogger } from '../../src/platform/logger.js';
+import { fixtures } from '../helpers/requirements.js';
 import { spawnCli } from '../helpers/server-process.js';
 import { sharedData, withKey } from '../helpers/test-app.js';
 
@@ -64,7 +65,7 @@ beforeAll(async () => {
   const whole = await readFile(join(pdfs, 'novelty_controlled_paraphrase_aaai2022.pdf'));
   await writeFile(join(folder, 'broken.pdf'), whole.subarray(0, 20_000));
   // Record dumps beside the PDFs go to the search index, and a stray note is skipped.
-  const records = (await readFile(join(sharedData, 'corpus', 'acl_anthology_sample_500.jsonl'), 'utf8'))
+  const records = (await readFile(join(fixtures, 'corpus', 'acl_anthology_sample_500.jsonl'), 'utf8'))
     .split('\n')
     .slice(0, 25)
     .join('\n');

@@ -10,6 +10,7 @@ import { dirname, join, relative } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { fixtures } from '../helpers/requirements.js';
 import { serverListening, spawnCli } from '../helpers/server-process.js';
 import { sharedData } from '../helpers/test-app.js';
 
@@ -283,7 +284,7 @@ function indexCount(dataDir: string): number {
 
 /** Real ACL Anthology metadata as a BibTeX file (braces and backslashes dropped from values). */
 async function bibtexFile(records: number): Promise<string> {
-  const lines = (await readFile(join(sharedData, 'corpus', 'acl_anthology_sample_500.jsonl'), 'utf8'))
+  const lines = (await readFile(join(fixtures, 'corpus', 'acl_anthology_sample_500.jsonl'), 'utf8'))
     .split('\n')
     .filter(Boolean)
     .slice(0, records);

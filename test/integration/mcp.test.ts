@@ -9,6 +9,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emptyPaper } from '../../src/domain/paper.js';
 import { tsxLoaderUrl } from '../../src/platform/worker-file.js';
+import { fixtures } from '../helpers/requirements.js';
 import { createTestApp, sharedData, type TestApp, withKey } from '../helpers/test-app.js';
 
 let t: TestApp;
@@ -233,7 +234,7 @@ describe('MCP over streamable HTTP (stateless, at /mcp)', () => {
 
 describe('search tools', () => {
   it('search_papers and fast_paper_search find indexed papers, as the REST search does', async () => {
-    const lines = readFileSync(join(sharedData, 'corpus', 'acl_anthology_sample_500.jsonl'), 'utf8').split(
+    const lines = readFileSync(join(fixtures, 'corpus', 'acl_anthology_sample_500.jsonl'), 'utf8').split(
       '\n',
     );
     const papers = lines

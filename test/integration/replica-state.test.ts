@@ -15,14 +15,15 @@ import { type Container, createContainer } from '../../src/main.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { tsxLoaderUrl } from '../../src/platform/worker-file.js';
 import { FigureLinks } from '../../src/services/documents/figure-links.js';
+import { fixtures } from '../helpers/requirements.js';
 import { adminQuery, testPostgresUrl, testRedisUrl } from '../helpers/services.js';
-import { sharedData, withKey } from '../helpers/test-app.js';
+import { withKey } from '../helpers/test-app.js';
 
 // Issue 12, "nothing replica-local": replicas with data dirs of their own on one PostgreSQL database
 // and one Redis. Before, they signed figure links with different secrets, shared search answers
 // computed from different indexes through Redis, and answered from caches filled before an ingest.
 
-const aclSample = join(sharedData, 'corpus', 'acl_anthology_sample_500.jsonl');
+const aclSample = join(fixtures, 'corpus', 'acl_anthology_sample_500.jsonl');
 const database = `alexandria_replicas_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
 const databaseUrl = testPostgresUrl.replace(/\/[^/]*$/, `/${database}`);
 const cleanups: Array<() => Promise<unknown>> = [];

@@ -15,6 +15,7 @@ import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BullMqJobQueue } from '../../src/adapters/redis/bullmq-job-queue.js';
 import { S3BlobStore } from '../../src/adapters/s3/s3-blob-store.js';
+import { fixtures } from '../helpers/requirements.js';
 import { serverListening, spawnCli } from '../helpers/server-process.js';
 import { deleteRedisKeys, testPostgresUrl, testRedisUrl } from '../helpers/services.js';
 import { sharedData } from '../helpers/test-app.js';
@@ -24,7 +25,7 @@ const database = `alexandria_scale_${run}`;
 const databaseUrl = testPostgresUrl.replace(/\/[^/]*$/, `/${database}`);
 const jobPrefix = `test:scale:${run}`;
 const bucket = 'alexandria-scale';
-const aclSample = join(sharedData, 'corpus', 'acl_anthology_sample_500.jsonl');
+const aclSample = join(fixtures, 'corpus', 'acl_anthology_sample_500.jsonl');
 
 interface Pdf {
   bytes: Uint8Array<ArrayBuffer>;

@@ -7,6 +7,7 @@ import type { SqlitePaperIndex } from '../../src/adapters/sqlite/sqlite-paper-in
 import type { Paper } from '../../src/domain/paper.js';
 import { tsxLoaderUrl } from '../../src/platform/worker-file.js';
 import type { IndexQuery } from '../../src/ports/paper-index.js';
+import { fixtures } from '../helpers/requirements.js';
 import { createTestApp, sharedData, type TestApp, withKey } from '../helpers/test-app.js';
 
 const run = promisify(execFile);
@@ -67,16 +68,16 @@ beforeAll(async () => {
   await writeFile(
     join(singles, 's2-paper.json'),
     await readFile(
-      join(sharedData, 'upstream/semantic_scholar/responses/danielnsilva_semanticscholar/Paper.json'),
+      join(fixtures, 'upstream/semantic_scholar/responses/danielnsilva_semanticscholar/Paper.json'),
     ),
   );
   await writeFile(
     join(singles, 'pubmed-efetch.xml'),
-    await readFile(join(sharedData, 'upstream/pubmed_eutils/responses/biopython/pubmed1.xml')),
+    await readFile(join(fixtures, 'upstream/pubmed_eutils/responses/biopython/pubmed1.xml')),
   );
-  await ingestCli(join(sharedData, 'corpus'));
+  await ingestCli(join(fixtures, 'corpus'));
   await ingestCli(join(sharedData, 'eval/scifact/corpus.jsonl.gz'));
-  await ingestCli(join(sharedData, 'patents/uspto_xml'));
+  await ingestCli(join(fixtures, 'patents/uspto_xml'));
   await ingestCli(singles);
 }, 600_000);
 
@@ -103,7 +104,7 @@ describe('ingest through the CLI', () => {
   });
 
   it('is idempotent: the same corpus again changes nothing', async () => {
-    const again = await ingestCli(join(sharedData, 'corpus/acl_anthology_sample_500.jsonl'));
+    const again = await ingestCli(join(fixtures, 'corpus/acl_anthology_sample_500.jsonl'));
     expect(again.stdout).toMatch(/Read 500 records .*: 0 inserted, 0 merged, 500 unchanged, 0 rejected/);
   });
 });
