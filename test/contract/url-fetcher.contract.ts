@@ -6,7 +6,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AppError } from '../../src/domain/errors.js';
 import type { UrlFetcher } from '../../src/ports/url-fetcher.js';
-import { sharedData } from '../helpers/test-app.js';
+import { figurePaperPdf } from '../helpers/generated-pdfs.js';
 
 /** Limits every fetcher under test gets (small, so the limit tests are quick). */
 export interface FetcherTestOptions {
@@ -19,7 +19,8 @@ export interface FetcherTestOptions {
   totalTimeoutMs: number;
 }
 
-const pdf = readFileSync(join(sharedData, 'pdfs', 'immunology_editorial_imm13445.pdf'));
+// A generated paper with figures (17 kB: over the 10 000-byte limit one case sets).
+const pdf = await figurePaperPdf();
 const limits = { maxBytes: 1024 * 1024, maxRedirects: 5, headersTimeoutMs: 400, bodyTimeoutMs: 400 };
 
 async function expectAppError(promise: Promise<unknown>, code: string, pattern?: RegExp): Promise<AppError> {
