@@ -80,14 +80,18 @@ export function writeDocumentPdf(layout: DocumentLayout): Promise<Buffer> {
   document.font(bold).fontSize(16).text(layout.title, left, document.y, { width, align: 'center' });
   document.moveDown(0.5);
   if (layout.byline) document.font(regular).fontSize(11).text(layout.byline, { width, align: 'center' });
-  if (layout.doi) document.font(regular).fontSize(9).text(`https://doi.org/${layout.doi}`, { width, align: 'center' });
+  if (layout.doi)
+    document.font(regular).fontSize(9).text(`https://doi.org/${layout.doi}`, { width, align: 'center' });
   document.moveDown(1.5);
 
   layout.sections.forEach((section, index) => {
     if (layout.sectionPerPage && index > 0) document.addPage();
     ensureRoom(4 * lineHeight);
     document.moveDown(0.6);
-    document.font(bold).fontSize(12).text(`${index + 1} ${section.heading}`, left, document.y, { width });
+    document
+      .font(bold)
+      .fontSize(12)
+      .text(`${index + 1} ${section.heading}`, left, document.y, { width });
     document.moveDown(0.4);
     for (const block of section.blocks) {
       if (typeof block === 'string') writeParagraph(document, block, left, width, ensureRoom);
@@ -105,7 +109,11 @@ export function writeDocumentPdf(layout: DocumentLayout): Promise<Buffer> {
     if (layout.runningHeader) {
       document.text(layout.runningHeader, left, 40, { width, align: 'center', lineBreak: false });
     }
-    document.text(String(page + 1), left, document.page.height - 48, { width, align: 'center', lineBreak: false });
+    document.text(String(page + 1), left, document.page.height - 48, {
+      width,
+      align: 'center',
+      lineBreak: false,
+    });
     document.page.margins.bottom = margin;
   }
   document.end();
