@@ -5,18 +5,18 @@
 import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BullMqJobQueue } from '../../src/adapters/redis/bullmq-job-queue.js';
+import { editorialPdf } from '../helpers/generated-pdfs.js';
 import { serverListening, spawnCli } from '../helpers/server-process.js';
 import { deleteRedisKeys, testRedisUrl } from '../helpers/services.js';
-import { sharedData } from '../helpers/test-app.js';
 
-const pdf = readFileSync(join(sharedData, 'pdfs', 'immunology_editorial_imm13445.pdf'));
+const pdf = await editorialPdf();
 const sha256 = createHash('sha256').update(pdf).digest('hex');
 const prefix = `test:jobs:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
 const children = new Set<ChildProcess>();
