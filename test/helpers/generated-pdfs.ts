@@ -1,5 +1,6 @@
 import PDFDocument from 'pdfkit';
 import { editorial } from '../fixtures/documents/editorial.js';
+import { figureAtlas } from '../fixtures/documents/figure-atlas.js';
 import { figurePaper } from '../fixtures/documents/figure-paper.js';
 import { gaugingReport } from '../fixtures/documents/gauging-report.js';
 import { barChart, writeDocumentPdf, writtenOn } from './document-pdf.js';
@@ -25,6 +26,9 @@ export const editorialPdf = () => once('editorial', () => writeDocumentPdf(edito
 
 /** Four US Letter pages on river deltas with two figures (embedded PNG bar charts). */
 export const figurePaperPdf = () => once('figure-paper', () => writeDocumentPdf(figurePaper));
+
+/** Eight figures, one per short section (several pages): a parse that stores figures one by one. */
+export const figureAtlasPdf = () => once('figure-atlas', () => writeDocumentPdf(figureAtlas));
 
 /** A long report, one chapter per page (121 pages by default), with one known answer in it. */
 export const gaugingReportPdf = (chapters = 120) =>
