@@ -25,6 +25,8 @@ export interface DocumentSection {
    * a line end, as typesetters do), `\n` ends a line; everything else wraps at the text width.
    */
   blocks: Array<string | FigureBlock>;
+  /** The paragraphs are the entries of a list (a reference list): hanging indent, space between. */
+  list?: boolean;
 }
 
 export interface DocumentLayout {
@@ -94,9 +96,9 @@ export function writeDocumentPdf(layout: DocumentLayout): Promise<Buffer> {
       .text(`${index + 1} ${section.heading}`, left, document.y, { width });
     document.moveDown(0.4);
     for (const block of section.blocks) {
-      if (typeof block === 'string') writeParagraph(document, block, left, width, ensureRoom);
+      if (typeof block === 'string') writeParagraph(document, block, left, width, ensureRoom, section.list);
       else writeFigure(document, block, left, width, ensureRoom);
-      document.y += lineHeight / 2;
+      document.y += section.list ? 2 : lineHeight / 2;
     }
   });
 
@@ -145,14 +147,16 @@ function writeParagraph(
   left: number,
   width: number,
   ensureRoom: (height: number) => void,
+  hanging = false,
 ): void {
   document.font(regular).fontSize(bodySize);
-  for (const line of lines(document, text, width)) {
+  const indent = hanging ? 18 : 0;
+  lines(document, text, width - indent).forEach((line, index) => {
     ensureRoom(lineHeight);
-    document.text(line, left, document.y, { lineBreak: false });
+    document.text(line, left + (index > 0 ? indent : 0), document.y, { lineBreak: false });
     document.y += lineHeight;
     document.x = left;
-  }
+  });
 }
 
 function writeFigure(

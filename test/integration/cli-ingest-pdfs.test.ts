@@ -84,7 +84,7 @@ describe('alexandria ingest <folder of PDFs> (issue 16)', () => {
     expect(stderr).toMatch(/^\[1\/5\] \S+broken\.pdf: failed, \d+\.\d s: .*not a readable PDF/m);
     expect(stderr).toMatch(/^\[2\/5\] \S+editorial\.pdf: added, 2 pages, \d+ chunks?, \d+\.\d s$/m);
     expect(stderr).toMatch(/^\[3\/5\] \S+sub\/copy\.pdf: unchanged, 2 pages, /m);
-    expect(stderr).toMatch(/^\[4\/5\] \S+sub\/deeper\/download\.bin: added, 2 pages, \d+ chunks?, /m);
+    expect(stderr).toMatch(/^\[4\/5\] \S+sub\/deeper\/download\.bin: added, 3 pages, \d+ chunks?, /m);
     expect(stderr).toMatch(/^\[5\/5\] \S+sub\/scan\.pdf: added, 2 pages, 1 chunk, .*no text layer/m);
     // The error is the last line and names the bad file.
     expect(stderr.trim().split('\n').at(-1)).toMatch(

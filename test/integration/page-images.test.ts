@@ -46,17 +46,17 @@ describe('PdfExtractor.renderPage (PDFium in the worker pool)', () => {
     expect(decoded.dark).toBeLessThan(0.3);
 
     const letter = await extractor.renderPage(letter2, 2, { width: 400 });
-    expect(letter).toMatchObject({ width: 400, height: Math.round((400 * 792) / 612), pageCount: 2 });
+    expect(letter).toMatchObject({ width: 400, height: Math.round((400 * 792) / 612), pageCount: 3 });
     expect(darkShare(letter.png).dark).toBeGreaterThan(0.01);
   });
 
   it('names `page` for a page past the last one and keeps working', async () => {
     const bytes = letter2;
     const error = (await extractor
-      .renderPage(bytes, 3, { width: 500 })
+      .renderPage(bytes, 4, { width: 500 })
       .catch((caught) => caught)) as AppError;
     expect(error).toMatchObject({ code: 'invalid_request', param: 'page' });
-    expect(error.message).toMatch(/has 2 pages/);
+    expect(error.message).toMatch(/has 3 pages/);
     const garbage = (await extractor
       .renderPage(new Uint8Array(Buffer.from('%PDF-1.7\nnot really a pdf')), 1, { width: 500 })
       .catch((caught) => caught)) as AppError;
@@ -132,7 +132,7 @@ describe('GET /api/page_image', () => {
   it('answers parameter mistakes with 400 naming the parameter, and unknown PDFs with 404 pdf_id', async () => {
     const ref = encodeURIComponent(pdfId);
     const cases: Array<[string, number, string]> = [
-      [`/api/page_image?pdf_id=${ref}&page=3`, 400, 'page'],
+      [`/api/page_image?pdf_id=${ref}&page=4`, 400, 'page'],
       [`/api/page_image?pdf_id=${ref}&page=0`, 400, 'page'],
       [`/api/page_image?pdf_id=${ref}&page=two`, 400, 'page'],
       [`/api/page_image?pdf_id=${ref}&page=1&width=100`, 400, 'width'],
@@ -153,8 +153,8 @@ describe('GET /api/page_image', () => {
       expect({ url, status: response.statusCode }).toEqual({ url, status });
       expect(response.json().error.param, url).toBe(param);
     }
-    const page3 = await get(`/api/page_image?pdf_id=${ref}&page=3`);
-    expect(page3.json().error.message).toMatch(/has 2 pages/);
+    const page4 = await get(`/api/page_image?pdf_id=${ref}&page=4`);
+    expect(page4.json().error.message).toMatch(/has 3 pages/);
   });
 
   it('draws no page of another tenant’s PDF', async () => {
