@@ -20,9 +20,11 @@ export interface Standby {
   stop(): Promise<void>;
 }
 
-const bin = execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim();
+/** PostgreSQL's programs (asked when a standby is made, so importing this needs no pg_config). */
+let bin: string | undefined;
 
 function asPostgres(command: string, args: string[]): string {
+  bin ??= execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim();
   return execFileSync('runuser', ['-u', 'postgres', '--', join(bin, command), ...args], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],

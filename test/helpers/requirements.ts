@@ -107,6 +107,33 @@ export function needsPostgres(): Promise<boolean> {
   return postgres;
 }
 
+let extension: Promise<boolean> | undefined;
+
+/**
+ * True (skip) when the test PostgreSQL does not answer, or lacks the `alexandria_pg` extension
+ * that the PostgreSQL paper index needs (`alexandria db install-extension` installs it).
+ */
+export function needsPostgresExtension(): Promise<boolean> {
+  extension ??= (async () => {
+    if (await needsPostgres()) return true;
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: testPostgresUrl, connectionTimeoutMillis: 3000 });
+    client.on('error', () => {});
+    try {
+      await client.connect();
+      const found = await client.query("select 1 from pg_available_extensions where name = 'alexandria_pg'");
+      if (found.rowCount) return false;
+    } finally {
+      await client.end().catch(() => {});
+    }
+    return skipBecause(
+      "PostgreSQL's alexandria_pg extension",
+      'not installed — run `node bin/alexandria.js db install-extension` (README, Scaling out)',
+    );
+  })();
+  return extension;
+}
+
 let redis: Promise<boolean> | undefined;
 
 /** True (skip) when the test Redis (`TEST_REDIS_URL`, default 127.0.0.1:6379) does not answer PING. */
@@ -132,6 +159,21 @@ export function needsRedis(): Promise<boolean> {
     );
   })();
   return redis;
+}
+
+/**
+ * True (skip) when no streaming standby of the test PostgreSQL can be made here: that needs the
+ * server's own programs (`pg_config --bindir`, `pg_basebackup`) and root, to run them as `postgres`.
+ */
+export async function needsPostgresStandby(): Promise<boolean> {
+  if (await needsPostgres()) return true;
+  const bindir = spawnSync('pg_config', ['--bindir'], { encoding: 'utf8', timeout: 10_000 });
+  const programs = bindir.status === 0 && existsSync(join(bindir.stdout.trim(), 'pg_basebackup'));
+  if (programs && process.getuid?.() === 0 && runs('runuser', ['--version'])) return false;
+  return skipBecause(
+    'a PostgreSQL standby',
+    'cannot be made here (needs pg_config, pg_basebackup and root, on the PostgreSQL machine) — run as root there, as .ci/run does',
+  );
 }
 
 /** True when `command` runs (`command -v` without a shell). */

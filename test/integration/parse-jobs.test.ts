@@ -21,6 +21,7 @@ import { WorkerPdfExtractor } from '../../src/pdf/worker-pdf-extractor.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { parsePdfJob } from '../../src/services/jobs/pdf-parse-job.js';
 import { editorialPdf, gaugingReportPdf } from '../helpers/generated-pdfs.js';
+import { needsRedis } from '../helpers/requirements.js';
 import { serverListening, spawnCli } from '../helpers/server-process.js';
 import { deleteRedisKeys, testRedisUrl } from '../helpers/services.js';
 import { type TestApp, uploadPdf } from '../helpers/test-app.js';
@@ -33,7 +34,8 @@ const editorial = await editorialPdf(); // 2 pages
 
 const runPrefix = `test:parse-jobs:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
 let prefixes = 0;
-const redis = new Redis(testRedisUrl, { maxRetriesPerRequest: 1 });
+const redisMissing = await needsRedis();
+const redis = new Redis(testRedisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
 const folders: string[] = [];
 const children = new Set<ChildProcess>();
 const closers: Array<() => Promise<void>> = [];
@@ -82,7 +84,7 @@ async function replica(dataDir: string, prefix: string, env: Record<string, stri
   return { app, container } as Pick<TestApp, 'app' | 'container'>;
 }
 
-describe('parse-pdf jobs on Redis, replicas in this process', () => {
+describe.skipIf(redisMissing)('parse-pdf jobs on Redis, replicas in this process', () => {
   it('parses a PDF that two replicas (one database, one blob folder, one Redis) receive at once once', async () => {
     const dataDir = await newFolder();
     prefixes += 1;
@@ -197,7 +199,7 @@ describe('parse-pdf jobs on Redis, replicas in this process', () => {
   }, 300_000);
 });
 
-describe('parse-pdf jobs with real processes on Redis', () => {
+describe.skipIf(redisMissing)('parse-pdf jobs with real processes on Redis', () => {
   it('a worker killed with -9 mid-parse leaves the job to the next worker, and add_to_project answers', async () => {
     const dataDir = await newFolder();
     prefixes += 1;

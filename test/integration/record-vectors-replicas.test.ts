@@ -10,6 +10,7 @@ import { emptyPaper, type Paper } from '../../src/domain/paper.js';
 import type { PaperIndex } from '../../src/ports/paper-index.js';
 import { RecordVectorsJob, scheduleRecordVectors } from '../../src/services/search/record-vectors-job.js';
 import { RecordingEmbeddingModel } from '../fakes/recording-embedding-model.js';
+import { needsPostgresExtension, needsRedis } from '../helpers/requirements.js';
 import {
   deleteRedisKeys,
   dropSchema,
@@ -81,47 +82,52 @@ async function until(check: () => Promise<boolean>, timeoutMs = 30_000): Promise
   }
 }
 
-describe('record vectors as a queued walk shared by replicas', () => {
-  it('embeds every record once across two replicas, and new records later', async () => {
-    const schema = uniqueSchema('record_vectors');
-    schemas.push(schema);
-    const a = await replica(schema, { run: true });
-    const b = await replica(schema, { run: true });
-    await a.index.upsert(papers(60));
-    const covered = async (count: number) =>
-      (await a.index.vectorCoverage?.('test:replica-model'))?.withVectors === count;
-    await until(() => covered(60));
-    // A few more idle rounds on both replicas: nobody walks again over records that have vectors.
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    const embedded = [...a.model.documentTexts, ...b.model.documentTexts];
-    expect(embedded).toHaveLength(60);
-    expect(new Set(embedded).size).toBe(60);
+describe.skipIf((await needsPostgresExtension()) || (await needsRedis()))(
+  'record vectors as a queued walk shared by replicas',
+  () => {
+    it('embeds every record once across two replicas, and new records later', async () => {
+      const schema = uniqueSchema('record_vectors');
+      schemas.push(schema);
+      const a = await replica(schema, { run: true });
+      const b = await replica(schema, { run: true });
+      await a.index.upsert(papers(60));
+      const covered = async (count: number) =>
+        (await a.index.vectorCoverage?.('test:replica-model'))?.withVectors === count;
+      await until(() => covered(60));
+      // A few more idle rounds on both replicas: nobody walks again over records that have vectors.
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      const embedded = [...a.model.documentTexts, ...b.model.documentTexts];
+      expect(embedded).toHaveLength(60);
+      expect(new Set(embedded).size).toBe(60);
 
-    await b.index.upsert(papers(10, 60));
-    await until(() => covered(70));
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(a.model.documentTexts.length + b.model.documentTexts.length).toBe(70);
-  });
+      await b.index.upsert(papers(10, 60));
+      await until(() => covered(70));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(a.model.documentTexts.length + b.model.documentTexts.length).toBe(70);
+    });
 
-  it('a replica that runs no jobs only asks; the worker walks, and takes over a stopped walk', async () => {
-    const schema = uniqueSchema('record_vectors');
-    schemas.push(schema);
-    const serving = await replica(schema, { run: false });
-    await serving.index.upsert(papers(40));
-    const first = await replica(schema, { run: true });
-    // Stopped once it has stored a batch or two: its walk ends (the queue releases the job).
-    await until(
-      async () => ((await serving.index.vectorCoverage?.('test:replica-model'))?.withVectors ?? 0) >= 4,
-    );
-    await first.stop();
-    const stoppedAt = first.model.documentTexts.length;
-    expect(stoppedAt).toBeLessThan(40);
-    const second = await replica(schema, { run: true });
-    await until(async () => (await serving.index.vectorCoverage?.('test:replica-model'))?.withVectors === 40);
-    expect(serving.model.documentTexts).toHaveLength(0);
-    // The second walker embedded what the first had not stored (at most the batch in flight again).
-    const total = stoppedAt + second.model.documentTexts.length;
-    expect(total).toBeGreaterThanOrEqual(40);
-    expect(total).toBeLessThanOrEqual(44);
-  });
-});
+    it('a replica that runs no jobs only asks; the worker walks, and takes over a stopped walk', async () => {
+      const schema = uniqueSchema('record_vectors');
+      schemas.push(schema);
+      const serving = await replica(schema, { run: false });
+      await serving.index.upsert(papers(40));
+      const first = await replica(schema, { run: true });
+      // Stopped once it has stored a batch or two: its walk ends (the queue releases the job).
+      await until(
+        async () => ((await serving.index.vectorCoverage?.('test:replica-model'))?.withVectors ?? 0) >= 4,
+      );
+      await first.stop();
+      const stoppedAt = first.model.documentTexts.length;
+      expect(stoppedAt).toBeLessThan(40);
+      const second = await replica(schema, { run: true });
+      await until(
+        async () => (await serving.index.vectorCoverage?.('test:replica-model'))?.withVectors === 40,
+      );
+      expect(serving.model.documentTexts).toHaveLength(0);
+      // The second walker embedded what the first had not stored (at most the batch in flight again).
+      const total = stoppedAt + second.model.documentTexts.length;
+      expect(total).toBeGreaterThanOrEqual(40);
+      expect(total).toBeLessThanOrEqual(44);
+    });
+  },
+);

@@ -46,8 +46,11 @@ export default class SkippedReporter implements Reporter {
       const tests = [...module.children.allTests()];
       const skipped = tests.filter((test) => test.result().state === 'skipped').length;
       if (skipped === 0) continue;
-      const what = skipped === tests.length ? `all ${tests.length}` : `${skipped} of ${tests.length}`;
-      lines.push(`skipped ${what} tests of ${module.relativeModuleId}: ${why}`);
+      const what =
+        tests.length === 1
+          ? 'the only test'
+          : `${skipped === tests.length ? 'all' : `${skipped} of`} ${tests.length} tests`;
+      lines.push(`skipped ${what} of ${module.relativeModuleId}: ${why}`);
     }
     if (lines.length > 0) process.stdout.write(`\n${lines.sort().join('\n')}\n`);
   }
