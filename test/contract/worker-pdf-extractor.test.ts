@@ -49,7 +49,8 @@ describe.each(pdfEngineNames)('WorkerPdfExtractor limits (%s)', (engine) => {
     const started = Date.now();
     const error = await appErrorOf(create({}).extract(bytes));
     expect(error.code).toBe('payload_too_large');
-    expect(Date.now() - started).toBeLessThan(30_000);
+    // Measured: 1–3 s on a busy 2-core machine (reading 20 000 pages would take minutes).
+    expect(Date.now() - started).toBeLessThan(40_000);
   });
 
   it('refuses files over the byte limit with 413 before parsing', async () => {
