@@ -71,16 +71,6 @@ export function needsSharedData(...paths: string[]): boolean {
   );
 }
 
-/** A path in the shared data folder (check it first with `needsSharedData`). */
-export function sharedFile(...parts: string[]): string {
-  return join(sharedData, ...parts);
-}
-
-/** A path in test/fixtures. */
-export function fixtureFile(...parts: string[]): string {
-  return join(fixtures, ...parts);
-}
-
 let postgres: Promise<boolean> | undefined;
 
 /** True (skip) when the test PostgreSQL (`TEST_DATABASE_URL`, default 127.0.0.1:5432/test) does not answer. */
