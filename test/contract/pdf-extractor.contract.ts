@@ -23,6 +23,24 @@ export async function appErrorOf(promise: Promise<unknown>): Promise<AppError> {
 }
 
 /**
+ * A document parsed twice gives the same chunks, each within size bounds, trimmed, and no chunk
+ * ends inside a word that the next one continues.
+ */
+function expectStableChunks(first: ParsedDocument, again: ParsedDocument): void {
+  expect(again.chunks).toEqual(first.chunks);
+  for (const chunk of first.chunks) {
+    expect(chunk.text.length).toBeGreaterThan(0);
+    expect(chunk.text.length).toBeLessThanOrEqual(6000);
+    expect(chunk.text).toBe(chunk.text.trim());
+  }
+  for (let index = 1; index < first.chunks.length; index++) {
+    const before = first.chunks[index - 1]?.text ?? '';
+    const after = first.chunks[index]?.text ?? '';
+    expect(/\p{L}$/u.test(before) && /^\p{Ll}/u.test(after)).toBe(false);
+  }
+}
+
+/**
  * The behaviour every PdfExtractor adapter must have, on PDFs written by pdfkit from our own texts
  * (test/helpers/generated-pdfs.ts), on broken ones, and, where the shared data is there, on real
  * papers. `create` returns a ready extractor; the suite closes it.
@@ -67,18 +85,7 @@ export function runPdfExtractorContract(name: string, create: () => Promise<PdfE
     });
 
     it('gives the same chunks for the same bytes, within size bounds, never cut inside a word', async () => {
-      const again = await extractor.extract(new Uint8Array(await editorialPdf()));
-      expect(again.chunks).toEqual(editorial.chunks);
-      for (const chunk of editorial.chunks) {
-        expect(chunk.text.length).toBeGreaterThan(0);
-        expect(chunk.text.length).toBeLessThanOrEqual(6000);
-        expect(chunk.text).toBe(chunk.text.trim());
-      }
-      for (let index = 1; index < editorial.chunks.length; index++) {
-        const before = editorial.chunks[index - 1]?.text ?? '';
-        const after = editorial.chunks[index]?.text ?? '';
-        expect(/\p{L}$/u.test(before) && /^\p{Ll}/u.test(after)).toBe(false);
-      }
+      expectStableChunks(editorial, await extractor.extract(new Uint8Array(await editorialPdf())));
     });
 
     it('reports a scan without a text layer instead of empty chunks', async () => {
@@ -162,18 +169,7 @@ function runOnRealPapers(extractorOf: () => PdfExtractor): void {
   });
 
   it('gives the same chunks for the same bytes, within size bounds, never cut inside a word', async () => {
-    const again = await extractor.extract(readPdf('immunology_editorial_imm13445.pdf'));
-    expect(again.chunks).toEqual(editorial.chunks);
-    for (const chunk of editorial.chunks) {
-      expect(chunk.text.length).toBeGreaterThan(0);
-      expect(chunk.text.length).toBeLessThanOrEqual(6000);
-      expect(chunk.text).toBe(chunk.text.trim());
-    }
-    for (let index = 1; index < editorial.chunks.length; index++) {
-      const before = editorial.chunks[index - 1]?.text ?? '';
-      const after = editorial.chunks[index]?.text ?? '';
-      expect(/\p{L}$/u.test(before) && /^\p{Ll}/u.test(after)).toBe(false);
-    }
+    expectStableChunks(editorial, await extractor.extract(readPdf('immunology_editorial_imm13445.pdf')));
   });
 
   it('finds the arXiv id in the margin stamp and marks section headings', async () => {

@@ -242,21 +242,32 @@ describe('GET /api/patents', () => {
   });
 });
 
-describe('year filters on the ingested corpora', () => {
-  const query = (fields: Partial<IndexQuery>): IndexQuery => ({
-    kind: 'paper',
-    must: [{ kind: 'term', text: 'translation' }],
-    should: [],
-    peerReviewedOnly: true,
-    sort: 'relevance',
-    offset: 0,
-    limit: 100,
-    ...fields,
-  });
+/** Papers that must hold "translation", by relevance, 100 a page. */
+const translationQuery = (fields: Partial<IndexQuery>): IndexQuery => ({
+  kind: 'paper',
+  must: [{ kind: 'term', text: 'translation' }],
+  should: [],
+  peerReviewedOnly: true,
+  sort: 'relevance',
+  offset: 0,
+  limit: 100,
+  ...fields,
+});
 
+/** "acl id or title|year" of every match of `translationQuery(fields)`, all pages read. */
+async function translationMatches(fields: Partial<IndexQuery>): Promise<string[]> {
+  const keys: string[] = [];
+  for (let offset = 0; ; offset += 100) {
+    const page = await test.container.stores.index.search(translationQuery({ ...fields, offset }));
+    keys.push(...page.papers.map((paper) => `${paper.identifiers?.acl ?? paper.title}|${paper.year}`));
+    if (page.papers.length < 100) return keys;
+  }
+}
+
+describe('year filters on the ingested corpora', () => {
   it('run inside MATCH, with the full-text table as the outer loop of every plan (no FTS5 cliff)', () => {
     const index = test.container.stores.index as SqlitePaperIndex;
-    const filtered = query({ startYear: 2018, endYear: 2019 });
+    const filtered = translationQuery({ startYear: 2018, endYear: 2019 });
     expect(index.matchExpressionFor(filtered)).toContain('("zzy2018" OR "zzy2019")');
     for (const sort of ['relevance', 'cited_by_count', 'publication_date'] as const) {
       const plan = index.queryPlan({ ...filtered, sort });
@@ -266,17 +277,8 @@ describe('year filters on the ingested corpora', () => {
   });
 
   it('return exactly the matches of those years', async () => {
-    const index = test.container.stores.index;
-    const all = async (fields: Partial<IndexQuery>) => {
-      const keys: string[] = [];
-      for (let offset = 0; ; offset += 100) {
-        const page = await index.search(query({ ...fields, offset }));
-        keys.push(...page.papers.map((paper) => `${paper.identifiers?.acl ?? paper.title}|${paper.year}`));
-        if (page.papers.length < 100) return keys;
-      }
-    };
-    const everything = await all({});
-    const years = await all({ startYear: 2019, endYear: 2021 });
+    const everything = await translationMatches({});
+    const years = await translationMatches({ startYear: 2019, endYear: 2021 });
     expect(everything.length).toBeGreaterThan(50);
     expect(years.length).toBeGreaterThan(5);
     expect(new Set(years)).toEqual(new Set(everything.filter((key) => /\|(2019|2020|2021)$/.test(key))));
@@ -374,26 +376,8 @@ describe.skipIf(
   });
 
   it('filters years to exactly the matches of those years', async () => {
-    const index = test.container.stores.index;
-    const all = async (fields: Partial<IndexQuery>) => {
-      const keys: string[] = [];
-      for (let offset = 0; ; offset += 100) {
-        const page = await index.search({
-          kind: 'paper',
-          must: [{ kind: 'term', text: 'translation' }],
-          should: [],
-          peerReviewedOnly: true,
-          sort: 'relevance',
-          offset,
-          limit: 100,
-          ...fields,
-        });
-        keys.push(...page.papers.map((paper) => `${paper.identifiers?.acl ?? paper.title}|${paper.year}`));
-        if (page.papers.length < 100) return keys;
-      }
-    };
-    const everything = await all({});
-    const years = await all({ startYear: 2018, endYear: 2019 });
+    const everything = await translationMatches({});
+    const years = await translationMatches({ startYear: 2018, endYear: 2019 });
     expect(everything.length).toBeGreaterThan(2000);
     expect(years.length).toBeGreaterThan(300);
     expect(new Set(years)).toEqual(new Set(everything.filter((key) => /\|201[89]$/.test(key))));
