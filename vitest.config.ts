@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { skipMarker } from './test/reporters/skip-marker.js';
 
 export default defineConfig({
   test: {
@@ -11,5 +12,9 @@ export default defineConfig({
     hookTimeout: 120_000,
     fileParallelism: true,
     maxWorkers: 2,
+    // A file that skips because something it needs is missing says so in one line at the end
+    // (test/helpers/requirements.ts); its console line is for that reporter only.
+    reporters: ['default', './test/reporters/skipped-reporter.ts'],
+    onConsoleLog: (log) => !log.includes(skipMarker),
   },
 });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { defaultParseOptions, parseDocument } from '../../src/pdf/parse-document.js';
 import { nameKey } from '../../src/pdf/person-names.js';
 import type { PdfMetadata } from '../../src/ports/pdf-extractor.js';
+import { sharedData } from '../../test/helpers/requirements.js';
 
 /**
  * Metadata accuracy over the shared PDFs against test/fixtures/pdf-metadata.json (hand-written
@@ -11,7 +12,7 @@ import type { PdfMetadata } from '../../src/ports/pdf-extractor.js';
  * pdf-metadata`, test/integration/pdf-metadata.test.ts and pdf-as-printed.test.ts.
  */
 
-export const sharedPdfs = join(import.meta.dirname, '..', '..', '..', 'shared', 'data', 'pdfs');
+export const sharedPdfs = join(sharedData, 'pdfs');
 const fixture = join(import.meta.dirname, '..', '..', 'test', 'fixtures', 'pdf-metadata.json');
 
 export interface ExpectedMetadata {

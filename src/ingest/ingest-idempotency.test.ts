@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { needsSharedData } from '../../test/helpers/requirements.js';
 import { createSqlitePaperIndex } from '../adapters/sqlite/sqlite-paper-index.js';
-import { fixtures, recordedBodies, sharedData } from './formats/test-support.js';
+import { fixtures, recordedBodies, sharedData, testFixtures } from './formats/test-support.js';
 import { resolveInputs } from './ingest-inputs.js';
 import { ingest } from './ingest-pipeline.js';
 
@@ -21,6 +22,13 @@ beforeAll(async () => {
     body.includes('"work-list"'),
   );
   await writeFile(join(folder, 'crossref-page.json'), crossref[0] ?? '');
+  // A BEIR corpus in our own words (SciFact, the real one, is CC BY-NC and stays in the shared data).
+  await writeFile(
+    join(folder, 'beir-corpus.jsonl'),
+    ['Deltas grow where rivers slow down.', 'Glaciers carve valleys.', 'Dunes migrate downwind.']
+      .map((text, index) => JSON.stringify({ _id: String(100 + index), title: `Landforms ${index}`, text }))
+      .join('\n'),
+  );
 });
 afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
@@ -28,20 +36,19 @@ afterAll(async () => {
 
 /** One real sample (or fixture, where shared data has none) per shipped format. */
 const samples: Array<[format: string, path: () => string]> = [
-  ['jsonl (ML Anthology 2024)', () => join(sharedData, 'corpus/mlanthology_2024.jsonl.gz')],
-  ['jsonl (ACL Anthology sample)', () => join(sharedData, 'corpus/acl_anthology_sample_500.jsonl')],
-  ['beir (SciFact)', () => join(sharedData, 'eval/scifact/corpus.jsonl.gz')],
+  ['jsonl (ACL Anthology sample)', () => join(testFixtures, 'corpus/acl_anthology_sample_500.jsonl')],
+  ['beir', () => join(folder, 'beir-corpus.jsonl')],
   ['openalex', () => join(folder, 'openalex-works.jsonl')],
   ['crossref', () => join(folder, 'crossref-page.json')],
   ['semantic-scholar', () => join(fixtures, 's2-papers-dataset.jsonl')],
   ['arxiv', () => join(fixtures, 'arxiv-metadata-snapshot.jsonl')],
-  ['arxiv-atom', () => join(sharedData, 'upstream/arxiv/responses/arxiv.py_2016')],
+  ['arxiv-atom', () => join(testFixtures, 'upstream/arxiv/responses/arxiv.py_2016')],
   ['csl-json', () => join(fixtures, 'references.csl.json')],
   ['bibtex', () => join(fixtures, 'references.bib')],
   ['ris', () => join(fixtures, 'references.ris')],
-  ['pubmed', () => join(sharedData, 'upstream/pubmed_eutils/responses/biopython/pubmed4.xml')],
+  ['pubmed', () => join(testFixtures, 'upstream/pubmed_eutils/responses/biopython/pubmed4.xml')],
   ['acl-xml', () => join(fixtures, 'acl-anthology-P19.xml')],
-  ['uspto', () => join(sharedData, 'patents/uspto_xml')],
+  ['uspto', () => join(testFixtures, 'patents/uspto_xml')],
   ['patentsview', () => join(fixtures, 'patentsview')],
 ];
 
@@ -63,27 +70,50 @@ describe('re-ingesting is a no-op for every format (issue 13)', () => {
     }
   });
 
-  it('ML Anthology: the four short-titled papers are found again by their OpenReview id or JMLR page', async () => {
-    const index = await createSqlitePaperIndex(join(folder, 'index-ml.db'));
-    try {
-      const path = join(sharedData, 'corpus/mlanthology_2024.jsonl.gz');
-      await ingest(index, await resolveInputs(path, Readable.from([])));
-      for (const key of [
-        'openreview:sP1tCl2QBk',
-        'openreview:DYIIRgwg2i',
-        'openreview:gctmyMiPHH',
-        'jmlr:v25/21-1334',
-      ]) {
-        expect((await index.findByKeys([key]))?.title, key).toMatch(
-          /^(Fiber Monte Carlo|The LLM Surgeon|Feature Collapse|Kernel Thinning)$/,
-        );
+  // The large real corpora, where the shared data is there.
+  for (const [format, file] of [
+    ['jsonl (ML Anthology 2024)', 'corpus/mlanthology_2024.jsonl.gz'],
+    ['beir (SciFact)', 'eval/scifact/corpus.jsonl.gz'],
+  ] as const) {
+    it.skipIf(needsSharedData(file))(`${format}: a second run adds nothing`, async () => {
+      const index = await createSqlitePaperIndex(join(folder, `index-${Math.random()}.db`));
+      try {
+        const run = async () =>
+          ingest(index, await resolveInputs(join(sharedData, file), Readable.from([])), { batchSize: 500 });
+        const first = await run();
+        expect(first.inserted).toBeGreaterThan(0);
+        const second = await run();
+        expect({ inserted: second.inserted, merged: second.merged }).toEqual({ inserted: 0, merged: 0 });
+      } finally {
+        await index.close();
       }
-      expect((await index.findByKeys(['pmlr:v235/abad-rocamora24a']))?.identifiers).toMatchObject({
-        openreview: 'AZWqXfM6z9',
-        pmlr: 'v235/abad-rocamora24a',
-      });
-    } finally {
-      await index.close();
-    }
-  });
+    });
+  }
+
+  it.skipIf(needsSharedData('corpus/mlanthology_2024.jsonl.gz'))(
+    'ML Anthology: the four short-titled papers are found again by their OpenReview id or JMLR page',
+    async () => {
+      const index = await createSqlitePaperIndex(join(folder, 'index-ml.db'));
+      try {
+        const path = join(sharedData, 'corpus/mlanthology_2024.jsonl.gz');
+        await ingest(index, await resolveInputs(path, Readable.from([])));
+        for (const key of [
+          'openreview:sP1tCl2QBk',
+          'openreview:DYIIRgwg2i',
+          'openreview:gctmyMiPHH',
+          'jmlr:v25/21-1334',
+        ]) {
+          expect((await index.findByKeys([key]))?.title, key).toMatch(
+            /^(Fiber Monte Carlo|The LLM Surgeon|Feature Collapse|Kernel Thinning)$/,
+          );
+        }
+        expect((await index.findByKeys(['pmlr:v235/abad-rocamora24a']))?.identifiers).toMatchObject({
+          openreview: 'AZWqXfM6z9',
+          pmlr: 'v235/abad-rocamora24a',
+        });
+      } finally {
+        await index.close();
+      }
+    },
+  );
 });

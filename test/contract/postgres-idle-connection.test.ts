@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresPaperIndex } from '../../src/adapters/postgres/postgres-paper-index.js';
 import { createPostgresProjectStore } from '../../src/adapters/postgres/postgres-project-store.js';
 import { emptyPaper } from '../../src/domain/paper.js';
+import { needsPostgresExtension } from '../helpers/requirements.js';
 import { adminQuery as admin, testPostgresUrl } from '../helpers/services.js';
 import { query } from './paper-index.contract.js';
 
@@ -23,6 +24,8 @@ async function reported(errors: unknown[]): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
+const postgresMissing = await needsPostgresExtension();
+
 beforeAll(async () => {
   await admin(`create database ${database}`);
   await admin(`alter database ${database} owner to postgres`);
@@ -35,7 +38,7 @@ afterAll(async () => {
   await admin(`drop database if exists ${database} with (force)`);
 });
 
-describe('PostgreSQL adapters when the server ends their idle connections', () => {
+describe.skipIf(postgresMissing)('PostgreSQL adapters when the server ends their idle connections', () => {
   it('the paper index reports it, does not crash, and answers the next search', async () => {
     const errors: unknown[] = [];
     const index = await createPostgresPaperIndex(databaseUrl, {

@@ -1,5 +1,6 @@
-import { afterAll } from 'vitest';
+import { afterAll, describe } from 'vitest';
 import { createPostgresPaperIndex } from '../../src/adapters/postgres/postgres-paper-index.js';
+import { needsPostgresExtension } from '../helpers/requirements.js';
 import { dropSchema, testPostgresUrl, uniqueSchema } from '../helpers/services.js';
 import { runPaperIndexContract } from './paper-index.contract.js';
 import { runSciFactRankingParity } from './postgres-scifact-parity.js';
@@ -15,6 +16,7 @@ function freshIndex() {
   return createPostgresPaperIndex(testPostgresUrl, { schema, maxConnections: 3 });
 }
 
-runPaperIndexContract('PostgreSQL', freshIndex);
-
-runSciFactRankingParity('PostgreSQL BM25 (alexandria_pg)', freshIndex);
+describe.skipIf(await needsPostgresExtension())('on PostgreSQL', () => {
+  runPaperIndexContract('PostgreSQL', freshIndex);
+  runSciFactRankingParity('PostgreSQL BM25 (alexandria_pg)', freshIndex);
+});

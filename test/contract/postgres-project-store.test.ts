@@ -1,5 +1,6 @@
-import { afterAll } from 'vitest';
+import { afterAll, describe } from 'vitest';
 import { createPostgresProjectStore } from '../../src/adapters/postgres/postgres-project-store.js';
+import { needsPostgres } from '../helpers/requirements.js';
 import { dropSchema, testPostgresUrl, uniqueSchema } from '../helpers/services.js';
 import { runProjectStoreContract } from './project-store.contract.js';
 
@@ -8,8 +9,10 @@ afterAll(async () => {
   for (const schema of schemas) await dropSchema(schema);
 });
 
-runProjectStoreContract('PostgreSQL', () => {
-  const schema = uniqueSchema('projects');
-  schemas.push(schema);
-  return createPostgresProjectStore(testPostgresUrl, { schema, maxConnections: 2 });
+describe.skipIf(await needsPostgres())('on PostgreSQL', () => {
+  runProjectStoreContract('PostgreSQL', () => {
+    const schema = uniqueSchema('projects');
+    schemas.push(schema);
+    return createPostgresProjectStore(testPostgresUrl, { schema, maxConnections: 2 });
+  });
 });

@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { pdfEngineNames } from '../../src/pdf/engine.js';
-import { ocrAvailable } from '../../src/pdf/ocr.js';
 import { WorkerPdfExtractor, type WorkerPdfExtractorOptions } from '../../src/pdf/worker-pdf-extractor.js';
+import { gaugingReportPdf } from '../helpers/generated-pdfs.js';
 import { buildPdf, deflateRepeated, textContent } from '../helpers/pdf-builder.js';
-import { sharedData } from '../helpers/test-app.js';
+import { needsSharedData, needsTesseract, sharedData } from '../helpers/requirements.js';
 import { appErrorOf, runPdfExtractorContract } from './pdf-extractor.contract.js';
 
 const defaults: WorkerPdfExtractorOptions = {
@@ -49,7 +49,8 @@ describe.each(pdfEngineNames)('WorkerPdfExtractor limits (%s)', (engine) => {
     const started = Date.now();
     const error = await appErrorOf(create({}).extract(bytes));
     expect(error.code).toBe('payload_too_large');
-    expect(Date.now() - started).toBeLessThan(30_000);
+    // Measured: 1–3 s on a busy 2-core machine (reading 20 000 pages would take minutes).
+    expect(Date.now() - started).toBeLessThan(40_000);
   });
 
   it('refuses files over the byte limit with 413 before parsing', async () => {
@@ -59,11 +60,10 @@ describe.each(pdfEngineNames)('WorkerPdfExtractor limits (%s)', (engine) => {
   });
 
   it('stops a document that overruns its deadline with 504, and the next one parses', async () => {
-    const extractor = create({ timeoutMs: 300 });
-    const thesis = new Uint8Array(
-      readFileSync(join(sharedData, 'pdfs', 'okasaki_purely_functional_data_structures_thesis_1996.pdf')),
-    );
-    const error = await appErrorOf(extractor.extract(thesis));
+    // 121 pages take ~300 ms to parse on a laptop: far beyond 20 ms.
+    const extractor = create({ timeoutMs: 20 });
+    const report = new Uint8Array(await gaugingReportPdf());
+    const error = await appErrorOf(extractor.extract(report));
     expect(error.code).toBe('timeout');
     expect(error.message).toMatch(/ALEXANDRIA_PDF_TIMEOUT_MS/);
     const relaxed = create({ timeoutMs: 60_000 });
@@ -94,7 +94,7 @@ describe.each(pdfEngineNames)('WorkerPdfExtractor limits (%s)', (engine) => {
     expect((await extractor.extract(small)).chunks[0]?.text).toBe('A healthy one-page document.');
   });
 
-  it.skipIf(!ocrAvailable('tesseract'))(
+  it.skipIf(needsTesseract() || needsSharedData('pdfs/lisp_ii_garbage_collector_ai_memo19_SCANNED.pdf'))(
     'reads a scan with OCR when configured',
     async () => {
       const extractor = create({ ocr: { languages: 'eng' }, timeoutMs: 240_000 });

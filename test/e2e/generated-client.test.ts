@@ -11,7 +11,9 @@ import { emptyPaper, type Paper } from '../../src/domain/paper.js';
 import { detectFormat } from '../../src/ingest/formats/index.js';
 import { readUsptoXml } from '../../src/ingest/formats/uspto-xml.js';
 import { type FakeZotero, startFakeZotero } from '../fakes/fake-zotero.js';
-import { createTestApp, sharedData, type TestApp } from '../helpers/test-app.js';
+import { editorialPdf, figurePaperPdf } from '../helpers/generated-pdfs.js';
+import { fixtures } from '../helpers/requirements.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { type GeneratedClient, operationSteps } from './generated-client/operations.js';
 
 /**
@@ -28,9 +30,9 @@ type OpenApiDocument = OpenAPI3 & {
   paths: Record<string, Record<string, { operationId?: string }>>;
 };
 
-const pdfs = join(sharedData, 'pdfs');
-const figurePaper = readFileSync(join(pdfs, 'pasa_2501.10120.pdf'));
-const openPaper = readFileSync(join(pdfs, 'beyond_summarization_2304.02623v1.pdf'));
+// Written by pdfkit from our own texts (test/helpers/generated-pdfs.ts).
+const figurePaper = await figurePaperPdf();
+const openPaper = await editorialPdf();
 const repository = join(import.meta.dirname, '..', '..');
 const zoteroUser = '4815162';
 const zoteroKey = 'Zk7pQ2mX9vR4sT6uW8yA1bC3';
@@ -62,12 +64,12 @@ const exercised = new Set<string>();
 
 /** Papers of the shared ACL sample and the USPTO grants into the local index (what search finds). */
 async function seedIndex(): Promise<void> {
-  const corpus = join(sharedData, 'corpus', 'acl_anthology_sample_500.jsonl');
+  const corpus = join(fixtures, 'corpus', 'acl_anthology_sample_500.jsonl');
   const format = detectFormat(corpus, readFileSync(corpus, 'utf8').slice(0, 64 * 1024));
   if (!format) throw new Error('the ACL sample is not a known ingest format');
   const papers: Paper[] = [];
   for await (const item of format.read(createReadStream(corpus))) if (item.ok) papers.push(item.paper);
-  const grants = join(sharedData, 'patents', 'uspto_xml', 'xml2014');
+  const grants = join(fixtures, 'patents', 'uspto_xml', 'xml2014');
   for (const file of await readdir(grants)) {
     for await (const item of readUsptoXml(createReadStream(join(grants, file)))) {
       if (item.ok) papers.push(item.paper);
@@ -75,11 +77,11 @@ async function seedIndex(): Promise<void> {
   }
   // A paper whose open PDF the loopback server below serves (add_to_project by identifier fetches it).
   papers.push({
-    ...emptyPaper('Beyond Summarization: Designing AI Support for Real-World Expository Writing Tasks'),
+    ...emptyPaper('Vaccination and treatment of COVID-19 in immunosuppressed patients'),
     identifiers: { arxiv: '2304.02623' },
-    year: 2023,
+    year: 2024,
     venue: 'arXiv',
-    pdf_url: `http://127.0.0.1:${(pdfServer.address() as AddressInfo).port}/beyond.pdf`,
+    pdf_url: `http://127.0.0.1:${(pdfServer.address() as AddressInfo).port}/open.pdf`,
   });
   await t.container.stores.index.upsert(papers);
 }
@@ -129,7 +131,7 @@ async function typecheckAgainst(types: string): Promise<{ code: number; output: 
 beforeAll(async () => {
   zotero = await startFakeZotero({ userId: zoteroUser, apiKey: zoteroKey });
   pdfServer = createServer((request, response) => {
-    if (request.url !== '/beyond.pdf') return response.writeHead(404).end();
+    if (request.url !== '/open.pdf') return response.writeHead(404).end();
     response.writeHead(200, { 'content-type': 'application/pdf' }).end(openPaper);
   });
   await new Promise<void>((resolve) => pdfServer.listen(0, '127.0.0.1', resolve));

@@ -1,12 +1,13 @@
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
-import { join } from 'node:path';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emptyPaper, type Paper } from '../../src/domain/paper.js';
 import { type FakeOpenAiServer, startFakeOpenAiServer } from '../fakes/fake-openai-server.js';
-import { buildWebUi, hasChromium, launchBrowser, screenshot } from '../helpers/browser.js';
-import { createTestApp, sharedData, type TestApp, uploadPdf, withKey } from '../helpers/test-app.js';
+import { buildWebUi, launchBrowser, screenshot } from '../helpers/browser.js';
+import { figurePaperPdf, gaugingReportPdf } from '../helpers/generated-pdfs.js';
+import { needsChromium } from '../helpers/requirements.js';
+import { createTestApp, type TestApp, uploadPdf, withKey } from '../helpers/test-app.js';
 import { aclPapers, freePort, startPdfServer, stopServer } from '../helpers/web-fixtures.js';
 
 /**
@@ -55,7 +56,7 @@ async function startApp(env: Record<string, string> = {}): Promise<{ app: TestAp
   return { app, url };
 }
 
-describe.skipIf(!hasChromium)('web page journeys in a real browser (issue 16)', () => {
+describe.skipIf(needsChromium())('web page journeys in a real browser (issue 16)', () => {
   beforeAll(async () => {
     webDir = await buildWebUi();
     browser = await launchBrowser();
@@ -67,21 +68,22 @@ describe.skipIf(!hasChromium)('web page journeys in a real browser (issue 16)', 
 
   describe('search, reader, chat, upload and offline journeys', () => {
     beforeAll(async () => {
+      // Written by pdfkit from our own texts (test/helpers/generated-pdfs.ts).
       ({ origin: pdfOrigin, server: pdfServer } = await startPdfServer({
-        '/beyond.pdf': 'beyond_summarization_2304.02623v1.pdf',
+        '/deltas.pdf': await figurePaperPdf(),
       }));
       ({ app: t, url: baseUrl } = await startApp());
       await t.container.stores.index.upsert([
         ...aclPapers(500),
         {
-          ...emptyPaper('Beyond Summarization: Designing AI Support for Real-World Expository Writing Tasks'),
-          authors: ['Zejiang Shen', 'Tal August', 'Pao Siangliulue', 'Kyle Lo', 'Jonathan Bragg'],
+          ...emptyPaper('Sediment budgets of three small river deltas'),
+          authors: ['Alexandria Test Documents'],
           abstract:
-            'A position paper on AI support for expository writing, such as literature reviews, where authors make sense of many source documents.',
-          year: 2023,
-          publication_date: '2023-04-05',
+            'Three small deltas below rivers with no dam, a weir and a reservoir: four years of sediment delivery, and how their shorelines advanced or retreated.',
+          year: 2024,
+          publication_date: '2024-01-15',
           type: 'preprint',
-          pdf_url: `${pdfOrigin}/beyond.pdf`,
+          pdf_url: `${pdfOrigin}/deltas.pdf`,
           identifiers: { arxiv: '2304.02623' },
         },
         {
@@ -97,8 +99,7 @@ describe.skipIf(!hasChromium)('web page journeys in a real browser (issue 16)', 
       ]);
       // The paper the chat cites from a project, parsed and embedded once, untimed (the shared machine
       // may take longer than an agent tool deadline for a cold read).
-      const bytes = await readFile(join(sharedData, 'pdfs', 'beyond_summarization_2304.02623v1.pdf'));
-      const added = await uploadPdf(t, t.key, 'beyond.pdf', bytes, 'project_id=gpt');
+      const added = await uploadPdf(t, t.key, 'deltas.pdf', await figurePaperPdf(), 'project_id=gpt');
       expect(added.statusCode).toBe(200);
       stored = added.json()[0] as Paper;
       await t.container.services.fullText.ask('tenant-a', stored.pdf_id as string, 'warm up', { topK: 1 });
@@ -165,24 +166,26 @@ describe.skipIf(!hasChromium)('web page journeys in a real browser (issue 16)', 
     });
 
     it('shows a readable reference in the reader, never the document id or API hints', async () => {
-      await page.getByLabel('What are you looking for?').fill('expository writing support');
+      await page.getByLabel('What are you looking for?').fill('sediment budgets of river deltas');
       await page.getByLabel('Peer-reviewed only').uncheck();
       await page.getByRole('button', { name: 'Search', exact: true }).click();
-      const card = page.locator('.results .paper', { hasText: 'Beyond Summarization' });
+      const card = page.locator('.results .paper', { hasText: 'Sediment budgets' });
       await card.getByRole('link', { name: 'Read full text' }).click();
       const position = page.locator('.chunk-nav span');
       await expect.poll(() => position.textContent(), { timeout: 180_000 }).toMatch(/^Chunk 1 of \d+$/);
 
       const reference = page.locator('.document-reference');
       expect(await reference.locator('h1').textContent()).toBe(
-        'Beyond Summarization: Designing AI Support for Real-World Expository Writing Tasks',
+        'Sediment budgets of three small river deltas',
       );
-      expect(await reference.locator('.meta').first().textContent()).toMatch(/Zejiang Shen.*· 2023/);
+      expect(await reference.locator('.meta').first().textContent()).toMatch(
+        /Alexandria Test Documents.*· 2024/,
+      );
       expect(
         await reference.getByRole('link', { name: 'Original PDF (127.0.0.1)' }).getAttribute('href'),
-      ).toBe(`${pdfOrigin}/beyond.pdf`);
+      ).toBe(`${pdfOrigin}/deltas.pdf`);
       // The id stays in the markup for scripts, out of sight.
-      expect(await reference.getAttribute('data-ref')).toBe(`PDF_URL:${pdfOrigin}/beyond.pdf`);
+      expect(await reference.getAttribute('data-ref')).toBe(`PDF_URL:${pdfOrigin}/deltas.pdf`);
       expect(await visibleText(page.locator('main'))).not.toMatch(machineText);
       await screenshot(page, 'j02-reader-reference');
     }, 300_000);
@@ -191,7 +194,7 @@ describe.skipIf(!hasChromium)('web page journeys in a real browser (issue 16)', 
       await page.getByRole('link', { name: 'Chat' }).click();
       await page
         .getByLabel('Your research question')
-        .fill('What are the three components for AI support design in expository writing?');
+        .fill('How does a dam upstream change the shoreline of a small river delta?');
       await page.getByRole('button', { name: 'Send' }).click();
       const answer = page.locator('.turn.assistant .answer-text').first();
       await page
@@ -215,7 +218,7 @@ describe.skipIf(!hasChromium)('web page journeys in a real browser (issue 16)', 
       await expect
         .poll(() => page.locator('.chunk-nav span').textContent(), { timeout: 180_000 })
         .toMatch(/^Chunk \d+ of \d+$/);
-      expect(await page.locator('.document-reference h1').textContent()).toMatch(/^Beyond Summarization/);
+      expect(await page.locator('.document-reference h1').textContent()).toMatch(/^Sediment budgets/);
       expect(await visibleText(page.locator('main'))).not.toMatch(machineText);
       await screenshot(page, 'j04-citation-in-reader');
 
@@ -288,7 +291,8 @@ describe.skipIf(!hasChromium)('web page journeys in a real browser (issue 16)', 
           if (text && log[log.length - 1] !== text) log.push(text);
         }).observe(document.body, { subtree: true, childList: true, characterData: true });
       });
-      // A slow uplink (256 KB/s), so a 1.5 MB PDF takes seconds to send, as it does over a real network.
+      // A slow uplink (256 KB/s), so a 1.5 MB PDF (a generated 1,201-page report) takes seconds to
+      // send, as it does over a real network.
       const cdp = await browser.newCDPSession(page);
       await cdp.send('Network.enable');
       await cdp.send('Network.emulateNetworkConditions', {
@@ -297,9 +301,11 @@ describe.skipIf(!hasChromium)('web page journeys in a real browser (issue 16)', 
         downloadThroughput: -1,
         uploadThroughput: 256 * 1024,
       });
-      await page
-        .getByLabel('Upload a PDF')
-        .setInputFiles(join(sharedData, 'pdfs', 'litqa_msphere_00109-24.pdf'));
+      await page.getByLabel('Upload a PDF').setInputFiles({
+        name: 'report.pdf',
+        mimeType: 'application/pdf',
+        buffer: await gaugingReportPdf(1200),
+      });
       await page.locator('.upload-progress progress').waitFor({ timeout: 30_000 });
       await screenshot(page, 'j07-upload-progress');
       await expect
@@ -313,13 +319,11 @@ describe.skipIf(!hasChromium)('web page journeys in a real browser (issue 16)', 
       });
       const log = await page.evaluate(() => (window as unknown as { uploadLog: string[] }).uploadLog);
       const sending = log.filter((line) =>
-        /^Uploading “litqa_msphere_00109-24\.pdf”: [\d.]+ MB of 1\.5 MB \(\d+%\)/.test(line),
+        /^Uploading “report\.pdf”: [\d.]+ MB of 1\.[5-6] MB \(\d+%\)/.test(line),
       );
       const percents = new Set(sending.map((line) => /\((\d+)%\)/.exec(line)?.[1]));
       expect(percents.size).toBeGreaterThanOrEqual(3);
-      expect(
-        log.some((line) => /^Reading “litqa_msphere_00109-24\.pdf” on the server .*\d+ s/.test(line)),
-      ).toBe(true);
+      expect(log.some((line) => /^Reading “report\.pdf” on the server .*\d+ s/.test(line))).toBe(true);
       // Sending comes first, reading after.
       const firstReading = log.findIndex((line) => line.startsWith('Reading'));
       expect(log.findIndex((line) => line.startsWith('Uploading'))).toBeLessThan(firstReading);
@@ -355,7 +359,7 @@ describe.skipIf(!hasChromium)('web page journeys in a real browser (issue 16)', 
       await screenshot(page, 'j09-offline-card');
       // …while a stored PDF still is.
       await page.getByRole('link', { name: 'Projects' }).click();
-      const storedCard = page.locator('.project .paper', { hasText: 'Beyond Summarization' });
+      const storedCard = page.locator('.project .paper', { hasText: 'Sediment budgets' });
       await storedCard.getByRole('link', { name: 'Read full text' }).waitFor({ timeout: 30_000 });
       await page.evaluate(() => sessionStorage.removeItem('alexandria.offlineSince'));
     }, 300_000);

@@ -1,11 +1,12 @@
 import { readFile, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
-import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emptyPaper } from '../../src/domain/paper.js';
-import { buildWebUi, hasChromium, launchBrowser, screenshot } from '../helpers/browser.js';
-import { createTestApp, sharedData, type TestApp, withKey } from '../helpers/test-app.js';
+import { buildWebUi, launchBrowser, screenshot } from '../helpers/browser.js';
+import { editorialPdf, figureAtlasPdf, figurePaperPdf } from '../helpers/generated-pdfs.js';
+import { needsChromium } from '../helpers/requirements.js';
+import { createTestApp, type TestApp, withKey } from '../helpers/test-app.js';
 import { aclPapers, freePort, startPdfServer, stopServer } from '../helpers/web-fixtures.js';
 
 const bibtex = `@inproceedings{lin2022dotat,
@@ -32,12 +33,13 @@ let baseUrl: string;
 let browser: BrowserContext;
 let page: Page;
 
-describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
+describe.skipIf(needsChromium())('web UI in a real browser (chromium)', () => {
   beforeAll(async () => {
     webDir = await buildWebUi();
+    // Written by pdfkit from our own texts (test/helpers/generated-pdfs.ts).
     ({ origin: pdfOrigin, server: pdfServer } = await startPdfServer({
-      '/beyond.pdf': 'beyond_summarization_2304.02623v1.pdf',
-      '/pasa.pdf': 'pasa_2501.10120.pdf',
+      '/deltas.pdf': await figurePaperPdf(),
+      '/atlas.pdf': await figureAtlasPdf(),
     }));
     // The reader fetches the PDF url from a loopback server: opened for this test only.
     // Figure links are absolute (ALEXANDRIA_PUBLIC_URL), so the service must know its address first.
@@ -180,14 +182,14 @@ describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
   it('opens a result in the reader, pages it, asks it a question and files it in a project', async () => {
     await t.container.stores.index.upsert([
       {
-        ...emptyPaper('Beyond Summarization: Designing AI Support for Real-World Expository Writing Tasks'),
-        authors: ['Zejiang Shen', 'Tal August', 'Pao Siangliulue', 'Kyle Lo', 'Jonathan Bragg'],
+        ...emptyPaper('Sediment budgets of three small river deltas'),
+        authors: ['Alexandria Test Documents'],
         abstract:
-          'A position paper on AI support for expository writing, such as literature reviews, where authors make sense of many source documents.',
-        year: 2023,
-        publication_date: '2023-04-05',
+          'Three small deltas below rivers with no dam, a weir and a reservoir: four years of sediment delivery, and how their shorelines advanced or retreated.',
+        year: 2024,
+        publication_date: '2024-01-15',
         type: 'preprint',
-        pdf_url: `${pdfOrigin}/beyond.pdf`,
+        pdf_url: `${pdfOrigin}/deltas.pdf`,
         identifiers: { arxiv: '2304.02623' },
       },
     ]);
@@ -196,18 +198,20 @@ describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
     // the previous test's query to be cleared before typing, or the reset would wipe what was typed.
     const query = page.getByLabel('What are you looking for?');
     await expect.poll(() => query.inputValue(), { timeout: 30_000 }).toBe('');
-    await query.fill('expository writing support');
+    await query.fill('sediment budgets of river deltas');
     await page.getByLabel('From year').fill('');
     await page.getByLabel('Peer-reviewed only').uncheck();
     await page.getByRole('button', { name: 'Search', exact: true }).click();
-    const card = page.locator('.paper', { hasText: 'Beyond Summarization' });
+    const card = page.locator('.paper', { hasText: 'Sediment budgets' });
     await card.getByRole('link', { name: 'Read full text' }).click();
 
     const position = page.locator('.chunk-nav span');
     await expect.poll(() => position.textContent(), { timeout: 180_000 }).toMatch(/^Chunk 1 of \d+$/);
     const total = Number(/of (\d+)/.exec((await position.textContent()) ?? '')?.[1]);
     expect(total).toBeGreaterThan(1);
-    expect(await page.locator('.chunk').textContent()).toContain('Beyond Summarization');
+    expect(await page.locator('.chunk').textContent()).toContain(
+      'Sediment budgets of three small river deltas',
+    );
     await screenshot(page, '03-reader');
     await page.getByRole('button', { name: 'Next →' }).click();
     await expect.poll(() => position.textContent(), { timeout: 30_000 }).toBe(`Chunk 2 of ${total}`);
@@ -215,8 +219,8 @@ describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
     await page.keyboard.press('ArrowLeft');
     await expect.poll(() => position.textContent(), { timeout: 30_000 }).toBe(`Chunk 1 of ${total}`);
 
-    // Figures render inline, from the service's signed figure links (PaSa has figures).
-    const figureRef = `PDF_URL:${pdfOrigin}/pasa.pdf`;
+    // Figures render inline, from the service's signed figure links (the atlas has eight).
+    const figureRef = `PDF_URL:${pdfOrigin}/atlas.pdf`;
     let figureChunk = 0;
     for (let chunk = 1, chunks = 1; chunk <= chunks && figureChunk === 0; chunk++) {
       const read = await t.app.inject({
@@ -240,12 +244,12 @@ describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
 
     await page
       .getByLabel('Ask this paper a question')
-      .fill('What are the three components for AI support design?');
+      .fill('How fast did the delta below the reservoir retreat?');
     await page.getByRole('button', { name: 'Ask', exact: true }).click();
     const banner = page.locator('.answer-chunk .answer-banner');
     await banner.waitFor({ timeout: 180_000 });
     expect(await banner.textContent()).toContain(
-      'Best answer to “What are the three components for AI support design?”',
+      'Best answer to “How fast did the delta below the reservoir retreat?”',
     );
     expect(await page.locator('.answer-chunk mark').count()).toBeGreaterThan(0);
     await screenshot(page, '04-answer-highlighted');
@@ -253,7 +257,7 @@ describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
     await page.getByRole('button', { name: 'Add to project' }).click();
     await expect
       .poll(() => page.locator('.add-to-project [role=status]').textContent(), { timeout: 180_000 })
-      .toContain('Added “Beyond Summarization');
+      .toContain('Added “Sediment budgets');
     const gpt = await t.app.inject({ method: 'GET', url: '/api/projects/gpt', headers: withKey(t.key) });
     expect(gpt.json().papers[0]).toMatchObject({ pdf_id: expect.stringMatching(/^PROJ:gpt\//) });
   }, 300_000);
@@ -381,7 +385,7 @@ describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
     // Upload a PDF, and add a paper by identifier (found in the index, its PDF fetched).
     await page
       .getByLabel('Upload a PDF')
-      .setInputFiles(join(sharedData, 'pdfs', 'immunology_editorial_imm13445.pdf'));
+      .setInputFiles({ name: 'editorial.pdf', mimeType: 'application/pdf', buffer: await editorialPdf() });
     await expect
       .poll(() => page.getByRole('status').first().textContent(), { timeout: 180_000 })
       .toMatch(/^Uploaded “/);
@@ -389,7 +393,7 @@ describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
     await page.getByRole('button', { name: 'Add', exact: true }).click();
     await expect
       .poll(() => page.getByRole('status').first().textContent(), { timeout: 180_000 })
-      .toContain('Added “Beyond Summarization');
+      .toContain('Added “Sediment budgets');
     await expect.poll(() => page.locator('.project .paper').count(), { timeout: 30_000 }).toBe(3);
     await screenshot(page, '05b-project-added');
 
@@ -401,7 +405,7 @@ describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
     const file = await readFile((await download.path()) as string, 'utf8');
     expect(file).toContain('@inproceedings{Lin2022DoTAT,');
     expect(file).toContain('doi = {10.18653/v1/2022.acl-demo.1}');
-    expect(file).toContain('title = {Beyond {Summarization}: Designing {AI} {Support}');
+    expect(file).toContain('title = {Sediment budgets of three small river deltas}');
   }, 300_000);
 
   it('streams a research answer in the chat with its progress and clickable citations', async () => {
@@ -425,7 +429,7 @@ describe.skipIf(!hasChromium)('web UI in a real browser (chromium)', () => {
     // A follow-up about the stored PDF: its citation opens the paper in the reader.
     await page
       .getByLabel('Your research question')
-      .fill('What are the three components for AI support design in expository writing?');
+      .fill('How does a dam upstream change the shoreline of a small river delta?');
     await page.keyboard.press('Enter');
     const second = page.locator('.turn.assistant .answer-text').nth(1);
     await expect.poll(() => second.locator('a.citation').count(), { timeout: 180_000 }).toBeGreaterThan(0);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { fixtures } from '../helpers/requirements.js';
 
 /** One recorded upstream HTTP exchange (a flattened VCR cassette entry, see shared/data/README.md). */
 export interface Interaction {
@@ -21,8 +22,11 @@ export interface CannedResponse {
   headers?: Record<string, string>;
 }
 
-/** Where the recorded upstream responses live (../shared/data beside the repo; see test/helpers/test-app.ts). */
-export const upstreamData = join(import.meta.dirname, '..', '..', '..', 'shared', 'data', 'upstream');
+/**
+ * Where the recorded upstream responses live: test/fixtures/upstream, the part of the shared data's
+ * recordings the tests use (licences in test/fixtures/LICENSES.md), so they travel with the code.
+ */
+export const upstreamData = join(fixtures, 'upstream');
 
 const interactionCache = new Map<string, Interaction[]>();
 

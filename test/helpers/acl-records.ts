@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { emptyPaper, type Paper } from '../../src/domain/paper.js';
-import { sharedData } from './test-app.js';
+import { fixtures } from './requirements.js';
 
 interface CorpusRow {
   id: string;
@@ -13,11 +12,12 @@ interface CorpusRow {
   doi: string | null;
 }
 
-/** The ACL Anthology records (2016–2022 corpus) with these ACL ids, as index records. */
+/**
+ * The ACL Anthology records with these ACL ids, as index records: from the records of the
+ * 2016–2022 corpus that the tests use (test/fixtures/corpus/acl_anthology_records.jsonl).
+ */
 export function aclRecords(ids: ReadonlySet<string>): Paper[] {
-  const text = gunzipSync(
-    readFileSync(join(sharedData, 'corpus', 'acl_anthology_2016_2022.jsonl.gz')),
-  ).toString('utf8');
+  const text = readFileSync(join(fixtures, 'corpus', 'acl_anthology_records.jsonl'), 'utf8');
   return text
     .split('\n')
     .filter((line) => ids.has(/"id": "([^"]+)"/.exec(line)?.[1] ?? ''))

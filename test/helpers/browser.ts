@@ -1,13 +1,12 @@
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { build } from 'vite';
+import { chromiumPath } from './requirements.js';
 
-/** Debian's chromium (`apt-get install -y chromium`; .ci/run installs it). */
-export const chromiumPath = '/usr/bin/chromium';
-export const hasChromium = existsSync(chromiumPath);
+/** Debian's chromium (`apt-get install -y chromium`; .ci/run installs it); check it with `needsChromium`. */
+export { chromiumPath };
 
 /** Where screenshots go: test-results/ (gitignored), kept as CI artifacts. */
 export const artifactsDir = join(import.meta.dirname, '..', '..', 'test-results', 'web-ui');

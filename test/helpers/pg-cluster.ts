@@ -4,8 +4,16 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { freePort } from './free-port.js';
 
-/** The bin directory of the machine's PostgreSQL (the server the tests use, its tools and version). */
-export const pgBin = execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim();
+let bin: string | undefined;
+
+/**
+ * The bin directory of the machine's PostgreSQL (the server the tests use, its tools and version),
+ * asked on first use: importing this file needs no pg_config (a machine without PostgreSQL skips).
+ */
+export function pgBin(): string {
+  bin ??= execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim();
+  return bin;
+}
 
 /** Whether this process runs as root: PostgreSQL refuses to, so its tools then run as `postgres`. */
 const asRoot = process.getuid?.() === 0;
@@ -13,8 +21,8 @@ const asRoot = process.getuid?.() === 0;
 /** Runs one of PostgreSQL's programs as the `postgres` user when this process is root, else as itself. */
 export function runAsPostgres(command: string, args: string[]): string {
   const [file, argv] = asRoot
-    ? ['runuser', ['-u', 'postgres', '--', join(pgBin, command), ...args]]
-    : [join(pgBin, command), args];
+    ? ['runuser', ['-u', 'postgres', '--', join(pgBin(), command), ...args]]
+    : [join(pgBin(), command), args];
   return execFileSync(file, argv, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
@@ -105,7 +113,7 @@ const asPostgres = runAsPostgres;
 /** Whether this machine can run such a cluster: PostgreSQL's binaries, root, a `postgres` user. */
 export function canRunOwnCluster(): string | undefined {
   try {
-    execFileSync(join(pgBin, 'initdb'), ['--version'], { stdio: 'ignore' });
+    execFileSync(join(pgBin(), 'initdb'), ['--version'], { stdio: 'ignore' });
     postgresUid();
   } catch {
     return 'PostgreSQL server binaries (initdb) or the postgres user are missing';

@@ -11,6 +11,7 @@ import type { DocumentRecord } from '../../src/domain/project.js';
 import type { BlobStore } from '../../src/ports/blob-store.js';
 import type { ProjectStore } from '../../src/ports/project-store.js';
 import { documentBlobKey } from '../../src/services/storage/blob-layout.js';
+import { needsPostgres } from './requirements.js';
 import { dropSchema, testPostgresUrl, uniqueSchema } from './services.js';
 
 /** A project store and a blob store of one deployment, fresh and empty; `close` ends and removes both. */
@@ -23,9 +24,16 @@ export interface StorageDeployment {
 /**
  * The two deployments storage tests run on: the embedded one (a SQLite file and a blob folder) and
  * the scale-out one (PostgreSQL in a schema of its own, and a real S3 API on loopback, s3rver, paging
- * its listings three keys at a time so paging is exercised).
+ * its listings three keys at a time so paging is exercised). Without a reachable PostgreSQL the
+ * second is left out, said in one line by the skipped-tests reporter (test/helpers/requirements.ts).
  */
-export const storageDeployments: Array<{ name: string; open: () => Promise<StorageDeployment> }> = [
+const postgresMissing = await needsPostgres();
+
+export const storageDeployments: Array<{
+  name: string;
+  missing?: boolean;
+  open: () => Promise<StorageDeployment>;
+}> = [
   {
     name: 'filesystem and SQLite',
     open: async () => {
@@ -43,6 +51,7 @@ export const storageDeployments: Array<{ name: string; open: () => Promise<Stora
   },
   {
     name: 'S3 and PostgreSQL',
+    missing: postgresMissing,
     open: async () => {
       const folder = mkdtempSync(join(tmpdir(), 'alexandria-storage-s3-'));
       const s3 = new S3rver({
@@ -77,7 +86,7 @@ export const storageDeployments: Array<{ name: string; open: () => Promise<Stora
       };
     },
   },
-];
+].filter((deployment) => !deployment.missing);
 
 /** The document row `add_to_project` would file for content `sha256` of `tenantId`. */
 export function documentRecordOf(tenantId: string, sha256: string, byteSize = 3): DocumentRecord {

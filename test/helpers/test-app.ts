@@ -59,8 +59,11 @@ export async function createTestApp(env: Environment = {}): Promise<TestApp> {
 /** Headers carrying a key the way our own clients send it. */
 export const withKey = (key: string) => ({ 'x-alexandria-api-key': key });
 
-/** Where the shared real test data lives (../shared/data beside the project). */
-export const sharedData = join(import.meta.dirname, '..', '..', '..', 'shared', 'data');
+/**
+ * Where the large shared real test data lives (`ALEXANDRIA_TEST_DATA`, else ../shared/data beside
+ * the project). Only some machines have it: check with `needsSharedData` (./requirements.ts) first.
+ */
+export { sharedData } from './requirements.js';
 
 /** `add_to_project` with one PDF uploaded as multipart field `file`, as curl -F sends it. */
 export function uploadPdf(

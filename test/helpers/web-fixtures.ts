@@ -3,11 +3,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { emptyPaper, type Paper } from '../../src/domain/paper.js';
-import { sharedData } from './test-app.js';
+import { fixtures } from './requirements.js';
 
 /** Real ACL Anthology records (2022 system demonstrations first), as paper records. */
 export function aclPapers(count: number): Paper[] {
-  return readFileSync(join(sharedData, 'corpus', 'acl_anthology_sample_500.jsonl'), 'utf8')
+  return readFileSync(join(fixtures, 'corpus', 'acl_anthology_sample_500.jsonl'), 'utf8')
     .split('\n')
     .filter((line) => line.trim())
     .slice(0, count)
@@ -43,13 +43,10 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** A loopback server of real PDFs from the shared data, by path (`/beyond.pdf` → file). */
+/** A loopback server of PDFs, by path (`/deltas.pdf` → bytes). */
 export async function startPdfServer(
-  files: Record<string, string>,
+  pdfs: Record<string, Uint8Array>,
 ): Promise<{ origin: string; server: Server }> {
-  const pdfs = Object.fromEntries(
-    Object.entries(files).map(([path, file]) => [path, readFileSync(join(sharedData, 'pdfs', file))]),
-  );
   const server = createServer((request, response) => {
     const pdf = pdfs[request.url ?? ''];
     response.writeHead(pdf ? 200 : 404, { 'content-type': 'application/pdf' });

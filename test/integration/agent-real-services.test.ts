@@ -13,7 +13,8 @@ import type { Container } from '../../src/main.js';
 import { type FakeOpenAiServer, startFakeOpenAiServer } from '../fakes/fake-openai-server.js';
 import { tinyPdf } from '../fakes/tiny-pdf.js';
 import { type ChatTestApp, startChatApp } from '../helpers/chat-app.js';
-import { sharedData } from '../helpers/test-app.js';
+import { editorialPdf } from '../helpers/generated-pdfs.js';
+import { fixtures, needsSharedData, sharedData } from '../helpers/requirements.js';
 
 /**
  * The agent on the real services: the search service over ACL Anthology records ingested by the
@@ -24,8 +25,12 @@ import { sharedData } from '../helpers/test-app.js';
 const tenantId = 'tenant-a';
 let t: ChatTestApp;
 let model: FakeOpenAiServer;
-let msphere: Paper;
+/** An editorial written by pdfkit (test/helpers/generated-pdfs.ts), and a real LitQA2 paper if there. */
+let editorial: Paper;
+let msphere: Paper | undefined;
 let injected: Paper;
+/** True (the LitQA2 case is skipped) when the shared data lacks the paper. */
+const litQaMissing = needsSharedData('pdfs/litqa_msphere_00109-24.pdf');
 
 const tools = (container: Container): ResearchTools => ({
   search: container.services.search,
@@ -64,11 +69,19 @@ beforeAll(async () => {
   t = await startChatApp({
     research: (container) => extractiveResearch(container),
   });
-  const corpus = join(sharedData, 'corpus', 'acl_anthology_sample_500.jsonl');
+  const corpus = join(fixtures, 'corpus', 'acl_anthology_sample_500.jsonl');
   await ingest(t.container.stores.index, await resolveInputs(corpus, process.stdin));
   const { library } = t.container.services;
-  const bytes = new Uint8Array(await readFile(join(sharedData, 'pdfs', 'litqa_msphere_00109-24.pdf')));
-  msphere = (await library.add(tenantId, {}, { kind: 'upload', bytes, filename: 'msphere.pdf' }))[0] as Paper;
+  const bytes = await editorialPdf();
+  editorial = (
+    await library.add(tenantId, {}, { kind: 'upload', bytes, filename: 'editorial.pdf' })
+  )[0] as Paper;
+  if (!litQaMissing) {
+    const real = new Uint8Array(await readFile(join(sharedData, 'pdfs', 'litqa_msphere_00109-24.pdf')));
+    msphere = (
+      await library.add(tenantId, {}, { kind: 'upload', bytes: real, filename: 'msphere.pdf' })
+    )[0] as Paper;
+  }
   const hostile = tinyPdf(
     [
       [
@@ -87,7 +100,8 @@ beforeAll(async () => {
   )[0] as Paper;
   // Parse and embed both PDFs once, untimed: the agent's reads are then warm (the shared test machine
   // can take longer than a tool deadline for a cold 19-page PDF).
-  for (const paper of [msphere, injected]) {
+  for (const paper of [editorial, msphere, injected]) {
+    if (!paper) continue;
     await t.container.services.fullText.ask(tenantId, paper.pdf_id as string, 'warm up', { topK: 1 });
   }
 }, 600_000);
@@ -109,18 +123,32 @@ describe('extractive answers on real services', () => {
     );
   });
 
-  it('reads an uploaded PDF and quotes the LitQA2 key passage, citing the uploaded paper', async () => {
+  it('reads an uploaded PDF and quotes the passage that answers, citing the uploaded paper', async () => {
     const research = extractiveResearch(t.container);
     const { content, summary } = await ask(
       research,
-      'Acinetobacter lwoffii has been evolved in the lab to be resistant to which of these antibiotics?',
+      'How strong was the T-cell response to vaccination in patients with solid tumours?',
     );
-    expect(summary.citations.cited.map((source) => source.paper.pdf_id)).toContain(msphere.pdf_id);
-    expect(content).toMatch(
-      /“[^”]*A\. lwoffii[^”]*evolved resistance[^”]*ciprofloxacin[^”]*” \[Darby et al\., 2024\]/,
-    );
+    expect(summary.citations.cited.map((source) => source.paper.pdf_id)).toContain(editorial.pdf_id);
+    expect(content).toMatch(/“[^”]*severely attenuated in patients with solid tumours[^”]*” \[/);
     expect(content).toContain('**From the full texts**');
   });
+
+  it.skipIf(litQaMissing)(
+    'reads a real uploaded paper and quotes the LitQA2 key passage, citing it',
+    async () => {
+      const research = extractiveResearch(t.container);
+      const { content, summary } = await ask(
+        research,
+        'Acinetobacter lwoffii has been evolved in the lab to be resistant to which of these antibiotics?',
+      );
+      expect(summary.citations.cited.map((source) => source.paper.pdf_id)).toContain(msphere?.pdf_id);
+      expect(content).toMatch(
+        /“[^”]*A\. lwoffii[^”]*evolved resistance[^”]*ciprofloxacin[^”]*” \[Darby et al\., 2024\]/,
+      );
+      expect(content).toContain('**From the full texts**');
+    },
+  );
 
   it('quotes a PDF with injected instructions inertly', async () => {
     const research = extractiveResearch(t.container);

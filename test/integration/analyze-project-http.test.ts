@@ -1,15 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, sharedData, type TestApp, withKey } from '../helpers/test-app.js';
+import { fixtures } from '../helpers/requirements.js';
+import { createTestApp, type TestApp, withKey } from '../helpers/test-app.js';
 
 let t: TestApp;
 
 /** Three real ACL Anthology records with abstracts, as CSL-JSON. */
 function aclRecords(): string {
-  const lines = readFileSync(join(sharedData, 'corpus', 'acl_anthology_sample_500.jsonl'), 'utf8').split(
-    '\n',
-  );
+  const lines = readFileSync(join(fixtures, 'corpus', 'acl_anthology_sample_500.jsonl'), 'utf8').split('\n');
   const records = lines.slice(0, 3).map((line) => JSON.parse(line) as Record<string, unknown>);
   return JSON.stringify(
     records.map((record, index) => ({

@@ -7,8 +7,9 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { editorialPdf, figurePaperPdf, scannedPdf } from '../helpers/generated-pdfs.js';
+import { fixtures } from '../helpers/requirements.js';
 import { serverListening, spawnCli } from '../helpers/server-process.js';
-import { sharedData } from '../helpers/test-app.js';
 
 const apiKey = 'backup-test-key-0123456789abcdef';
 const headers = { authorization: `Bearer ${apiKey}` };
@@ -52,9 +53,9 @@ async function stop(child: ChildProcess): Promise<void> {
   await new Promise((resolve) => child.once('exit', resolve));
 }
 
-async function upload(url: string, file: string): Promise<void> {
+async function upload(url: string, file: string, bytes: Buffer): Promise<void> {
   const form = new FormData();
-  form.append('file', new Blob([await readFile(join(sharedData, 'pdfs', file))]), file);
+  form.append('file', new Blob([new Uint8Array(bytes)]), file);
   const response = await fetch(`${url}/api/add_to_project?project_name=Reading`, {
     method: 'POST',
     headers,
@@ -106,7 +107,7 @@ afterAll(async () => {
 
 describe('alexandria backup / restore (issue 16)', () => {
   it('backs up a data folder while it is served; the restored copy answers the same', async () => {
-    const records = (await readFile(join(sharedData, 'corpus', 'acl_anthology_sample_500.jsonl'), 'utf8'))
+    const records = (await readFile(join(fixtures, 'corpus', 'acl_anthology_sample_500.jsonl'), 'utf8'))
       .split('\n')
       .slice(0, 200)
       .join('\n');
@@ -116,8 +117,8 @@ describe('alexandria backup / restore (issue 16)', () => {
 
     const server = cli(live, ['serve']);
     const { url } = await serverListening(server);
-    await upload(url, 'immunology_editorial_imm13445.pdf');
-    await upload(url, 'korean_nars_issue_1695_2020.pdf');
+    await upload(url, 'editorial.pdf', await editorialPdf());
+    await upload(url, 'deltas.pdf', await figurePaperPdf());
     const queries = ['annotation tool', '"machine translation"', 'dialogue generation'];
     const before = await observe(url, queries);
     expect(before.papers).toHaveLength(2);
@@ -147,7 +148,7 @@ describe('alexandria backup / restore (issue 16)', () => {
     ]);
 
     // A paper filed after the backup is not in it: the copy is the folder as it was.
-    await upload(url, 'lisp_ii_garbage_collector_ai_memo19_SCANNED.pdf');
+    await upload(url, 'scan.pdf', await scannedPdf());
     await stop(server);
 
     // Restoring over a folder with data is refused.

@@ -1,13 +1,12 @@
-import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { UndiciUrlFetcher } from '../../src/adapters/http-fetch/undici-url-fetcher.js';
 import { emptyPaper, type Paper } from '../../src/domain/paper.js';
 import { type FakeOpenAiServer, startFakeOpenAiServer } from '../fakes/fake-openai-server.js';
-import { createTestApp, sharedData, type TestApp, withKey } from '../helpers/test-app.js';
+import { editorialPdf } from '../helpers/generated-pdfs.js';
+import { createTestApp, type TestApp, withKey } from '../helpers/test-app.js';
 
 /**
  * Offline is quiet (issue 15 item 6): with no upstream source configured, the research agent reads
@@ -16,7 +15,7 @@ import { createTestApp, sharedData, type TestApp, withKey } from '../helpers/tes
  * counts requests, and the URL fetcher is spied on.
  */
 
-const editorial = readFileSync(join(sharedData, 'pdfs', 'immunology_editorial_imm13445.pdf'));
+const editorial = await editorialPdf();
 const question = 'How does COVID-19 vaccination work in immunosuppressed cancer patients?';
 
 let pdfServer: Server;

@@ -82,7 +82,8 @@ describe('extractive mode (no chat model)', () => {
       expect(body.choices[0]?.finish_reason).toBe('stop');
       expect(search.calls).toEqual([]);
       expect(reader.calls).toEqual([]);
-      expect(elapsedMs).toBeLessThan(1000);
+      // Measured: 0.1 s (no search, no reading: the counts above).
+      expect(elapsedMs).toBeLessThan(1500);
     },
   );
 

@@ -5,7 +5,7 @@
 // into the index. What it stored is then read back through the HTTP API.
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,10 +13,11 @@ import { loadConfig } from '../../src/config/load-config.js';
 import { createHttpApp } from '../../src/http/server.js';
 import { createContainer } from '../../src/main.js';
 import { createLogger } from '../../src/platform/logger.js';
+import { editorialPdf, figurePaperPdf, gaugingReportPdf, scannedPdf } from '../helpers/generated-pdfs.js';
+import { fixtures } from '../helpers/requirements.js';
 import { spawnCli } from '../helpers/server-process.js';
-import { offline, sharedData, withKey } from '../helpers/test-app.js';
+import { offline, withKey } from '../helpers/test-app.js';
 
-const pdfs = join(sharedData, 'pdfs');
 let root: string;
 let folder: string;
 let dataDir: string;
@@ -48,23 +49,18 @@ beforeAll(async () => {
   folder = join(root, 'reading');
   dataDir = join(root, 'data');
   await mkdir(join(folder, 'sub', 'deeper'), { recursive: true });
-  await copyFile(join(pdfs, 'immunology_editorial_imm13445.pdf'), join(folder, 'editorial.pdf'));
+  // PDFs written by pdfkit from our own texts (test/helpers/generated-pdfs.ts).
+  await writeFile(join(folder, 'editorial.pdf'), await editorialPdf());
   // The same bytes under another name: the same document, filed once.
-  await copyFile(join(pdfs, 'immunology_editorial_imm13445.pdf'), join(folder, 'sub', 'copy.pdf'));
+  await writeFile(join(folder, 'sub', 'copy.pdf'), await editorialPdf());
   // A PDF is recognised by its bytes, not its name.
-  await copyFile(
-    join(pdfs, 'korean_nars_issue_1695_2020.pdf'),
-    join(folder, 'sub', 'deeper', 'download.bin'),
-  );
-  await copyFile(
-    join(pdfs, 'lisp_ii_garbage_collector_ai_memo19_SCANNED.pdf'),
-    join(folder, 'sub', 'scan.pdf'),
-  );
+  await writeFile(join(folder, 'sub', 'deeper', 'download.bin'), await figurePaperPdf());
+  await writeFile(join(folder, 'sub', 'scan.pdf'), await scannedPdf());
   // A PDF cut short: reported, skipped, and the run exits non-zero at the end.
-  const whole = await readFile(join(pdfs, 'novelty_controlled_paraphrase_aaai2022.pdf'));
+  const whole = await gaugingReportPdf(40);
   await writeFile(join(folder, 'broken.pdf'), whole.subarray(0, 20_000));
   // Record dumps beside the PDFs go to the search index, and a stray note is skipped.
-  const records = (await readFile(join(sharedData, 'corpus', 'acl_anthology_sample_500.jsonl'), 'utf8'))
+  const records = (await readFile(join(fixtures, 'corpus', 'acl_anthology_sample_500.jsonl'), 'utf8'))
     .split('\n')
     .slice(0, 25)
     .join('\n');
@@ -88,7 +84,7 @@ describe('alexandria ingest <folder of PDFs> (issue 16)', () => {
     expect(stderr).toMatch(/^\[1\/5\] \S+broken\.pdf: failed, \d+\.\d s: .*not a readable PDF/m);
     expect(stderr).toMatch(/^\[2\/5\] \S+editorial\.pdf: added, 2 pages, \d+ chunks?, \d+\.\d s$/m);
     expect(stderr).toMatch(/^\[3\/5\] \S+sub\/copy\.pdf: unchanged, 2 pages, /m);
-    expect(stderr).toMatch(/^\[4\/5\] \S+sub\/deeper\/download\.bin: added, 4 pages, \d+ chunks?, /m);
+    expect(stderr).toMatch(/^\[4\/5\] \S+sub\/deeper\/download\.bin: added, 3 pages, \d+ chunks?, /m);
     expect(stderr).toMatch(/^\[5\/5\] \S+sub\/scan\.pdf: added, 2 pages, 1 chunk, .*no text layer/m);
     // The error is the last line and names the bad file.
     expect(stderr.trim().split('\n').at(-1)).toMatch(
@@ -142,9 +138,9 @@ describe('alexandria ingest <folder of PDFs> (issue 16)', () => {
       const project = await app.inject({ url: `/api/projects/${thesis?.id}`, headers: withKey(key) });
       const papers = (project.json() as { papers: Array<{ title: string; pdf_id: string }> }).papers;
       expect(papers.map((paper) => paper.title)).toContain(
-        'COVID-19 vaccination and treatment in vulnerable populations',
+        'Vaccination and treatment of COVID-19 in immunosuppressed patients',
       );
-      const editorial = papers.find((paper) => paper.title.startsWith('COVID-19 vaccination'));
+      const editorial = papers.find((paper) => paper.title.startsWith('Vaccination and treatment'));
       const text = await app.inject({
         url: `/api/fulltext?pdf_id=${encodeURIComponent(editorial?.pdf_id ?? '')}`,
         headers: withKey(key),
@@ -170,7 +166,7 @@ describe('alexandria ingest <folder of PDFs> (issue 16)', () => {
 
   it('a single PDF without --project goes to the default project', async () => {
     const single = join(root, 'one.pdf');
-    await copyFile(join(pdfs, 'immunology_editorial_imm13445.pdf'), single);
+    await writeFile(single, await editorialPdf());
     const { code, stdout, stderr } = await ingest(single, '--tenant', 'lab', '--no-progress');
     expect(code, stderr).toBe(0);
     expect(stderr).toBe('');

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tsxLoaderUrl } from '../../src/platform/worker-file.js';
-import { sharedData } from '../helpers/test-app.js';
+import { editorialPdf } from '../helpers/generated-pdfs.js';
 
 const run = promisify(execFile);
 const entry = join(import.meta.dirname, '..', 'helpers', 'cli-entry.ts');
@@ -107,7 +107,7 @@ describe('alexandria CLI errors (issue 13)', () => {
   // Issue 16: PDFs are now filed in a project (test/integration/cli-ingest-pdfs.test.ts); a
   // compressed one is still not read, and says what to do.
   it('ingest of a gzip-compressed PDF says to decompress it', async () => {
-    const pdf = await readFile(join(sharedData, 'pdfs', 'immunology_editorial_imm13445.pdf'));
+    const pdf = await editorialPdf();
     await writeFile(join(dataDir, 'paper.pdf.gz'), gzipSync(pdf));
     const result = await cli(['ingest', 'paper.pdf.gz']);
     expect(result.code).toBe(1);

@@ -7,19 +7,21 @@ import { once } from 'node:events';
 import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { editorialPdf, figurePaperPdf, gaugingReportPdf } from '../helpers/generated-pdfs.js';
+import { fixtures } from '../helpers/requirements.js';
 import { seededBetween } from '../helpers/seeded-random.js';
 import { serverListening, spawnCli } from '../helpers/server-process.js';
-import { sharedData } from '../helpers/test-app.js';
 
-/** Small real PDFs (2–8 pages, few figures), so a round of uploads parses in a few seconds. */
-const pdfNames = [
-  // Largest first: the first kill lands while it is being parsed.
-  'quantum_criticality_bethe_lattice_1111.2011v2.pdf',
-  'korean_nars_issue_1695_2020.pdf',
-  'immunology_editorial_imm13445.pdf',
+/**
+ * Small PDFs (2–31 pages, two figures), written by pdfkit from our own texts, so a round of uploads
+ * parses in a few seconds. Largest first: the first kill lands while it is being parsed.
+ */
+const pdfsToUpload: Array<[name: string, make: () => Promise<Buffer>]> = [
+  ['report.pdf', () => gaugingReportPdf(30)],
+  ['deltas.pdf', figurePaperPdf],
+  ['editorial.pdf', editorialPdf],
 ];
 const folders: string[] = [];
 /** Every process this file starts, so a failed run leaves none behind. */
@@ -269,9 +271,33 @@ function indexCount(dataDir: string): number {
   }
 }
 
+/** The ACL Anthology sample `times` over, each copy's ids and titles numbered: distinct records. */
+async function numberedCopies(times: number): Promise<string> {
+  const records = (await readFile(join(fixtures, 'corpus', 'acl_anthology_sample_500.jsonl'), 'utf8'))
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { id: string; title: string });
+  const copies: string[] = [];
+  for (let copy = 1; copy <= times; copy++) {
+    for (const record of records) {
+      // Without the ACL id, URL and PDF link, which would make the copies one record again.
+      const numbered = {
+        ...record,
+        id: `${record.id}-${copy}`,
+        title: `${record.title} (${copy})`,
+        acl_id: null,
+        url: null,
+        pdf_url: null,
+      };
+      copies.push(JSON.stringify(numbered));
+    }
+  }
+  return `${copies.join('\n')}\n`;
+}
+
 /** Real ACL Anthology metadata as a BibTeX file (braces and backslashes dropped from values). */
 async function bibtexFile(records: number): Promise<string> {
-  const lines = (await readFile(join(sharedData, 'corpus', 'acl_anthology_sample_500.jsonl'), 'utf8'))
+  const lines = (await readFile(join(fixtures, 'corpus', 'acl_anthology_sample_500.jsonl'), 'utf8'))
     .split('\n')
     .filter(Boolean)
     .slice(0, records);
@@ -300,16 +326,14 @@ afterAll(async () => {
 describe('SIGKILL during writes', () => {
   it('leaves consistent databases and blobs after every kill, and the same counts as an uninterrupted run', async () => {
     const pdfs = new Map<string, Buffer>();
-    for (const name of pdfNames) pdfs.set(name, await readFile(join(sharedData, 'pdfs', name)));
+    for (const [name, make] of pdfsToUpload) pdfs.set(name, await make());
     const bibtex = await bibtexFile(400);
     const work = await mkdtemp(join(tmpdir(), 'alexandria-crash-work-'));
     folders.push(work);
-    // A prefix of the shipped ACL Anthology corpus: large enough to be killed mid-way.
+    // 8,000 records, large enough to be killed mid-way: the 500 ACL Anthology records of the
+    // fixtures, sixteen times over as distinct records (ids and titles numbered).
     const corpus = join(work, 'acl-8000.jsonl');
-    const acl = gunzipSync(await readFile(join(sharedData, 'corpus', 'acl_anthology_2016_2022.jsonl.gz')))
-      .toString('utf8')
-      .split('\n');
-    await writeFile(corpus, `${acl.slice(0, 8000).join('\n')}\n`);
+    await writeFile(corpus, await numberedCopies(16));
 
     // The uninterrupted run.
     const reference = await mkdtemp(join(tmpdir(), 'alexandria-crash-reference-'));

@@ -1,4 +1,8 @@
-import { mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+// The two windows a SIGKILL during add_to_project could leave half-written (decision record 0020),
+// hit deterministically: a storage failure injected exactly between the two writes stands for the
+// kill (SQLite triggers raise in the second write), then the state a restart finds is checked.
+import { mkdtempSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -14,9 +18,10 @@ import { DocumentStorage } from '../../src/services/documents/document-storage.j
 import { documentBlobKey } from '../../src/services/storage/blob-layout.js';
 import { type BlobSweepOptions, sweepBlobs } from '../../src/services/storage/blob-sweep.js';
 import { ContentRelease } from '../../src/services/storage/content-release.js';
+import { editorialPdf, figurePaperPdf, gaugingReportPdf } from '../helpers/generated-pdfs.js';
 import { multipartBody } from '../helpers/multipart.js';
 import { documentRecordOf, storageDeployments } from '../helpers/storage-deployments.js';
-import { createTestApp, offline, sharedData, type TestApp, withKey } from '../helpers/test-app.js';
+import { createTestApp, offline, type TestApp, withKey } from '../helpers/test-app.js';
 
 const hour = 3600_000;
 const later = () => new Date(Date.now() + 2 * hour);
@@ -32,7 +37,6 @@ function sweep(blobs: BlobStore, store: ProjectStore, options: Pick<BlobSweepOpt
     ...options,
   });
 }
-const pdfOf = (name: string) => readFile(join(sharedData, 'pdfs', name));
 
 let t: TestApp;
 let db: Database.Database;
@@ -42,8 +46,9 @@ let korean: Buffer;
 beforeAll(async () => {
   t = await createTestApp();
   db = new Database(join(t.dataDir, 'alexandria.db'));
-  editorial = await pdfOf('immunology_editorial_imm13445.pdf');
-  korean = await pdfOf('korean_nars_issue_1695_2020.pdf');
+  // Three distinct PDFs, written by pdfkit from our own texts.
+  editorial = await editorialPdf();
+  korean = await figurePaperPdf();
 });
 
 afterAll(async () => {
@@ -140,7 +145,7 @@ describe('a kill between two writes of add_to_project', () => {
   it('puts back an orphan blob that an add adopts when a sweep deletes it before the row is written', async () => {
     const blobs = t.container.stores.blobs;
     const store = t.container.stores.projects;
-    const bytes = await pdfOf('citesee_2302.07302v1.pdf');
+    const bytes = await gaugingReportPdf(20);
     const sha256 = sha256Hex(bytes);
     // Left by an earlier kill: found by `has`, so the add does not write it again.
     await blobs.put(documentBlobKey(sha256), bytes);

@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { multipartBody } from '../helpers/multipart.js';
-import { createTestApp, sharedData, type TestApp, withKey } from '../helpers/test-app.js';
+import { needsSharedData, sharedData } from '../helpers/requirements.js';
+import { createTestApp, type TestApp, withKey } from '../helpers/test-app.js';
 
 /**
  * Every PDF of the shared data goes through upload → every chunk of /api/fulltext → /api/question,
@@ -176,122 +177,125 @@ function comparable(text: string): string {
     .replace(/[^\p{L}\p{N}]+/gu, '');
 }
 
-let t: TestApp;
-const refs = new Map<string, string>();
+// The real PDFs are the point here: the file runs where the shared data is (decision 0043).
+describe.skipIf(needsSharedData('pdfs'))('every PDF of the shared data through the HTTP API', () => {
+  let t: TestApp;
+  const refs = new Map<string, string>();
 
-beforeAll(async () => {
-  t = await createTestApp({
-    ALEXANDRIA_PUBLIC_URL: 'http://alexandria.test',
-    // These answers are checked against hybrid ranking: let a question wait for its vectors
-    // (test/integration/question-deadline.test.ts covers the words-only answer at the deadline).
-    ALEXANDRIA_QUESTION_DEADLINE_MS: '900000',
-    // …over every passage's vector, first questions included (a first question ranks BM25's
-    // candidates only: measured by `npm run eval -- reader-qa`, decision 0012).
-    ALEXANDRIA_QUESTION_FIRST_CANDIDATES: '0',
-  });
-}, 600_000);
-
-afterAll(async () => {
-  await t.close();
-});
-
-const get = (url: string) => t.app.inject({ method: 'GET', url, headers: withKey(t.key) });
-
-it('the table covers every PDF of the shared data', () => {
-  const files = readdirSync(join(sharedData, 'pdfs')).filter((name) => name.endsWith('.pdf'));
-  expect(cases.map((item) => item.file).sort()).toEqual(files.sort());
-});
-
-describe.each(cases)('$file', (item) => {
   beforeAll(async () => {
-    const bytes = readFileSync(join(sharedData, 'pdfs', item.file));
-    const form = multipartBody([
-      { name: 'file', filename: item.file, contentType: 'application/pdf', data: bytes },
-    ]);
-    const response = await t.app.inject({
-      method: 'POST',
-      url: '/api/add_to_project?project_name=Corpus',
-      headers: { ...withKey(t.key), 'content-type': form.contentType },
-      payload: form.body,
+    t = await createTestApp({
+      ALEXANDRIA_PUBLIC_URL: 'http://alexandria.test',
+      // These answers are checked against hybrid ranking: let a question wait for its vectors
+      // (test/integration/question-deadline.test.ts covers the words-only answer at the deadline).
+      ALEXANDRIA_QUESTION_DEADLINE_MS: '900000',
+      // …over every passage's vector, first questions included (a first question ranks BM25's
+      // candidates only: measured by `npm run eval -- reader-qa`, decision 0012).
+      ALEXANDRIA_QUESTION_FIRST_CANDIDATES: '0',
     });
-    expect(response.statusCode, response.body).toBe(200);
-    const [paper] = response.json();
-    if (item.title) expect(paper.title).toMatch(item.title);
-    refs.set(item.file, paper.pdf_id);
   }, 600_000);
 
-  if (item.scan) {
-    it('answers with a clear hint instead of text', async () => {
-      const read = (await get(`/api/fulltext?pdf_id=${refs.get(item.file)}`)).json();
-      expect(read.total_chunk_num).toBe(1);
-      expect(read.chunks[0].chunk).toBe('');
-      expect(read.hint).toMatch(
-        /^This PDF is a scanned image with no text layer \(2 pages\); no text can be read \(OCR is off\)\./,
-      );
-      const asked = (
-        await get(`/api/question?pdf_id=${refs.get(item.file)}&question=garbage%20collector`)
-      ).json();
-      expect(asked.hint).toMatch(/no text layer/);
-    });
-    return;
-  }
+  afterAll(async () => {
+    await t.close();
+  });
 
-  it('reads every chunk, in order, with the known text and hints', async () => {
-    const ref = refs.get(item.file) ?? '';
-    const first = (await get(`/api/fulltext?pdf_id=${ref}`)).json();
-    const total: number = first.total_chunk_num;
-    expect(total).toBeGreaterThan(0);
-    const texts: string[] = [];
-    for (let chunk = 1; chunk <= total; chunk++) {
-      const read = (await get(`/api/fulltext?pdf_id=${ref}&chunk=${chunk}`)).json();
-      expect(read.total_chunk_num).toBe(total);
-      expect(read.chunks[0].chunk_num).toBe(chunk);
-      expect(read.chunks[0].chunk.trim().length).toBeGreaterThan(0);
-      expect(read.chunks[0].chunk.length).toBeLessThan(12_000);
-      // Every chunk says where it is printed: boxes on its own pages, inside the page (decision 0034).
-      const { pages, boxes } = read.chunks[0];
-      expect(boxes.length, `chunk ${chunk} has no boxes`).toBeGreaterThan(0);
-      for (const box of boxes) {
-        expect(pages).toContain(box.page);
-        expect(box.x0).toBeGreaterThanOrEqual(0);
-        expect(box.y1).toBeLessThanOrEqual(1);
-        expect(box.x1).toBeGreaterThan(box.x0);
-        expect(box.y1).toBeGreaterThan(box.y0);
-      }
-      expect(read.hint).toBe(
-        chunk === total
-          ? total === 1
-            ? 'This document has a single chunk; you have read all of it.'
-            : `This is the last chunk (${total} of ${total}).`
-          : `Read chunk ${chunk + 1} of ${total} next with chunk=${chunk + 1}.`,
-      );
-      texts.push(read.chunks[0].chunk);
+  const get = (url: string) => t.app.inject({ method: 'GET', url, headers: withKey(t.key) });
+
+  it('the table covers every PDF of the shared data', () => {
+    const files = readdirSync(join(sharedData, 'pdfs')).filter((name) => name.endsWith('.pdf'));
+    expect(cases.map((item) => item.file).sort()).toEqual(files.sort());
+  });
+
+  describe.each(cases)('$file', (item) => {
+    beforeAll(async () => {
+      const bytes = readFileSync(join(sharedData, 'pdfs', item.file));
+      const form = multipartBody([
+        { name: 'file', filename: item.file, contentType: 'application/pdf', data: bytes },
+      ]);
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/api/add_to_project?project_name=Corpus',
+        headers: { ...withKey(t.key), 'content-type': form.contentType },
+        payload: form.body,
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      const [paper] = response.json();
+      if (item.title) expect(paper.title).toMatch(item.title);
+      refs.set(item.file, paper.pdf_id);
+    }, 600_000);
+
+    if (item.scan) {
+      it('answers with a clear hint instead of text', async () => {
+        const read = (await get(`/api/fulltext?pdf_id=${refs.get(item.file)}`)).json();
+        expect(read.total_chunk_num).toBe(1);
+        expect(read.chunks[0].chunk).toBe('');
+        expect(read.hint).toMatch(
+          /^This PDF is a scanned image with no text layer \(2 pages\); no text can be read \(OCR is off\)\./,
+        );
+        const asked = (
+          await get(`/api/question?pdf_id=${refs.get(item.file)}&question=garbage%20collector`)
+        ).json();
+        expect(asked.hint).toMatch(/no text layer/);
+      });
+      return;
     }
-    const whole = comparable(texts.join('\n'));
-    for (const sentence of item.known) expect(whole).toContain(comparable(sentence));
-    // Stable: the same chunk read again is the same text.
-    expect((await get(`/api/fulltext?pdf_id=${ref}&chunk=1`)).json().chunks[0].chunk).toBe(texts[0]);
-  }, 300_000);
 
-  if (item.question && item.answer) {
-    const { question, answer } = item;
-    it('answers the question with the chunk that holds the passage', async () => {
+    it('reads every chunk, in order, with the known text and hints', async () => {
       const ref = refs.get(item.file) ?? '';
-      const response = await get(`/api/question?pdf_id=${ref}&question=${encodeURIComponent(question)}`);
-      expect(response.statusCode).toBe(200);
-      const body = response.json();
-      const returned = comparable(body.chunks[0].chunk);
-      const accepted = (Array.isArray(answer) ? answer : [answer]).map(comparable);
-      expect(
-        accepted.some((text) => returned.includes(text)),
-        `chunk ${body.chunks[0].chunk_num}: ${body.chunks[0].chunk.slice(0, 300)}`,
-      ).toBe(true);
-      expect(body.hint).toContain(`chunk ${body.chunks[0].chunk_num} of ${body.total_chunk_num}`);
-      // The passage that answers is located on its page(s).
-      const { passage } = body.chunks[0];
-      expect(passage.boxes.length, passage.text).toBeGreaterThan(0);
-      for (const page of passage.pages) expect(body.chunks[0].pages).toContain(page);
-      // The first question embeds every passage of the document (minutes for the thesis on a busy machine).
-    }, 900_000);
-  }
+      const first = (await get(`/api/fulltext?pdf_id=${ref}`)).json();
+      const total: number = first.total_chunk_num;
+      expect(total).toBeGreaterThan(0);
+      const texts: string[] = [];
+      for (let chunk = 1; chunk <= total; chunk++) {
+        const read = (await get(`/api/fulltext?pdf_id=${ref}&chunk=${chunk}`)).json();
+        expect(read.total_chunk_num).toBe(total);
+        expect(read.chunks[0].chunk_num).toBe(chunk);
+        expect(read.chunks[0].chunk.trim().length).toBeGreaterThan(0);
+        expect(read.chunks[0].chunk.length).toBeLessThan(12_000);
+        // Every chunk says where it is printed: boxes on its own pages, inside the page (decision 0034).
+        const { pages, boxes } = read.chunks[0];
+        expect(boxes.length, `chunk ${chunk} has no boxes`).toBeGreaterThan(0);
+        for (const box of boxes) {
+          expect(pages).toContain(box.page);
+          expect(box.x0).toBeGreaterThanOrEqual(0);
+          expect(box.y1).toBeLessThanOrEqual(1);
+          expect(box.x1).toBeGreaterThan(box.x0);
+          expect(box.y1).toBeGreaterThan(box.y0);
+        }
+        expect(read.hint).toBe(
+          chunk === total
+            ? total === 1
+              ? 'This document has a single chunk; you have read all of it.'
+              : `This is the last chunk (${total} of ${total}).`
+            : `Read chunk ${chunk + 1} of ${total} next with chunk=${chunk + 1}.`,
+        );
+        texts.push(read.chunks[0].chunk);
+      }
+      const whole = comparable(texts.join('\n'));
+      for (const sentence of item.known) expect(whole).toContain(comparable(sentence));
+      // Stable: the same chunk read again is the same text.
+      expect((await get(`/api/fulltext?pdf_id=${ref}&chunk=1`)).json().chunks[0].chunk).toBe(texts[0]);
+    }, 300_000);
+
+    if (item.question && item.answer) {
+      const { question, answer } = item;
+      it('answers the question with the chunk that holds the passage', async () => {
+        const ref = refs.get(item.file) ?? '';
+        const response = await get(`/api/question?pdf_id=${ref}&question=${encodeURIComponent(question)}`);
+        expect(response.statusCode).toBe(200);
+        const body = response.json();
+        const returned = comparable(body.chunks[0].chunk);
+        const accepted = (Array.isArray(answer) ? answer : [answer]).map(comparable);
+        expect(
+          accepted.some((text) => returned.includes(text)),
+          `chunk ${body.chunks[0].chunk_num}: ${body.chunks[0].chunk.slice(0, 300)}`,
+        ).toBe(true);
+        expect(body.hint).toContain(`chunk ${body.chunks[0].chunk_num} of ${body.total_chunk_num}`);
+        // The passage that answers is located on its page(s).
+        const { passage } = body.chunks[0];
+        expect(passage.boxes.length, passage.text).toBeGreaterThan(0);
+        for (const page of passage.pages) expect(body.chunks[0].pages).toContain(page);
+        // The first question embeds every passage of the document (minutes for the thesis on a busy machine).
+      }, 900_000);
+    }
+  });
 });

@@ -1,13 +1,12 @@
 // Embed-on-add on the embedded default (no Redis): an `embed-passages` job on the in-process queue,
 // run by the replica itself, one per document whoever files it.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { editorialPdf } from '../helpers/generated-pdfs.js';
 import { multipartBody } from '../helpers/multipart.js';
-import { createTestApp, sharedData, type TestApp, withKey } from '../helpers/test-app.js';
+import { createTestApp, type TestApp, withKey } from '../helpers/test-app.js';
 
-const editorial = readFileSync(join(sharedData, 'pdfs', 'immunology_editorial_imm13445.pdf'));
+const editorial = await editorialPdf();
 const sha256 = createHash('sha256').update(editorial).digest('hex');
 
 let t: TestApp;

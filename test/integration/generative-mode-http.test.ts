@@ -5,11 +5,11 @@ import { resolveInputs } from '../../src/ingest/ingest-inputs.js';
 import { ingest } from '../../src/ingest/ingest-pipeline.js';
 import { type FakeOpenAiServer, startFakeOpenAiServer } from '../fakes/fake-openai-server.js';
 import { type ChatTestApp, startChatApp } from '../helpers/chat-app.js';
-import { sharedData } from '../helpers/test-app.js';
+import { fixtures } from '../helpers/requirements.js';
 
 /** generative_mode on /api/abstracts over the real search service and ACL Anthology records. */
 
-const corpus = join(sharedData, 'corpus', 'acl_anthology_sample_500.jsonl');
+const corpus = join(fixtures, 'corpus', 'acl_anthology_sample_500.jsonl');
 const dotat = 'https://aclanthology.org/2022.acl-demo.1';
 const query = 'How much does DoTAT reduce the event annotation time?';
 

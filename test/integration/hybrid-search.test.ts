@@ -9,7 +9,7 @@ import { createHttpApp } from '../../src/http/server.js';
 import { type Container, createContainer } from '../../src/main.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { SearchService } from '../../src/services/search-service.js';
-import { sciFactRecords } from '../helpers/scifact-index.js';
+import { aclCorpus } from '../helpers/ranking-corpus.js';
 import { offline } from '../helpers/test-app.js';
 
 const folders: string[] = [];
@@ -18,7 +18,7 @@ afterAll(async () => {
 });
 
 /**
- * The composition root as `alexandria serve` builds it (background on): real SciFact records in
+ * The composition root as `alexandria serve` builds it (background on): real ACL Anthology records in
  * the SQLite index, the real ONNX model, the record-vector job in-process, `/api/abstracts` ranked
  * with the vectors it stored.
  */
@@ -41,7 +41,7 @@ describe('hybrid paper search in the running server', () => {
     await app.ready();
     try {
       const index = container.stores.index;
-      const records = (await sciFactRecords())
+      const records = (await aclCorpus.records())
         .slice(0, 24)
         .map((paper): Paper => ({ ...paper, type: 'journal-article' }));
       // The ingest does not wait for vectors.
@@ -64,7 +64,7 @@ describe('hybrid paper search in the running server', () => {
         const body = response.json() as { total_num_results: number; paper_data: Array<{ title: string }> };
         return { total: body.total_num_results, titles: body.paper_data.map((paper) => paper.title) };
       };
-      const claim = 'Cells respond to DNA damage by activating repair pathways and stopping the cell cycle';
+      const claim = 'Tools that help people annotate text and build datasets for language models';
       const plain = await bm25.searchPapers({
         query: claim,
         sort: 'relevance',

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Paper } from '../../src/domain/paper.js';
 import { resolveInputs } from '../../src/ingest/ingest-inputs.js';
 import { ingest } from '../../src/ingest/ingest-pipeline.js';
-import { createTestApp, sharedData, type TestApp, withKey } from '../helpers/test-app.js';
+import { fixtures } from '../helpers/requirements.js';
+import { createTestApp, type TestApp, withKey } from '../helpers/test-app.js';
 
 /**
  * Issue 16, "offline literature_map always returns related: 0": the local related search asked for
@@ -15,7 +16,7 @@ let t: TestApp;
 
 beforeAll(async () => {
   t = await createTestApp();
-  const corpus = join(sharedData, 'corpus', 'acl_anthology_sample_500.jsonl');
+  const corpus = join(fixtures, 'corpus', 'acl_anthology_sample_500.jsonl');
   await ingest(t.container.stores.index, await resolveInputs(corpus, process.stdin));
 }, 120_000);
 afterAll(async () => {

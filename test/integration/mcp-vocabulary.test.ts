@@ -1,13 +1,12 @@
-import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emptyPaper, type Paper } from '../../src/domain/paper.js';
-import { createTestApp, sharedData, type TestApp, withKey } from '../helpers/test-app.js';
+import { figurePaperPdf } from '../helpers/generated-pdfs.js';
+import { createTestApp, type TestApp, withKey } from '../helpers/test-app.js';
 
 /**
  * Issue 16 (MCP): the tools take the REST API's parameter names (old names still accepted), their
@@ -22,12 +21,13 @@ let pdfServer: Server;
 let pdfUrl: string;
 const clients: Client[] = [];
 
-const beyondTitle = 'Beyond Summarization: Designing AI Support for Real-World Expository Writing Tasks';
+/** The generated paper on river deltas (test/helpers/generated-pdfs.ts), served as an open PDF. */
+const deltasTitle = 'Sediment budgets of three small river deltas';
 /** An index record whose open PDF is on a host that cannot be resolved (an offline machine). */
 const unreachableDoi = '10.5555/offline.add';
 
 beforeAll(async () => {
-  const pdf = readFileSync(join(sharedData, 'pdfs', 'beyond_summarization_2304.02623v1.pdf'));
+  const pdf = await figurePaperPdf();
   pdfServer = createServer((_request, response) => {
     response.writeHead(200, { 'content-type': 'application/pdf' });
     response.end(pdf);
@@ -39,10 +39,10 @@ beforeAll(async () => {
   baseUrl = await t.app.listen({ host: '127.0.0.1', port: 0 });
   const records: Paper[] = [
     {
-      ...emptyPaper(beyondTitle),
-      authors: ['Zejiang Shen', 'Tal August', 'Pao Siangliulue'],
+      ...emptyPaper(deltasTitle),
+      authors: ['Alexandria Test Documents'],
       abstract:
-        'Large language models have introduced exciting new opportunities and challenges in designing and developing new AI-assisted writing support tools. We focus on expository writing support beyond summarization.',
+        'Three small deltas below rivers with no dam, a weir and a reservoir: sediment delivery measured for four years, and how their shorelines advanced or retreated.',
       year: 2023,
       publication_date: '2023-04-05',
       type: 'conference-paper',
@@ -219,7 +219,7 @@ describe('hints name the MCP tool to call; REST answers keep REST hints', () => 
 
     const asked = await client.callTool({
       name: 'ask_pdf',
-      arguments: { pdf_id: pdfId, question: 'What writing tasks go beyond summarization?' },
+      arguments: { pdf_id: pdfId, question: 'How fast did the delta below the reservoir retreat?' },
     });
     const best = Number(/^Best answer: chunk (\d+)/.exec(textOf(asked))?.[1]);
     const neighbour = best > 1 ? best - 1 : best + 1;
@@ -227,7 +227,7 @@ describe('hints name the MCP tool to call; REST answers keep REST hints', () => 
     expect(hintOf(asked)).not.toContain('read chunk=');
     const restAsked = (
       await rest(
-        `/api/question?pdf_id=${encodeURIComponent(pdfId)}&question=${encodeURIComponent('What writing tasks go beyond summarization?')}`,
+        `/api/question?pdf_id=${encodeURIComponent(pdfId)}&question=${encodeURIComponent('How fast did the delta below the reservoir retreat?')}`,
       )
     ).json();
     expect(restAsked.hint).toContain(`read chunk=${neighbour}`);
@@ -363,11 +363,11 @@ describe('an LLM-style client: search → add → read → ask, using only what 
     const search = await call({
       name: 'search_papers',
       arguments: {
-        query: 'AI support for expository writing beyond summarization',
+        query: 'sediment budgets of small river deltas',
         peer_reviewed_only: false,
       },
     });
-    expect(JSON.parse(textOf(search)).result.papers[0].title).toBe(beyondTitle);
+    expect(JSON.parse(textOf(search)).result.papers[0].title).toBe(deltasTitle);
 
     const add = await call(follow(hints.at(-1) as string, 'add_to_project'));
     const pdfId = JSON.parse(textOf(add)).result[0].pdf_id as string;
@@ -378,7 +378,7 @@ describe('an LLM-style client: search → add → read → ask, using only what 
     const second = await call(follow(hints.at(-1) as string, 'read_full_text'));
     expect(textOf(second)).toMatch(/^Chunk 2 of \d+/);
 
-    const question = 'How did the authors study expository writing support?';
+    const question = 'How was the sediment delivery of the rivers measured?';
     const asked = await call(follow(hints[1] as string, 'ask_pdf', question));
     expect(textOf(asked)).toMatch(/^Best answer: chunk \d+ of \d+ · PROJ:gpt\//);
     const around = await call(follow(hints.at(-1) as string, 'read_full_text'));

@@ -9,7 +9,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emptyPaper } from '../../src/domain/paper.js';
 import { tsxLoaderUrl } from '../../src/platform/worker-file.js';
-import { createTestApp, sharedData, type TestApp, withKey } from '../helpers/test-app.js';
+import { figurePaperPdf } from '../helpers/generated-pdfs.js';
+import { fixtures } from '../helpers/requirements.js';
+import { createTestApp, type TestApp, withKey } from '../helpers/test-app.js';
 
 let t: TestApp;
 let baseUrl: string;
@@ -313,7 +315,7 @@ describe('Origin of browser pages (DNS-rebinding protection, issue "Closed doors
 
 describe('search tools', () => {
   it('search_papers and fast_paper_search find indexed papers, as the REST search does', async () => {
-    const lines = readFileSync(join(sharedData, 'corpus', 'acl_anthology_sample_500.jsonl'), 'utf8').split(
+    const lines = readFileSync(join(fixtures, 'corpus', 'acl_anthology_sample_500.jsonl'), 'utf8').split(
       '\n',
     );
     const papers = lines
@@ -375,14 +377,14 @@ describe('search tools', () => {
 
 describe('document tools', () => {
   it('add_to_project fetches a PDF url, read_full_text reads it and ask_pdf finds the answering chunk', async () => {
-    const pdf = readFileSync(join(sharedData, 'pdfs', 'beyond_summarization_2304.02623v1.pdf'));
+    const pdf = await figurePaperPdf();
     const server = createServer((_request, response) => {
       response.writeHead(200, { 'content-type': 'application/pdf' });
       response.end(pdf);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/beyond.pdf`;
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/deltas.pdf`;
       const client = await httpClient(t.key);
       const added = await client.callTool({
         name: 'add_to_project',
@@ -396,13 +398,13 @@ describe('document tools', () => {
 
       const first = textOf(await client.callTool({ name: 'read_full_text', arguments: { pdf_id: pdfId } }));
       expect(first).toMatch(/^Chunk 1 of \d+ · PROJ:\S+ · pages? 1\b/);
-      expect(first).toContain('Beyond Summarization');
+      expect(first).toContain('Sediment budgets of three small river deltas');
       expect(first).toContain('Hint:');
 
       const answer = textOf(
         await client.callTool({
           name: 'ask_pdf',
-          arguments: { pdf_id: pdfId, question: 'How did the authors study expository writing support?' },
+          arguments: { pdf_id: pdfId, question: 'How was the sediment delivery of the rivers measured?' },
         }),
       );
       expect(answer).toMatch(/^Best answer: chunk \d+ of \d+ · PROJ:\S+ · pages? \d+/);

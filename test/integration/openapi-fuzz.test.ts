@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
@@ -9,8 +7,9 @@ import { parsePaperIdentifier } from '../../src/domain/identifiers.js';
 import { emptyPaper, type Paper } from '../../src/domain/paper.js';
 import { type FakeZotero, startFakeZotero } from '../fakes/fake-zotero.js';
 import { tinyPdf } from '../fakes/tiny-pdf.js';
+import { figurePaperPdf, editorialPdf as generatedEditorial } from '../helpers/generated-pdfs.js';
 import { multipartBody } from '../helpers/multipart.js';
-import { createTestApp, sharedData, type TestApp, withKey } from '../helpers/test-app.js';
+import { createTestApp, type TestApp, withKey } from '../helpers/test-app.js';
 
 /**
  * A property-based fuzz of every operation of the service's own /openapi.json (issue 13): requests
@@ -28,9 +27,9 @@ import { createTestApp, sharedData, type TestApp, withKey } from '../helpers/tes
 const seed = Number(process.env.FUZZ_SEED ?? 20_260_113);
 const runs = Number(process.env.FUZZ_RUNS ?? 150);
 
-const pdfDir = join(sharedData, 'pdfs');
-const editorialPdf = readFileSync(join(pdfDir, 'immunology_editorial_imm13445.pdf'));
-const figurePdf = readFileSync(join(pdfDir, 'pasa_2501.10120.pdf'));
+// Written by pdfkit from our own texts (test/helpers/generated-pdfs.ts).
+const editorialPdf = await generatedEditorial();
+const figurePdf = await figurePaperPdf();
 const smallPdf = Buffer.from(tinyPdf([['Fuzzing is a testing technique.', 'Property based tests.']]));
 
 // ---------------------------------------------------------------------------------------------

@@ -9,12 +9,12 @@
 // built the SQLite extension from the shipped C source. docs/decisions/0027-folder-ingest-packaging-backup.md
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sharedData } from '../helpers/test-app.js';
+import { editorialPdf } from '../helpers/generated-pdfs.js';
 
 const run = promisify(execFile);
 const repo = join(import.meta.dirname, '..', '..');
@@ -139,10 +139,7 @@ describe('npm pack (issue 16)', () => {
 
     const dataDir = join(root, 'data');
     await mkdir(join(root, 'pdfs'));
-    await copyFile(
-      join(sharedData, 'pdfs', 'immunology_editorial_imm13445.pdf'),
-      join(root, 'pdfs', 'editorial.pdf'),
-    );
+    await writeFile(join(root, 'pdfs', 'editorial.pdf'), await editorialPdf());
     const ingested = await exited(alexandria(['ingest', join(root, 'pdfs'), '--no-embed'], dataDir));
     expect(ingested.code, ingested.stderr).toBe(0);
     expect(ingested.stdout).toMatch(/Filed 1 PDF .*: 1 added, 0 unchanged, 0 failed\./);
@@ -166,7 +163,7 @@ describe('npm pack (issue 16)', () => {
     expect(project.status).toBe(200);
     const papers = ((await project.json()) as { papers: Array<{ title: string }> }).papers;
     expect(papers.map((paper) => paper.title)).toEqual([
-      'COVID-19 vaccination and treatment in vulnerable populations',
+      'Vaccination and treatment of COVID-19 in immunosuppressed patients',
     ]);
     server.kill('SIGTERM');
     expect(await new Promise((resolve) => server.once('exit', resolve))).toBe(0);

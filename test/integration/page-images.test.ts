@@ -1,13 +1,14 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { decode } from 'fast-png';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppError } from '../../src/domain/errors.js';
 import { WorkerPdfExtractor } from '../../src/pdf/worker-pdf-extractor.js';
 import { pageImageBlobKey } from '../../src/services/documents/page-images.js';
-import { createTestApp, sharedData, type TestApp, uploadPdf, withKey } from '../helpers/test-app.js';
+import { editorialPdf, figurePaperPdf } from '../helpers/generated-pdfs.js';
+import { createTestApp, type TestApp, uploadPdf, withKey } from '../helpers/test-app.js';
 
-const pdfs = join(sharedData, 'pdfs');
+// Written by pdfkit from our own texts (test/helpers/generated-pdfs.ts): an A4 and a US Letter one.
+const a4 = await editorialPdf();
+const letter2 = await figurePaperPdf();
 const pngSignature = [137, 80, 78, 71, 13, 10, 26, 10];
 
 /** Share of dark pixels (below 160 of 255: small anti-aliased text is grey); text is a few percent of a page. */
@@ -22,7 +23,7 @@ function darkShare(png: Uint8Array): { width: number; height: number; dark: numb
   return { width: image.width, height: image.height, dark: dark / (image.width * image.height) };
 }
 
-describe('PdfExtractor.renderPage on shared PDFs (PDFium in the worker pool)', () => {
+describe('PdfExtractor.renderPage (PDFium in the worker pool)', () => {
   const extractor = new WorkerPdfExtractor({
     threads: 1,
     timeoutMs: 60_000,
@@ -33,39 +34,29 @@ describe('PdfExtractor.renderPage on shared PDFs (PDFium in the worker pool)', (
   });
   afterAll(() => extractor.close());
 
-  it('draws a real page as a PNG in the page’s proportions, with ink on it', async () => {
-    // PaperMage is A4 (595.276 × 841.89 pt); Beyond Summarization US Letter (612 × 792).
-    const papermage = await extractor.renderPage(
-      readFileSync(join(pdfs, 'papermage_emnlp2023_demo.pdf')),
-      1,
-      {
-        width: 1000,
-      },
-    );
-    expect([...papermage.png.subarray(0, 8)]).toEqual(pngSignature);
-    expect(papermage).toMatchObject({ width: 1000, height: Math.round((1000 * 841.89) / 595.276) });
-    expect(papermage.pageCount).toBeGreaterThan(5);
-    const decoded = darkShare(papermage.png);
-    expect([decoded.width, decoded.height]).toEqual([papermage.width, papermage.height]);
+  it('draws a page as a PNG in the page’s proportions, with ink on it', async () => {
+    // The editorial is A4 (595.28 × 841.89 pt), the paper on deltas US Letter (612 × 792).
+    const portrait = await extractor.renderPage(a4, 1, { width: 1000 });
+    expect([...portrait.png.subarray(0, 8)]).toEqual(pngSignature);
+    expect(portrait).toMatchObject({ width: 1000, height: Math.round((1000 * 841.89) / 595.28) });
+    expect(portrait.pageCount).toBe(2);
+    const decoded = darkShare(portrait.png);
+    expect([decoded.width, decoded.height]).toEqual([portrait.width, portrait.height]);
     expect(decoded.dark).toBeGreaterThan(0.01);
     expect(decoded.dark).toBeLessThan(0.3);
 
-    const letter = await extractor.renderPage(
-      readFileSync(join(pdfs, 'beyond_summarization_2304.02623v1.pdf')),
-      4,
-      { width: 400 },
-    );
-    expect(letter).toMatchObject({ width: 400, height: Math.round((400 * 792) / 612), pageCount: 4 });
+    const letter = await extractor.renderPage(letter2, 2, { width: 400 });
+    expect(letter).toMatchObject({ width: 400, height: Math.round((400 * 792) / 612), pageCount: 3 });
     expect(darkShare(letter.png).dark).toBeGreaterThan(0.01);
   });
 
   it('names `page` for a page past the last one and keeps working', async () => {
-    const bytes = readFileSync(join(pdfs, 'beyond_summarization_2304.02623v1.pdf'));
+    const bytes = letter2;
     const error = (await extractor
-      .renderPage(bytes, 5, { width: 500 })
+      .renderPage(bytes, 4, { width: 500 })
       .catch((caught) => caught)) as AppError;
     expect(error).toMatchObject({ code: 'invalid_request', param: 'page' });
-    expect(error.message).toMatch(/has 4 pages/);
+    expect(error.message).toMatch(/has 3 pages/);
     const garbage = (await extractor
       .renderPage(new Uint8Array(Buffer.from('%PDF-1.7\nnot really a pdf')), 1, { width: 500 })
       .catch((caught) => caught)) as AppError;
@@ -83,7 +74,7 @@ describe('PdfExtractor.renderPage on shared PDFs (PDFium in the worker pool)', (
       figurePixels: 40_000_000,
     });
     try {
-      const bytes = readFileSync(join(pdfs, 'pasa_2501.10120.pdf'));
+      const bytes = letter2;
       const error = (await hurried
         .renderPage(bytes, 1, { width: 2000 })
         .catch((caught) => caught)) as AppError;
@@ -102,12 +93,7 @@ describe('GET /api/page_image', () => {
 
   beforeAll(async () => {
     t = await createTestApp({ ALEXANDRIA_EMBED_ON_ADD: 'false' });
-    const added = await uploadPdf(
-      t,
-      t.key,
-      'beyond.pdf',
-      readFileSync(join(pdfs, 'beyond_summarization_2304.02623v1.pdf')),
-    );
+    const added = await uploadPdf(t, t.key, 'deltas.pdf', letter2);
     expect(added.statusCode).toBe(200);
     pdfId = added.json()[0].pdf_id;
     expect(pdfId).toMatch(/^PROJ:/);
@@ -179,7 +165,7 @@ describe('GET /api/page_image', () => {
   it('answers parameter mistakes with 400 naming the parameter, and unknown PDFs with 404 pdf_id', async () => {
     const ref = encodeURIComponent(pdfId);
     const cases: Array<[string, number, string]> = [
-      [`/api/page_image?pdf_id=${ref}&page=5`, 400, 'page'],
+      [`/api/page_image?pdf_id=${ref}&page=4`, 400, 'page'],
       [`/api/page_image?pdf_id=${ref}&page=0`, 400, 'page'],
       [`/api/page_image?pdf_id=${ref}&page=two`, 400, 'page'],
       [`/api/page_image?pdf_id=${ref}&page=1&width=100`, 400, 'width'],
@@ -200,8 +186,8 @@ describe('GET /api/page_image', () => {
       expect({ url, status: response.statusCode }).toEqual({ url, status });
       expect(response.json().error.param, url).toBe(param);
     }
-    const page5 = await get(`/api/page_image?pdf_id=${ref}&page=5`);
-    expect(page5.json().error.message).toMatch(/has 4 pages/);
+    const page4 = await get(`/api/page_image?pdf_id=${ref}&page=4`);
+    expect(page4.json().error.message).toMatch(/has 3 pages/);
   });
 
   it('draws no page of another tenant’s PDF', async () => {

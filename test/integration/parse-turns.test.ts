@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ParseCache } from '../../src/services/documents/parse-cache.js';
-import { createTestApp, sharedData, type TestApp, uploadPdf } from '../helpers/test-app.js';
+import { editorialPdf, figurePaperPdf, gaugingReportPdf } from '../helpers/generated-pdfs.js';
+import { createTestApp, type TestApp, uploadPdf } from '../helpers/test-app.js';
 
 /**
  * Issue 13, "one tenant stalls the others": the PDF worker pool's queue is first come first served,
@@ -10,13 +9,13 @@ import { createTestApp, sharedData, type TestApp, uploadPdf } from '../helpers/t
  * upload was even started. Now tenants take turns at the parse threads: with one thread, the other
  * tenant's upload is parsed as soon as the first large one is done.
  */
-const pdf = (name: string) => readFileSync(join(sharedData, 'pdfs', name));
-const thesis = pdf('okasaki_purely_functional_data_structures_thesis_1996.pdf'); // 162 pages
-const shannon = pdf('shannon_1948_mathematical_theory_of_communication.pdf'); // 55 pages
-const editorial = pdf('immunology_editorial_imm13445.pdf'); // 2 pages
-const warmUp = pdf('novelty_controlled_paraphrase_aaai2022.pdf'); // 12 pages
+// Written by pdfkit from our own texts (test/helpers/generated-pdfs.ts).
+const thesis = await gaugingReportPdf(400); // 401 pages, about a second and a half to parse
+const shannon = await gaugingReportPdf(200); // 201 pages
+const editorial = await editorialPdf(); // 2 pages
+const warmUp = await figurePaperPdf(); // 2 pages with figures
 
-describe('tenants take turns at the PDF parse threads (real app, real PDFs, one parse thread)', () => {
+describe('tenants take turns at the PDF parse threads (real app, generated PDFs, one parse thread)', () => {
   let t: TestApp;
   let parses: ParseCache | undefined;
 

@@ -6,6 +6,7 @@ import {
   scoreMetadata,
   summarize,
 } from '../../eval/lib/pdf-metadata-score.js';
+import { needsSharedData } from '../helpers/requirements.js';
 
 /**
  * Metadata read from every shared PDF (the real pipeline, PDFium) against the expectations written
@@ -13,15 +14,17 @@ import {
  * text-layer PDF's title must be right; authors, DOI and arXiv id are held to the lines measured
  * when this was written (all right on these 17 PDFs: author F1 1.00, every list exact).
  */
-const expected = loadExpectedMetadata();
+const skip = needsSharedData('pdfs/pdfs_manifest.jsonl');
+const expected = skip ? [] : loadExpectedMetadata();
 const scores = new Map<string, MetadataScore>();
 
-beforeAll(async () => {
-  for (const entry of expected)
-    scores.set(entry.file, scoreMetadata(entry, await extractMetadata(entry.file)));
-}, 300_000);
+// The real PDFs' printed metadata is the point here: the file runs where the shared data is.
+describe.skipIf(skip)('metadata of every shared PDF', () => {
+  beforeAll(async () => {
+    for (const entry of expected)
+      scores.set(entry.file, scoreMetadata(entry, await extractMetadata(entry.file)));
+  }, 300_000);
 
-describe('metadata of every shared PDF', () => {
   it('has an expectation for every PDF of the manifest', () => {
     expect(expected.length).toBe(18);
   });

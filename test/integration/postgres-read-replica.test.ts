@@ -6,6 +6,7 @@ import {
 import { emptyPaper, type Paper } from '../../src/domain/paper.js';
 import type { IndexQuery } from '../../src/ports/paper-index.js';
 import { type Standby, startStandby } from '../helpers/pg-standby.js';
+import { needsPostgresExtension, needsPostgresStandby } from '../helpers/requirements.js';
 import { dropSchema, testPostgresUrl, uniqueSchema } from '../helpers/services.js';
 
 const query = (text: string): IndexQuery => ({
@@ -35,76 +36,79 @@ async function standbyScans(standby: Standby, schema: string): Promise<number> {
 
 const layouts = ['inverted', 'tsvector'] as const;
 
-describe('PostgreSQL index with a real streaming read replica', () => {
-  let standby: Standby;
-  const schemas = Object.fromEntries(layouts.map((layout) => [layout, uniqueSchema(`replica_${layout}`)]));
-  const indexes: Partial<Record<(typeof layouts)[number], PostgresPaperIndex>> = {};
+describe.skipIf((await needsPostgresExtension()) || (await needsPostgresStandby()))(
+  'PostgreSQL index with a real streaming read replica',
+  () => {
+    let standby: Standby;
+    const schemas = Object.fromEntries(layouts.map((layout) => [layout, uniqueSchema(`replica_${layout}`)]));
+    const indexes: Partial<Record<(typeof layouts)[number], PostgresPaperIndex>> = {};
 
-  beforeAll(async () => {
-    // Each layout's schema and a first record exist before the base backup; the rest streams.
-    for (const layout of layouts) {
-      const writer = await createPostgresPaperIndex(testPostgresUrl, { schema: schemas[layout], layout });
-      await writer.upsert([record('Dependency parsing with graph neural networks', 1)]);
-      await writer.close();
-    }
-    standby = await startStandby();
-    for (const layout of layouts) {
-      indexes[layout] = await createPostgresPaperIndex(testPostgresUrl, {
-        schema: schemas[layout],
-        readUrls: [standby.url],
-        layout,
+    beforeAll(async () => {
+      // Each layout's schema and a first record exist before the base backup; the rest streams.
+      for (const layout of layouts) {
+        const writer = await createPostgresPaperIndex(testPostgresUrl, { schema: schemas[layout], layout });
+        await writer.upsert([record('Dependency parsing with graph neural networks', 1)]);
+        await writer.close();
+      }
+      standby = await startStandby();
+      for (const layout of layouts) {
+        indexes[layout] = await createPostgresPaperIndex(testPostgresUrl, {
+          schema: schemas[layout],
+          readUrls: [standby.url],
+          layout,
+        });
+      }
+    }, 120_000);
+
+    afterAll(async () => {
+      for (const index of Object.values(indexes)) await index?.close();
+      await standby?.stop();
+      for (const schema of Object.values(schemas)) await dropSchema(schema);
+    });
+
+    describe.each(layouts)('%s layout', (layout) => {
+      const index = () => indexes[layout] as PostgresPaperIndex;
+      const schema = () => schemas[layout] as string;
+
+      it('is the layout asked for', () => {
+        expect(index().layout).toBe(layout);
       });
-    }
-  }, 120_000);
 
-  afterAll(async () => {
-    for (const index of Object.values(indexes)) await index?.close();
-    await standby?.stop();
-    for (const schema of Object.values(schemas)) await dropSchema(schema);
-  });
-
-  describe.each(layouts)('%s layout', (layout) => {
-    const index = () => indexes[layout] as PostgresPaperIndex;
-    const schema = () => schemas[layout] as string;
-
-    it('is the layout asked for', () => {
-      expect(index().layout).toBe(layout);
-    });
-
-    it('sends searches to the replica once it has replayed the last commit', async () => {
-      await index().upsert([record('Transition-based dependency parsing revisited', 2)]);
-      await standby.caughtUp();
-      const before = await standbyScans(standby, schema());
-      const served = { ...index().searchesServed };
-      const page = await index().search(query('parsing'));
-      expect(page.total).toBe(2);
-      expect(index().searchesServed.replicas).toBe(served.replicas + 1);
-      expect(index().searchesServed.primary).toBe(served.primary);
-      // The standby's own statistics show the scan (backends report them within ~10 s when idle).
-      let after = before;
-      for (let attempt = 0; attempt < 120 && after === before; attempt += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        after = await standbyScans(standby, schema());
-      }
-      expect(after).toBeGreaterThan(before);
-    });
-
-    it('answers from the primary while the replica lags, so no search misses a committed ingest', async () => {
-      await standby.query('select pg_wal_replay_pause()');
-      try {
-        await index().upsert([record('Cross-lingual dependency parsing at scale', 3)]);
-        const served = index().searchesServed.primary;
+      it('sends searches to the replica once it has replayed the last commit', async () => {
+        await index().upsert([record('Transition-based dependency parsing revisited', 2)]);
+        await standby.caughtUp();
+        const before = await standbyScans(standby, schema());
+        const served = { ...index().searchesServed };
         const page = await index().search(query('parsing'));
-        expect(index().searchesServed.primary).toBe(served + 1);
-        expect(page.total).toBe(3);
-        expect(page.papers.map((paper) => paper.title)).toContain(
-          'Cross-lingual dependency parsing at scale',
-        );
-      } finally {
-        await standby.query('select pg_wal_replay_resume()');
-      }
-      await standby.caughtUp();
-      expect((await index().search(query('cross'))).total).toBe(1);
+        expect(page.total).toBe(2);
+        expect(index().searchesServed.replicas).toBe(served.replicas + 1);
+        expect(index().searchesServed.primary).toBe(served.primary);
+        // The standby's own statistics show the scan (backends report them within ~10 s when idle).
+        let after = before;
+        for (let attempt = 0; attempt < 120 && after === before; attempt += 1) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          after = await standbyScans(standby, schema());
+        }
+        expect(after).toBeGreaterThan(before);
+      });
+
+      it('answers from the primary while the replica lags, so no search misses a committed ingest', async () => {
+        await standby.query('select pg_wal_replay_pause()');
+        try {
+          await index().upsert([record('Cross-lingual dependency parsing at scale', 3)]);
+          const served = index().searchesServed.primary;
+          const page = await index().search(query('parsing'));
+          expect(index().searchesServed.primary).toBe(served + 1);
+          expect(page.total).toBe(3);
+          expect(page.papers.map((paper) => paper.title)).toContain(
+            'Cross-lingual dependency parsing at scale',
+          );
+        } finally {
+          await standby.query('select pg_wal_replay_resume()');
+        }
+        await standby.caughtUp();
+        expect((await index().search(query('cross'))).total).toBe(1);
+      });
     });
-  });
-});
+  },
+);

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/load-config.js';
 import { buildApp } from '../../src/http/app.js';
 import { packageVersion } from '../../src/platform/version.js';
-import { createTestApp, sharedData, type TestApp, uploadPdf, withKey } from '../helpers/test-app.js';
+import { figurePaperPdf } from '../helpers/generated-pdfs.js';
+import { createTestApp, type TestApp, uploadPdf, withKey } from '../helpers/test-app.js';
 
 /**
  * Remote users (issue 16): with no ALEXANDRIA_PUBLIC_URL, figure links, the web page's CSP img-src
@@ -16,7 +16,7 @@ import { createTestApp, sharedData, type TestApp, uploadPdf, withKey } from '../
  */
 const remote = 'papers.example.org:8443';
 const hostile = 'evil.example/x)![p](http://evil.example/p.png';
-const figurePaper = readFileSync(join(sharedData, 'pdfs', 'pasa_2501.10120.pdf'));
+const figurePaper = await figurePaperPdf();
 
 let t: TestApp;
 let webDir: string;
@@ -72,7 +72,7 @@ beforeAll(async () => {
   webDir = await mkdtemp(join(tmpdir(), 'alexandria-web-origin-'));
   await writeFile(join(webDir, 'index.html'), '<!doctype html><title>Alexandria</title>');
   t = await createTestApp({ ALEXANDRIA_WEB_DIR: webDir });
-  const added = await uploadPdf(t, t.key, 'pasa.pdf', figurePaper);
+  const added = await uploadPdf(t, t.key, 'deltas.pdf', figurePaper);
   expect(added.statusCode).toBe(200);
   pdfId = added.json()[0].pdf_id;
   const read = async (chunk: number) =>

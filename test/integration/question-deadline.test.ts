@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +15,9 @@ import { ProjectService } from '../../src/services/project-service.js';
 import { QuestionRanker } from '../../src/services/question/question-ranker.js';
 import { FakePaperLookup } from '../fakes/fake-paper-lookup.js';
 import { SerialEmbeddingModel } from '../fakes/serial-embedding-model.js';
-import { createTestApp, sharedData, type TestApp, uploadPdf, withKey } from '../helpers/test-app.js';
+import { gaugingAnswer, gaugingQuestion } from '../fixtures/documents/gauging-report.js';
+import { editorialPdf, gaugingReportPdf } from '../helpers/generated-pdfs.js';
+import { createTestApp, type TestApp, uploadPdf, withKey } from '../helpers/test-app.js';
 
 /**
  * Issue 13, "one tenant stalls the others": the first question on a large PDF waited for every
@@ -23,13 +25,12 @@ import { createTestApp, sharedData, type TestApp, uploadPdf, withKey } from '../
  * Now a question answers by words (BM25) at its deadline and the embedding goes on in the
  * background, in turns shared fairly between tenants.
  */
-const thesis = readFileSync(
-  join(sharedData, 'pdfs', 'okasaki_purely_functional_data_structures_thesis_1996.pdf'),
-);
-const editorial = readFileSync(join(sharedData, 'pdfs', 'immunology_editorial_imm13445.pdf'));
-const thesisQuestion =
-  'In the hybrid approach to batched rebuilding of binary search trees, how are insertions and deletions handled?';
-const thesisAnswer = /deletions are handled via\s+batched rebuilding/;
+// A long report (201 pages, about 1,000 passages) and a two-page editorial, written by pdfkit
+// from our own texts (test/helpers/generated-pdfs.ts).
+const report = await gaugingReportPdf(200);
+const editorial = await editorialPdf();
+const thesisQuestion = gaugingQuestion;
+const thesisAnswer = gaugingAnswer;
 const editorialQuestion = 'How strong was the T-cell response to vaccination in patients with solid tumours?';
 const editorialAnswer = /severely attenuated in patients with solid tumours/;
 const wordsOnly = /Ranked by words only \(BM25\)/;
@@ -40,7 +41,7 @@ const noFetcher: UrlFetcher = {
   },
 };
 
-describe('a question on the 162-page thesis while its embedding is slow (real PDF pipeline)', () => {
+describe('a question on a 201-page report while its embedding is slow (real PDF pipeline)', () => {
   const model = new SerialEmbeddingModel();
   let folder: string;
   let store: ProjectStore;
@@ -86,7 +87,7 @@ describe('a question on the 162-page thesis while its embedding is slow (real PD
 
   it('answers by words within the deadline, says so in the hint, and is hybrid once the vectors are built', async () => {
     model.hold(); // the embedding worker is "busy": no vector gets built until released
-    const [a] = await services.library.add('tenant-a', {}, { kind: 'upload', bytes: thesis });
+    const [a] = await services.library.add('tenant-a', {}, { kind: 'upload', bytes: report });
     const [b] = await services.library.add('tenant-b', {}, { kind: 'upload', bytes: editorial });
     const thesisRef = a?.pdf_id ?? '';
     const editorialRef = b?.pdf_id ?? '';
@@ -96,14 +97,14 @@ describe('a question on the 162-page thesis while its embedding is slow (real PD
     expect(early.hint).toMatch(/^The most relevant passage is in chunk \d+ of \d+\./);
     expect(early.hint).toMatch(wordsOnly);
     expect(early.hint).toMatch(/later questions on it will use both/);
-    // Ranked by words alone, a question that shares no word with the thesis matched nothing.
+    // Ranked by words alone, a question that shares no word with the report matched nothing.
     const unmatched = await services.fullText.ask('tenant-a', thesisRef, 'xylophones glockenspiel');
     expect(unmatched.hint).toMatch(/^No passage matched the question; chunk 1 of \d+ is returned\./);
     expect(unmatched.hint).toMatch(wordsOnly);
     expect(model.runs).toHaveLength(0);
 
     // Both PDFs were queued for embedding when filed (thesis first); the small one of the other
-    // tenant finishes while most of the thesis still waits.
+    // tenant finishes while most of the report still waits.
     model.release();
     let thesisReady = false;
     const thesisPrepared = services.fullText.prepareQuestions('tenant-a', thesisRef).then(() => {
@@ -116,14 +117,14 @@ describe('a question on the 162-page thesis while its embedding is slow (real PD
     expect(other.hint).not.toMatch(wordsOnly);
 
     await thesisPrepared;
-    // The editorial took its turns early on: it did not wait behind the ~50 batches of the thesis.
+    // The editorial took its turns early on: it did not wait behind the ~50 batches of the report.
     // Judged by the order the worker ran the batches in (which batch holds editorial text), not by
     // how many had run when the test resumed: storing the vectors is real file I/O, and on a busy
-    // machine the fake worker runs many thesis batches before the awaiting test gets its turn.
+    // machine the fake worker runs many report batches before the awaiting test gets its turn.
     const editorialText = await fullTextOf(services, 'tenant-b', editorialRef);
     const editorialRuns = model.runs.flatMap((run, index) =>
       // A batch is the editorial's when most of its passages open with words of the editorial (a
-      // stray thesis passage may share a stock phrase, a whole batch does not).
+      // stray report passage may share a stock phrase, a whole batch does not).
       run.texts.filter((text) => editorialText.includes(openingWords(text))).length > run.texts.length / 2
         ? [index]
         : [],
@@ -136,7 +137,7 @@ describe('a question on the 162-page thesis while its embedding is slow (real PD
   }, 600_000);
 });
 
-describe('the real app and embedding model: one tenant’s thesis does not stall another tenant', () => {
+describe('the real app and embedding model: one tenant’s report does not stall another tenant', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp({
@@ -151,10 +152,10 @@ describe('the real app and embedding model: one tenant’s thesis does not stall
 
   const upload = (key: string, name: string, bytes: Uint8Array) => uploadPdf(t, key, name, bytes);
 
-  it('answers the first thesis question by words at the deadline, and embeds the other tenant’s PDF first', async () => {
+  it('answers the first report question by words at the deadline, and embeds the other tenant’s PDF first', async () => {
     const vectorDir = join(t.dataDir, 'blobs', 'question-vectors');
     const stored = () => (existsSync(vectorDir) ? readdirSync(vectorDir, { recursive: true }) : []);
-    const added = await upload(t.key, 'thesis.pdf', thesis);
+    const added = await upload(t.key, 'report.pdf', report);
     expect(added.statusCode, added.body).toBe(200);
     const thesisRef = added.json()[0].pdf_id;
 
@@ -172,7 +173,7 @@ describe('the real app and embedding model: one tenant’s thesis does not stall
     const other = await upload(otherKey, 'editorial.pdf', editorial);
     expect(other.statusCode, other.body).toBe(200);
     const files = () => stored().filter((name) => String(name).endsWith('.bin'));
-    // The editorial's vectors are stored while the thesis is still being embedded.
+    // The editorial's vectors are stored while the report is still being embedded.
     await expect.poll(() => files().length, { timeout: 300_000, interval: 200 }).toBe(1);
     const answer = await t.app.inject({
       method: 'GET',
@@ -181,7 +182,7 @@ describe('the real app and embedding model: one tenant’s thesis does not stall
     });
     expect(answer.json().chunks[0].chunk).toMatch(editorialAnswer);
     expect(answer.json().hint).not.toMatch(wordsOnly);
-    expect(files()).toHaveLength(1); // the thesis is not done yet
+    expect(files()).toHaveLength(1); // the report is not done yet
   }, 600_000);
 });
 

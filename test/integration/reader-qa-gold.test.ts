@@ -5,8 +5,9 @@ import { normalizedWords } from '../../eval/lib/evidence.js';
 import { writePaperPdf } from '../../eval/lib/paper-pdf.js';
 import { loadPubMedGroups, loadReaderPapers } from '../../eval/lib/reader-papers.js';
 import { WorkerPdfExtractor } from '../../src/pdf/worker-pdf-extractor.js';
+import { needsSharedData, sharedData } from '../helpers/requirements.js';
 
-const evalData = join(import.meta.dirname, '..', '..', '..', 'shared', 'data', 'eval');
+const evalData = join(sharedData, 'eval');
 
 describe('reader-qa gold: the best chunk for a reference answer', () => {
   const chunks = [
@@ -52,7 +53,10 @@ describe('reader-qa gold: the best chunk for a reference answer', () => {
   });
 });
 
-describe('reader-qa documents: written by pdfkit, read back by our parser', () => {
+// The evaluation sets' papers and questions are the point here (shared data, opt-in).
+describe.skipIf(
+  needsSharedData('eval/leval_scientific_qa/leval_scientific_qa.jsonl', 'eval/pubmedqa/pubmedqa_pqal.jsonl'),
+)('reader-qa documents: written by pdfkit, read back by our parser', () => {
   const extractor = new WorkerPdfExtractor({
     threads: 1,
     timeoutMs: 60_000,

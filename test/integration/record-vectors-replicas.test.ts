@@ -11,6 +11,7 @@ import type { PaperIndex } from '../../src/ports/paper-index.js';
 import { RecordVectorsJob } from '../../src/services/search/record-vectors-job.js';
 import { scheduleRecordVectors } from '../../src/services/search/record-vectors-schedule.js';
 import { RecordingEmbeddingModel } from '../fakes/recording-embedding-model.js';
+import { needsPostgresExtension, needsRedis } from '../helpers/requirements.js';
 import {
   deleteRedisKeys,
   dropSchema,
@@ -91,82 +92,87 @@ async function until(check: () => Promise<boolean>, timeoutMs = 30_000): Promise
   }
 }
 
-describe('record vectors as a queued walk shared by replicas', () => {
-  it('embeds every record once across two replicas, and new records later', async () => {
-    const schema = uniqueSchema('record_vectors');
-    schemas.push(schema);
-    const a = await replica(schema, { run: true });
-    const b = await replica(schema, { run: true });
-    await a.index.upsert(papers(60));
-    const covered = async (count: number) =>
-      (await a.index.vectorCoverage?.('test:replica-model'))?.withVectors === count;
-    await until(() => covered(60));
-    // A few more idle rounds on both replicas: nobody walks again over records that have vectors.
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    const embedded = [...a.model.documentTexts, ...b.model.documentTexts];
-    expect(embedded).toHaveLength(60);
-    expect(new Set(embedded).size).toBe(60);
-
-    await b.index.upsert(papers(10, 60));
-    await until(() => covered(70));
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(a.model.documentTexts.length + b.model.documentTexts.length).toBe(70);
-  });
-
-  it('a replica that runs no jobs only asks; the worker walks, and takes over a stopped walk', async () => {
-    const schema = uniqueSchema('record_vectors');
-    schemas.push(schema);
-    // A queue of its own: the replicas of the test above (still running) walk another schema.
-    const queuePrefix = `${prefix}:takeover`;
-    const serving = await replica(schema, { run: false, queuePrefix });
-    await serving.index.upsert(papers(40));
-    const first = await replica(schema, { run: true, queuePrefix });
-    // Stopped once it has stored a batch or two: its walk ends (the queue releases the job).
-    await until(
-      async () => ((await serving.index.vectorCoverage?.('test:replica-model'))?.withVectors ?? 0) >= 4,
-    );
-    await first.stop();
-    const stoppedAt = first.model.documentTexts.length;
-    expect(stoppedAt).toBeLessThan(40);
-    const second = await replica(schema, { run: true, queuePrefix });
-    await until(async () => (await serving.index.vectorCoverage?.('test:replica-model'))?.withVectors === 40);
-    expect(serving.model.documentTexts).toHaveLength(0);
-    // The second walker embedded what the first had not stored (at most the batch in flight again).
-    const total = stoppedAt + second.model.documentTexts.length;
-    expect(total).toBeGreaterThanOrEqual(40);
-    expect(total).toBeLessThanOrEqual(44);
-  });
-
-  // Record vectors were computed by one job at a time however many workers ran (~3 records/s):
-  // the walk is now cut into range jobs that every worker takes at once.
-  it('drains the backlog with two workers at once, each taking ranges, every record embedded once', async () => {
-    const drain = async (workers: number) => {
-      const schema = uniqueSchema('record_ranges');
+describe.skipIf((await needsPostgresExtension()) || (await needsRedis()))(
+  'record vectors as a queued walk shared by replicas',
+  () => {
+    it('embeds every record once across two replicas, and new records later', async () => {
+      const schema = uniqueSchema('record_vectors');
       schemas.push(schema);
-      const queuePrefix = `${prefix}:ranges${workers}`;
+      const a = await replica(schema, { run: true });
+      const b = await replica(schema, { run: true });
+      await a.index.upsert(papers(60));
+      const covered = async (count: number) =>
+        (await a.index.vectorCoverage?.('test:replica-model'))?.withVectors === count;
+      await until(() => covered(60));
+      // A few more idle rounds on both replicas: nobody walks again over records that have vectors.
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      const embedded = [...a.model.documentTexts, ...b.model.documentTexts];
+      expect(embedded).toHaveLength(60);
+      expect(new Set(embedded).size).toBe(60);
+
+      await b.index.upsert(papers(10, 60));
+      await until(() => covered(70));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(a.model.documentTexts.length + b.model.documentTexts.length).toBe(70);
+    });
+
+    it('a replica that runs no jobs only asks; the worker walks, and takes over a stopped walk', async () => {
+      const schema = uniqueSchema('record_vectors');
+      schemas.push(schema);
+      // A queue of its own: the replicas of the test above (still running) walk another schema.
+      const queuePrefix = `${prefix}:takeover`;
       const serving = await replica(schema, { run: false, queuePrefix });
-      await serving.index.upsert(papers(96));
-      const started = Date.now();
-      const running = await Promise.all(
-        Array.from({ length: workers }, () => replica(schema, { run: true, queuePrefix, rangeSize: 8 })),
-      );
+      await serving.index.upsert(papers(40));
+      const first = await replica(schema, { run: true, queuePrefix });
+      // Stopped once it has stored a batch or two: its walk ends (the queue releases the job).
       await until(
-        async () => (await serving.index.vectorCoverage?.('test:replica-model'))?.withVectors === 96,
+        async () => ((await serving.index.vectorCoverage?.('test:replica-model'))?.withVectors ?? 0) >= 4,
       );
-      const seconds = (Date.now() - started) / 1000;
-      const shares = running.map((worker) => worker.model.documentTexts.length);
-      for (const worker of [...running, serving]) await worker.stop();
-      return { seconds, shares };
-    };
-    const one = await drain(1);
-    const two = await drain(2);
-    // biome-ignore lint/suspicious/noConsole: the drain times belong in the CI log.
-    console.log(
-      `record vectors, 96 records, 30 ms per 4-record call: 1 worker ${one.seconds.toFixed(1)} s, 2 workers ${two.seconds.toFixed(1)} s (${(one.seconds / two.seconds).toFixed(2)}×), shares ${two.shares.join('/')}`,
-    );
-    expect(one.shares).toEqual([96]);
-    // Every record once, and both workers took ranges.
-    expect(two.shares.reduce((sum, count) => sum + count, 0)).toBe(96);
-    for (const share of two.shares) expect(share).toBeGreaterThanOrEqual(16);
-  }, 120_000);
-});
+      await first.stop();
+      const stoppedAt = first.model.documentTexts.length;
+      expect(stoppedAt).toBeLessThan(40);
+      const second = await replica(schema, { run: true, queuePrefix });
+      await until(
+        async () => (await serving.index.vectorCoverage?.('test:replica-model'))?.withVectors === 40,
+      );
+      expect(serving.model.documentTexts).toHaveLength(0);
+      // The second walker embedded what the first had not stored (at most the batch in flight again).
+      const total = stoppedAt + second.model.documentTexts.length;
+      expect(total).toBeGreaterThanOrEqual(40);
+      expect(total).toBeLessThanOrEqual(44);
+    });
+
+    // Record vectors were computed by one job at a time however many workers ran (~3 records/s):
+    // the walk is now cut into range jobs that every worker takes at once.
+    it('drains the backlog with two workers at once, each taking ranges, every record embedded once', async () => {
+      const drain = async (workers: number) => {
+        const schema = uniqueSchema('record_ranges');
+        schemas.push(schema);
+        const queuePrefix = `${prefix}:ranges${workers}`;
+        const serving = await replica(schema, { run: false, queuePrefix });
+        await serving.index.upsert(papers(96));
+        const started = Date.now();
+        const running = await Promise.all(
+          Array.from({ length: workers }, () => replica(schema, { run: true, queuePrefix, rangeSize: 8 })),
+        );
+        await until(
+          async () => (await serving.index.vectorCoverage?.('test:replica-model'))?.withVectors === 96,
+        );
+        const seconds = (Date.now() - started) / 1000;
+        const shares = running.map((worker) => worker.model.documentTexts.length);
+        for (const worker of [...running, serving]) await worker.stop();
+        return { seconds, shares };
+      };
+      const one = await drain(1);
+      const two = await drain(2);
+      // biome-ignore lint/suspicious/noConsole: the drain times belong in the CI log.
+      console.log(
+        `record vectors, 96 records, 30 ms per 4-record call: 1 worker ${one.seconds.toFixed(1)} s, 2 workers ${two.seconds.toFixed(1)} s (${(one.seconds / two.seconds).toFixed(2)}×), shares ${two.shares.join('/')}`,
+      );
+      expect(one.shares).toEqual([96]);
+      // Every record once, and both workers took ranges.
+      expect(two.shares.reduce((sum, count) => sum + count, 0)).toBe(96);
+      for (const share of two.shares) expect(share).toBeGreaterThanOrEqual(16);
+    }, 120_000);
+  },
+);

@@ -5,7 +5,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,35 +15,37 @@ import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BullMqJobQueue } from '../../src/adapters/redis/bullmq-job-queue.js';
 import { S3BlobStore } from '../../src/adapters/s3/s3-blob-store.js';
+import { editorialPdf, figureAtlasPdf, figurePaperPdf } from '../helpers/generated-pdfs.js';
+import { fixtures, needsPostgresExtension, needsRedis } from '../helpers/requirements.js';
 import { serverListening, spawnCli } from '../helpers/server-process.js';
 import { deleteRedisKeys, testPostgresUrl, testRedisUrl } from '../helpers/services.js';
-import { sharedData } from '../helpers/test-app.js';
 
 const run = `${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
 const database = `alexandria_scale_${run}`;
 const databaseUrl = testPostgresUrl.replace(/\/[^/]*$/, `/${database}`);
 const jobPrefix = `test:scale:${run}`;
 const bucket = 'alexandria-scale';
-const aclSample = join(sharedData, 'corpus', 'acl_anthology_sample_500.jsonl');
+const aclSample = join(fixtures, 'corpus', 'acl_anthology_sample_500.jsonl');
 
 interface Pdf {
   bytes: Uint8Array<ArrayBuffer>;
   sha256: string;
 }
-const readPdf = (name: string): Pdf => {
-  const bytes = new Uint8Array(readFileSync(join(sharedData, 'pdfs', name)));
+const pdfOf = (buffer: Buffer): Pdf => {
+  const bytes = new Uint8Array(buffer);
   return { bytes, sha256: createHash('sha256').update(bytes).digest('hex') };
 };
+// Written by pdfkit from our own texts (test/helpers/generated-pdfs.ts).
 /** Two pages: the embedding job of a fresh worker is still running when it is killed. */
-const editorial = readPdf('immunology_editorial_imm13445.pdf');
+const editorial = pdfOf(await editorialPdf());
 /** Two figures, and a question with a known answer. */
-const pasa = readPdf('pasa_2501.10120.pdf');
+const pasa = pdfOf(await figurePaperPdf());
 /** Eight figures, stored one after another: the replica is killed after the first. */
-const dps = readPdf('litqa_nar_gkae223.pdf');
+const dps = pdfOf(await figureAtlasPdf());
 
 const children = new Set<ChildProcess>();
 const folders: string[] = [];
-const redis = new Redis(testRedisUrl, { maxRetriesPerRequest: 1 });
+const redis = new Redis(testRedisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
 let s3: S3rver;
 let s3Dir = '';
 let blobs: S3BlobStore;
@@ -258,199 +260,210 @@ afterAll(async () => {
   for (const folder of [...folders, s3Dir]) await rm(folder, { recursive: true, force: true });
 }, 60_000);
 
-describe('two serve replicas and a worker with data dirs of their own, on PostgreSQL + Redis + S3', () => {
-  let keyX = '';
+describe.skipIf((await needsPostgresExtension()) || (await needsRedis()))(
+  'two serve replicas and a worker with data dirs of their own, on PostgreSQL + Redis + S3',
+  () => {
+    let keyX = '';
 
-  it('share keys, projects and tenant isolation: a key made on one replica works on the other', async () => {
-    // Tenant X's key is made by `alexandria keys create` on replica A's host; Y's was registered
-    // by replica B from its configuration; the admin key was printed by A's first start.
-    const made = await runCli(replicaA.dataDir, ['keys', 'create', '--tenant', 'lab-x', '--json']);
-    expect(made.code, made.stderr).toBe(0);
-    keyX = JSON.parse(made.stdout).key;
-    // Every one of them works on both replicas.
-    for (const replica of [replicaA, replicaB]) {
-      for (const key of [adminKey, keyX, keyY])
-        expect((await call(replica, key, '/api/projects')).status).toBe(200);
-      expect((await call(replica, 'alx_not_a_key', '/api/projects')).status).toBe(401);
-    }
-
-    const created = await call(replicaA, keyX, '/api/create_project?project_name=Survey', { method: 'POST' });
-    expect(created.status).toBe(200);
-    const projectId = created.body.id as string;
-    // Replica B knows X's project at once, and refuses a second one of that name.
-    expect(
-      (await call(replicaB, keyX, '/api/projects')).body.map((project: { name: string }) => project.name),
-    ).toContain('Survey');
-    expect(
-      (await call(replicaB, keyX, '/api/create_project?project_name=Survey', { method: 'POST' })).status,
-    ).toBe(409);
-    // Tenant Y sees none of it, on either replica.
-    for (const replica of [replicaA, replicaB]) {
-      const names = (await call(replica, keyY, '/api/projects')).body.map(
-        (project: { name: string }) => project.name,
-      );
-      expect(names).not.toContain('Survey');
-      expect((await call(replica, keyY, `/api/projects/${projectId}`)).status).toBe(404);
-      expect((await call(replica, keyX, `/api/projects/${projectId}`)).status).toBe(200);
-    }
-  }, 60_000);
-
-  it('answer searches identically after `alexandria ingest`, a query cached before the ingest included', async () => {
-    const query = 'dependency parsing';
-    // Asked on both replicas before the ingest, twice, so the empty answer sits in every cache.
-    for (let round = 0; round < 2; round += 1) {
+    it('share keys, projects and tenant isolation: a key made on one replica works on the other', async () => {
+      // Tenant X's key is made by `alexandria keys create` on replica A's host; Y's was registered
+      // by replica B from its configuration; the admin key was printed by A's first start.
+      const made = await runCli(replicaA.dataDir, ['keys', 'create', '--tenant', 'lab-x', '--json']);
+      expect(made.code, made.stderr).toBe(0);
+      keyX = JSON.parse(made.stdout).key;
+      // Every one of them works on both replicas.
       for (const replica of [replicaA, replicaB]) {
-        const before = await search(replica, keyX, query);
-        expect(before.status).toBe(200);
-        expect(before.headers.get('x-total-count')).toBe('0');
+        for (const key of [adminKey, keyX, keyY])
+          expect((await call(replica, key, '/api/projects')).status).toBe(200);
+        expect((await call(replica, 'alx_not_a_key', '/api/projects')).status).toBe(401);
       }
-    }
-    const ingested = await runCli(replicaA.dataDir, ['ingest', '--no-progress', '--json', aclSample]);
-    expect(ingested.code, ingested.stderr).toBe(0);
-    expect(JSON.parse(ingested.stdout).inserted).toBe(500);
-    // The deployment's default layout, as an operator gets it without ALEXANDRIA_PG_INDEX_LAYOUT.
-    const layout = await adminQuery(
-      "select value from paper_index_settings where name = 'layout'",
-      databaseUrl,
-    );
-    expect(layout.rows[0]?.value).toBe('inverted');
 
-    const [onA, onB] = await Promise.all([search(replicaA, keyX, query), search(replicaB, keyX, query)]);
-    const total = Number(onA.headers.get('x-total-count'));
-    expect(total).toBeGreaterThan(10);
-    expect(onB.headers.get('x-total-count')).toBe(String(total));
-    expect(comparable(replicaB, onB.body)).toEqual(comparable(replicaA, onA.body));
-    // Other queries and pages, first asked after the ingest, and a record looked up by id.
-    for (const path of [
-      `/api/abstracts?keywords=${encodeURIComponent('machine translation')}&peer_reviewed_only=false&limit=5&offset=5`,
-      `/api/fast_paper_search?query=${encodeURIComponent('"text annotation"')}&peer_reviewed_only=false&sort=publication_date`,
-      '/api/paper?paper_id=ACL:2022.acl-demo.1',
-    ]) {
-      const [a, b] = await Promise.all([call(replicaA, keyY, path), call(replicaB, keyY, path)]);
-      expect(a.status, path).toBe(200);
-      expect(comparable(replicaB, b.body), path).toEqual(comparable(replicaA, a.body));
-    }
-    expect((await call(replicaB, keyY, '/api/paper?paper_id=ACL:2022.acl-demo.1')).body.title).toBe(
-      'DoTAT: A Domain-oriented Text Annotation Tool',
-    );
-  }, 60_000);
-
-  it('finish a job once when its worker is killed with -9 mid-job and a new worker starts', async () => {
-    const job = () => jobs.get('embed-passages', editorial.sha256);
-    const added = await upload(replicaB, keyX, editorial, 'Survey');
-    expect(added.status, JSON.stringify(added.body)).toBe(200);
-    // The fresh worker takes the job (loading its model, then embedding) and is killed outright.
-    await expect.poll(async () => (await job())?.state, { timeout: 20_000, interval: 20 }).toBe('active');
-    await killHard(worker);
-    expect(await s3Keys('question-vectors')).toEqual([]);
-
-    worker = await startWorker();
-    await expect.poll(async () => (await job())?.state, { timeout: 45_000, interval: 100 }).toBe('completed');
-    expect((await job())?.starts).toBe(2);
-    expect(await s3Keys('question-vectors')).toHaveLength(1);
-    // The filed PDF answers on the other replica from the stored vectors.
-    const pdfId = added.body[0].pdf_id as string;
-    const answer = await call(
-      replicaA,
-      keyX,
-      `/api/question?pdf_id=${encodeURIComponent(pdfId)}&question=${encodeURIComponent('How strong was the T-cell response to vaccination in patients with solid tumours?')}`,
-    );
-    expect(answer.status).toBe(200);
-    expect(answer.body.chunks[0].chunk).toMatch(/severely attenuated in patients with solid tumours/);
-    expect(await s3Keys('question-vectors')).toHaveLength(1);
-  }, 90_000);
-
-  it('serve a PDF uploaded on one replica on the other: fulltext, question and figure links', async () => {
-    const added = await upload(replicaA, keyX, pasa, 'Survey', 'pasa.pdf');
-    expect(added.status, JSON.stringify(added.body)).toBe(200);
-    const pdfId = encodeURIComponent(added.body[0].pdf_id as string);
-
-    const [onB, onA] = [await readFullText(replicaB, keyX, pdfId), await readFullText(replicaA, keyX, pdfId)];
-    expect(onB.chunks[0]).toMatch(/We introduce PaSa, an advanced Paper Search agent/);
-    expect(onB.chunks).toEqual(onA.chunks);
-    expect(onB.links).toHaveLength(2);
-    // Links signed by B, fetched from B and from A, and a link signed by A, fetched from B.
-    const signedByB = figurePath(onB.links[0] ?? '', replicaB.url);
-    const signedByA = figurePath(onA.links[1] ?? '', replicaA.url);
-    for (const [replica, path] of [
-      [replicaB, signedByB],
-      [replicaA, signedByB],
-      [replicaB, signedByA],
-    ] as const) {
-      const image = await fetch(`${replica.url}${path}`);
-      expect(image.status).toBe(200);
-      expect(image.headers.get('content-type')).toBe('image/png');
+      const created = await call(replicaA, keyX, '/api/create_project?project_name=Survey', {
+        method: 'POST',
+      });
+      expect(created.status).toBe(200);
+      const projectId = created.body.id as string;
+      // Replica B knows X's project at once, and refuses a second one of that name.
       expect(
-        Buffer.from(await image.arrayBuffer())
-          .subarray(0, 8)
-          .toString('hex'),
-      ).toBe('89504e470d0a1a0a');
-    }
+        (await call(replicaB, keyX, '/api/projects')).body.map((project: { name: string }) => project.name),
+      ).toContain('Survey');
+      expect(
+        (await call(replicaB, keyX, '/api/create_project?project_name=Survey', { method: 'POST' })).status,
+      ).toBe(409);
+      // Tenant Y sees none of it, on either replica.
+      for (const replica of [replicaA, replicaB]) {
+        const names = (await call(replica, keyY, '/api/projects')).body.map(
+          (project: { name: string }) => project.name,
+        );
+        expect(names).not.toContain('Survey');
+        expect((await call(replica, keyY, `/api/projects/${projectId}`)).status).toBe(404);
+        expect((await call(replica, keyX, `/api/projects/${projectId}`)).status).toBe(200);
+      }
+    }, 60_000);
 
-    const question = 'Which two LLM agents does the PaSa system consist of, and what does the Crawler do?';
-    const answer = await call(
-      replicaB,
-      keyX,
-      `/api/question?pdf_id=${pdfId}&question=${encodeURIComponent(question)}`,
-    );
-    expect(answer.status).toBe(200);
-    expect(answer.body.chunks[0].chunk).toMatch(/consists of two LLM agents[,:] Crawler and Selector/);
-    // The other tenant can read none of it, on either replica.
-    for (const replica of [replicaA, replicaB]) {
-      expect((await call(replica, keyY, `/api/fulltext?pdf_id=${pdfId}`)).status).toBe(404);
-      expect((await call(replica, keyY, `/api/question?pdf_id=${pdfId}&question=agents`)).status).toBe(404);
-    }
-  }, 90_000);
+    it('answer searches identically after `alexandria ingest`, a query cached before the ingest included', async () => {
+      const query = 'dependency parsing';
+      // Asked on both replicas before the ingest, twice, so the empty answer sits in every cache.
+      for (let round = 0; round < 2; round += 1) {
+        for (const replica of [replicaA, replicaB]) {
+          const before = await search(replica, keyX, query);
+          expect(before.status).toBe(200);
+          expect(before.headers.get('x-total-count')).toBe('0');
+        }
+      }
+      const ingested = await runCli(replicaA.dataDir, ['ingest', '--no-progress', '--json', aclSample]);
+      expect(ingested.code, ingested.stderr).toBe(0);
+      expect(JSON.parse(ingested.stdout).inserted).toBe(500);
+      // The deployment's default layout, as an operator gets it without ALEXANDRIA_PG_INDEX_LAYOUT.
+      const layout = await adminQuery(
+        "select value from paper_index_settings where name = 'layout'",
+        databaseUrl,
+      );
+      expect(layout.rows[0]?.value).toBe('inverted');
 
-  it('lose and duplicate nothing when a replica is killed with -9 during an upload and it is retried on the other', async () => {
-    // Killed as soon as S3 starts storing the first of the PDF's eight figures, with the rest of
-    // the parse's output and the filing (PDF, row, project entry) still to do.
-    const figureFolder = join(s3Dir, bucket, 'figures', dps.sha256.slice(0, 2), dps.sha256);
-    const interrupted = upload(replicaA, keyX, dps, 'Survey', 'dps.pdf').then(
-      (response) => ({ status: response.status }),
-      (error: unknown) => ({ error }),
-    );
-    await expect.poll(() => existsSync(figureFolder), { timeout: 30_000, interval: 2 }).toBe(true);
-    await killHard(replicaA.child);
-    const outcome = await interrupted;
-    expect(outcome).toHaveProperty('error');
+      const [onA, onB] = await Promise.all([search(replicaA, keyX, query), search(replicaB, keyX, query)]);
+      const total = Number(onA.headers.get('x-total-count'));
+      expect(total).toBeGreaterThan(10);
+      expect(onB.headers.get('x-total-count')).toBe(String(total));
+      expect(comparable(replicaB, onB.body)).toEqual(comparable(replicaA, onA.body));
+      // Other queries and pages, first asked after the ingest, and a record looked up by id.
+      for (const path of [
+        `/api/abstracts?keywords=${encodeURIComponent('machine translation')}&peer_reviewed_only=false&limit=5&offset=5`,
+        `/api/fast_paper_search?query=${encodeURIComponent('"text annotation"')}&peer_reviewed_only=false&sort=publication_date`,
+        '/api/paper?paper_id=ACL:2022.acl-demo.1',
+      ]) {
+        const [a, b] = await Promise.all([call(replicaA, keyY, path), call(replicaB, keyY, path)]);
+        expect(a.status, path).toBe(200);
+        expect(comparable(replicaB, b.body), path).toEqual(comparable(replicaA, a.body));
+      }
+      expect((await call(replicaB, keyY, '/api/paper?paper_id=ACL:2022.acl-demo.1')).body.title).toBe(
+        'DoTAT: A Domain-oriented Text Annotation Tool',
+      );
+    }, 60_000);
 
-    // The user retries on the other replica (twice: a double submit), then reads it anywhere.
-    const retried = await upload(replicaB, keyX, dps, 'Survey', 'dps.pdf');
-    expect(retried.status, JSON.stringify(retried.body)).toBe(200);
-    const again = await upload(replicaB, keyX, dps, 'Survey', 'dps.pdf');
-    expect(again.status).toBe(200);
-    expect(again.body[0].pdf_id).toBe(retried.body[0].pdf_id);
-    const text = await call(
-      replicaB,
-      keyX,
-      `/api/fulltext?pdf_id=${encodeURIComponent(retried.body[0].pdf_id)}`,
-    );
-    expect(text.status).toBe(200);
+    it('finish a job once when its worker is killed with -9 mid-job and a new worker starts', async () => {
+      const job = () => jobs.get('embed-passages', editorial.sha256);
+      const added = await upload(replicaB, keyX, editorial, 'Survey');
+      expect(added.status, JSON.stringify(added.body)).toBe(200);
+      // The fresh worker takes the job (loading its model, then embedding) and is killed outright.
+      await expect.poll(async () => (await job())?.state, { timeout: 20_000, interval: 20 }).toBe('active');
+      await killHard(worker);
+      expect(await s3Keys('question-vectors')).toEqual([]);
 
-    // One document row and one stored PDF per upload made, one entry each in the project.
-    const documents = await adminQuery(
-      "select sha256 from documents where tenant_id = 'lab-x' order by sha256",
-      databaseUrl,
-    );
-    const uploaded = [editorial, pasa, dps].map((pdf) => pdf.sha256).sort();
-    expect(documents.rows.map((row) => row.sha256)).toEqual(uploaded);
-    expect(await s3Keys('documents')).toEqual(
-      uploaded.map((sha) => `documents/${sha.slice(0, 2)}/${sha}.pdf`),
-    );
-    expect((await s3Keys(`figures/${dps.sha256.slice(0, 2)}/${dps.sha256}`)).length).toBe(8);
-    const project = await call(replicaB, keyX, '/api/projects/Survey');
-    expect(project.status).toBe(200);
-    expect(project.body.papers).toHaveLength(3);
-    // Its embedding is one job for the one document (not waited for: ten pages take a while).
-    const embedding = await jobs.get('embed-passages', dps.sha256);
-    expect(embedding).toMatchObject({ lane: 'lab-x', payload: { pdfId: retried.body[0].pdf_id } });
-    expect(embedding?.starts).toBeLessThanOrEqual(1);
-  }, 90_000);
+      worker = await startWorker();
+      await expect
+        .poll(async () => (await job())?.state, { timeout: 45_000, interval: 100 })
+        .toBe('completed');
+      expect((await job())?.starts).toBe(2);
+      expect(await s3Keys('question-vectors')).toHaveLength(1);
+      // The filed PDF answers on the other replica from the stored vectors.
+      const pdfId = added.body[0].pdf_id as string;
+      const answer = await call(
+        replicaA,
+        keyX,
+        `/api/question?pdf_id=${encodeURIComponent(pdfId)}&question=${encodeURIComponent('How strong was the T-cell response to vaccination in patients with solid tumours?')}`,
+      );
+      expect(answer.status).toBe(200);
+      expect(answer.body.chunks[0].chunk).toMatch(/severely attenuated in patients with solid tumours/);
+      expect(await s3Keys('question-vectors')).toHaveLength(1);
+    }, 90_000);
 
-  it('leave every replica, worker and CLI data dir empty', async () => {
-    for (const dataDir of [replicaA.dataDir, replicaB.dataDir, ...workerDirs]) {
-      expect(await readdir(dataDir, { recursive: true }), dataDir).toEqual([]);
-    }
-  });
-});
+    it('serve a PDF uploaded on one replica on the other: fulltext, question and figure links', async () => {
+      const added = await upload(replicaA, keyX, pasa, 'Survey', 'pasa.pdf');
+      expect(added.status, JSON.stringify(added.body)).toBe(200);
+      const pdfId = encodeURIComponent(added.body[0].pdf_id as string);
+
+      const [onB, onA] = [
+        await readFullText(replicaB, keyX, pdfId),
+        await readFullText(replicaA, keyX, pdfId),
+      ];
+      expect(onB.chunks[0]).toMatch(/A river delta grows where a river slows down/);
+      expect(onB.chunks).toEqual(onA.chunks);
+      expect(onB.links).toHaveLength(2);
+      // Links signed by B, fetched from B and from A, and a link signed by A, fetched from B.
+      const signedByB = figurePath(onB.links[0] ?? '', replicaB.url);
+      const signedByA = figurePath(onA.links[1] ?? '', replicaA.url);
+      for (const [replica, path] of [
+        [replicaB, signedByB],
+        [replicaA, signedByB],
+        [replicaB, signedByA],
+      ] as const) {
+        const image = await fetch(`${replica.url}${path}`);
+        expect(image.status).toBe(200);
+        expect(image.headers.get('content-type')).toBe('image/png');
+        expect(
+          Buffer.from(await image.arrayBuffer())
+            .subarray(0, 8)
+            .toString('hex'),
+        ).toBe('89504e470d0a1a0a');
+      }
+
+      const question =
+        'By how many metres a year did the free delta advance, and how fast did the delta below the reservoir retreat?';
+      const answer = await call(
+        replicaB,
+        keyX,
+        `/api/question?pdf_id=${pdfId}&question=${encodeURIComponent(question)}`,
+      );
+      expect(answer.status).toBe(200);
+      expect(answer.body.chunks[0].chunk).toMatch(/The free delta advanced by four metres a year on average/);
+      // The other tenant can read none of it, on either replica.
+      for (const replica of [replicaA, replicaB]) {
+        expect((await call(replica, keyY, `/api/fulltext?pdf_id=${pdfId}`)).status).toBe(404);
+        expect((await call(replica, keyY, `/api/question?pdf_id=${pdfId}&question=agents`)).status).toBe(404);
+      }
+    }, 90_000);
+
+    it('lose and duplicate nothing when a replica is killed with -9 during an upload and it is retried on the other', async () => {
+      // Killed as soon as S3 starts storing the first of the PDF's eight figures, with the rest of
+      // the parse's output and the filing (PDF, row, project entry) still to do.
+      const figureFolder = join(s3Dir, bucket, 'figures', dps.sha256.slice(0, 2), dps.sha256);
+      const interrupted = upload(replicaA, keyX, dps, 'Survey', 'dps.pdf').then(
+        (response) => ({ status: response.status }),
+        (error: unknown) => ({ error }),
+      );
+      await expect.poll(() => existsSync(figureFolder), { timeout: 30_000, interval: 2 }).toBe(true);
+      await killHard(replicaA.child);
+      const outcome = await interrupted;
+      expect(outcome).toHaveProperty('error');
+
+      // The user retries on the other replica (twice: a double submit), then reads it anywhere.
+      const retried = await upload(replicaB, keyX, dps, 'Survey', 'dps.pdf');
+      expect(retried.status, JSON.stringify(retried.body)).toBe(200);
+      const again = await upload(replicaB, keyX, dps, 'Survey', 'dps.pdf');
+      expect(again.status).toBe(200);
+      expect(again.body[0].pdf_id).toBe(retried.body[0].pdf_id);
+      const text = await call(
+        replicaB,
+        keyX,
+        `/api/fulltext?pdf_id=${encodeURIComponent(retried.body[0].pdf_id)}`,
+      );
+      expect(text.status).toBe(200);
+
+      // One document row and one stored PDF per upload made, one entry each in the project.
+      const documents = await adminQuery(
+        "select sha256 from documents where tenant_id = 'lab-x' order by sha256",
+        databaseUrl,
+      );
+      const uploaded = [editorial, pasa, dps].map((pdf) => pdf.sha256).sort();
+      expect(documents.rows.map((row) => row.sha256)).toEqual(uploaded);
+      expect(await s3Keys('documents')).toEqual(
+        uploaded.map((sha) => `documents/${sha.slice(0, 2)}/${sha}.pdf`),
+      );
+      expect((await s3Keys(`figures/${dps.sha256.slice(0, 2)}/${dps.sha256}`)).length).toBe(8);
+      const project = await call(replicaB, keyX, '/api/projects/Survey');
+      expect(project.status).toBe(200);
+      expect(project.body.papers).toHaveLength(3);
+      // Its embedding is one job for the one document (not waited for: ten pages take a while).
+      const embedding = await jobs.get('embed-passages', dps.sha256);
+      expect(embedding).toMatchObject({ lane: 'lab-x', payload: { pdfId: retried.body[0].pdf_id } });
+      expect(embedding?.starts).toBeLessThanOrEqual(1);
+    }, 90_000);
+
+    it('leave every replica, worker and CLI data dir empty', async () => {
+      for (const dataDir of [replicaA.dataDir, replicaB.dataDir, ...workerDirs]) {
+        expect(await readdir(dataDir, { recursive: true }), dataDir).toEqual([]);
+      }
+    });
+  },
+);

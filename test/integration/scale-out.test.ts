@@ -6,6 +6,7 @@ import { loadConfig } from '../../src/config/load-config.js';
 import { createHttpApp } from '../../src/http/server.js';
 import { type Container, createContainer } from '../../src/main.js';
 import { createLogger } from '../../src/platform/logger.js';
+import { needsRedis } from '../helpers/requirements.js';
 import { testRedisUrl } from '../helpers/services.js';
 import { offline, withKey } from '../helpers/test-app.js';
 
@@ -21,7 +22,7 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-describe('replicas sharing Redis', () => {
+describe.skipIf(await needsRedis())('replicas sharing Redis', () => {
   it('charge one token bucket per key across replicas and report Redis in readiness', async () => {
     const config = loadConfig({
       ...offline,

@@ -2,14 +2,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { sharedData } from '../../../test/helpers/test-app.js';
+import { fixtures } from '../../../test/helpers/requirements.js';
 import { emptyPaper, type Paper } from '../../domain/paper.js';
 import { indexedText } from '../paper-index/index-fields.js';
 import { recordJson } from '../sqlite/paper-record-codec.js';
 import { documentWords, invertedDocument } from './postgres-inverted-codec.js';
 import { deflated, documentOf, RecordPreparer } from './postgres-inverted-prepare.js';
 
-const sample = join(sharedData, 'corpus', 'acl_anthology_sample_500.jsonl');
+const sample = join(fixtures, 'corpus', 'acl_anthology_sample_500.jsonl');
 
 /** Real records, and a few with non-ASCII text, an over-long word and no title. */
 function records(): Paper[] {

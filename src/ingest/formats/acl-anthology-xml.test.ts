@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildAclId, readAclAnthologyXml } from './acl-anthology-xml.js';
 import { readAlexandriaJsonl } from './alexandria-jsonl.js';
-import { fileInput, fixtures, papersOf, readAll, sharedData } from './test-support.js';
+import { fileInput, fixtures, papersOf, readAll, testFixtures } from './test-support.js';
 
 describe('ACL Anthology XML', () => {
   it('builds ACL ids in both styles', () => {
@@ -18,7 +18,7 @@ describe('ACL Anthology XML', () => {
     const corpus = papersOf(
       await readAll(
         readAlexandriaJsonl,
-        fileInput(join(sharedData, 'corpus/acl_anthology_sample_500.jsonl')),
+        fileInput(join(testFixtures, 'corpus/acl_anthology_sample_500.jsonl')),
       ),
     );
     for (const paper of papers) {

@@ -5,9 +5,9 @@ import { readArxivAtom } from './arxiv-atom.js';
 import { readArxivSnapshot } from './arxiv-snapshot.js';
 import { latexToUnicode } from './latex-text.js';
 import { textInput } from './lines.js';
-import { fileInput, fixtures, papersOf, readAll, sharedData } from './test-support.js';
+import { fileInput, fixtures, papersOf, readAll, testFixtures } from './test-support.js';
 
-const responses = join(sharedData, 'upstream/arxiv/responses');
+const responses = join(testFixtures, 'upstream/arxiv/responses');
 
 describe('arXiv metadata snapshot', () => {
   it('reads published and preprint records with LaTeX names decoded and the v1 date', async () => {

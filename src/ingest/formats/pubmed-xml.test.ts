@@ -2,9 +2,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { textInput } from './lines.js';
 import { readPubmedXml } from './pubmed-xml.js';
-import { fileInput, papersOf, readAll, sharedData } from './test-support.js';
+import { fileInput, papersOf, readAll, testFixtures } from './test-support.js';
 
-const responses = join(sharedData, 'upstream/pubmed_eutils/responses/biopython');
+const responses = join(testFixtures, 'upstream/pubmed_eutils/responses/biopython');
 
 describe('PubMed XML', () => {
   it('reads a structured abstract with labels, ids, journal and date', async () => {

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { textInput } from './lines.js';
 import { readSemanticScholar } from './semantic-scholar.js';
-import { fileInput, fixtures, papersOf, readAll, recordedBodies, sharedData } from './test-support.js';
+import { fileInput, fixtures, papersOf, readAll, recordedBodies, testFixtures } from './test-support.js';
 
 describe('Semantic Scholar', () => {
   it('reads a recorded Graph API paper with its ids and open-access PDF', async () => {
@@ -39,7 +39,7 @@ describe('Semantic Scholar', () => {
     });
     expect(attention?.pdf_id).toBeUndefined();
     const file = join(
-      sharedData,
+      testFixtures,
       'upstream/semantic_scholar/responses/danielnsilva_semanticscholar/Paper.json',
     );
     const [turing] = papersOf(await readAll(readSemanticScholar, fileInput(file)));

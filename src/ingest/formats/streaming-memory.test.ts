@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readAlexandriaJsonl } from './alexandria-jsonl.js';
 import { readPubmedXml } from './pubmed-xml.js';
-import { sharedData } from './test-support.js';
+import { testFixtures } from './test-support.js';
 import { splitXmlRecords } from './xml-records.js';
 
 const mebibyte = 1024 * 1024;
@@ -53,7 +53,7 @@ describe('constant-memory streaming', () => {
   }, 120_000);
 
   it('splits 300 MB of concatenated USPTO documents holding one record at a time', async () => {
-    const document = readFileSync(join(sharedData, 'patents/uspto_xml/xml2006/US07272630B2.xml'), 'utf8');
+    const document = readFileSync(join(testFixtures, 'patents/uspto_xml/xml2006/US07272630B2.xml'), 'utf8');
     const copies = Math.ceil((300 * mebibyte) / document.length);
     const { count, growth } = await peakHeapGrowth(
       splitXmlRecords(
@@ -68,7 +68,7 @@ describe('constant-memory streaming', () => {
 
   it('parses 5,000 large PubMed articles (~220 MB) from one stream with a bounded heap', async () => {
     const file = readFileSync(
-      join(sharedData, 'upstream/pubmed_eutils/responses/biopython/pubmed4.xml'),
+      join(testFixtures, 'upstream/pubmed_eutils/responses/biopython/pubmed4.xml'),
       'utf8',
     );
     const article = file.slice(file.indexOf('<PubmedArticle>'), file.indexOf('</PubmedArticleSet>'));

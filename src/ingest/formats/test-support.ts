@@ -1,18 +1,27 @@
-import { createReadStream, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createGunzip } from 'node:zlib';
+import { fixtures as testFixtures } from '../../../test/helpers/requirements.js';
+import { decompressed, fileInput as pipelineInput } from '../ingest-inputs.js';
 import type { FormatReader, IngestItem } from '../ingest-item.js';
 
-/** `../shared/data` seen from the repository root (real samples; never copied into the repo). */
-export const sharedData = join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'data');
+/**
+ * The large shared real samples (`ALEXANDRIA_TEST_DATA`, else `../shared/data`): check with
+ * `needsSharedData` (test/helpers/requirements.ts) before reading them.
+ */
+export { sharedData } from '../../../test/helpers/requirements.js';
+
+/** Real samples that travel with the code (test/fixtures; licences in test/fixtures/LICENSES.md). */
+export { testFixtures };
 
 /** Fixtures written for formats without real samples in shared data. */
 export const fixtures = join(import.meta.dirname, '__fixtures__');
 
-/** A file as a byte stream, gunzipped when its name ends in `.gz` (as the pipeline does). */
+/**
+ * A file as a byte stream, gunzipped when it is gzip, read by the pipeline's own code (so a missing
+ * or broken file fails at once, as it does for `alexandria ingest`).
+ */
 export function fileInput(path: string): AsyncIterable<Uint8Array> {
-  const stream = createReadStream(path, { highWaterMark: 64 * 1024 });
-  return path.endsWith('.gz') ? stream.pipe(createGunzip()) : stream;
+  return decompressed(pipelineInput(path, 0)).chunks;
 }
 
 /** Every item a reader yields for an input. */
@@ -47,7 +56,7 @@ export async function headOf(path: string, length = 64 * 1024): Promise<string> 
 
 /** Bodies of the recorded 200 responses of an upstream API whose request uri matches. */
 export function recordedBodies(api: string, uri: RegExp): string[] {
-  const path = join(sharedData, 'upstream', api, 'interactions.jsonl');
+  const path = join(testFixtures, 'upstream', api, 'interactions.jsonl');
   return readFileSync(path, 'utf8')
     .split('\n')
     .filter((line) => line.trim().length > 0)

@@ -2,10 +2,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { textInput } from './lines.js';
-import { fileInput, papersOf, readAll, sharedData } from './test-support.js';
+import { fileInput, papersOf, readAll, testFixtures } from './test-support.js';
 import { patentNumber, readUsptoXml } from './uspto-xml.js';
 
-const samplesDir = join(sharedData, 'patents/uspto_xml');
+const samplesDir = join(testFixtures, 'patents/uspto_xml');
 const files = readdirSync(samplesDir).flatMap((folder) =>
   readdirSync(join(samplesDir, folder)).map((name) => join(samplesDir, folder, name)),
 );
@@ -23,7 +23,7 @@ interface Expected {
   inventors: string[];
   source_file: string;
 }
-const expected = readFileSync(join(sharedData, 'patents/uspto_fulltext_samples.jsonl'), 'utf8')
+const expected = readFileSync(join(testFixtures, 'patents/uspto_fulltext_samples.jsonl'), 'utf8')
   .split('\n')
   .filter(Boolean)
   .map((line) => JSON.parse(line) as Expected);

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { nestedMacroBomb, nestedMacros } from '../../../test/fakes/bibtex-bomb.js';
+import { fixtures } from '../../../test/helpers/requirements.js';
 import { emptyPaper, type Paper } from '../../domain/paper.js';
 import { detectFormat, formatPapers, parseReferences } from './citation-formats.js';
 import { joinPersonName, splitPersonName } from './csl-mapping.js';
 
-const corpus = join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'data', 'corpus');
+const corpus = join(fixtures, 'corpus');
 
 interface AclRecord {
   title: string;
@@ -42,8 +42,7 @@ function realPapers(): Paper[] {
     .filter((line) => line.length > 0)
     .slice(0, 200)
     .map((line) => JSON.parse(line) as AclRecord);
-  const withDoi = gunzipSync(readFileSync(join(corpus, 'acl_anthology_2016_2022.jsonl.gz')))
-    .toString('utf8')
+  const withDoi = readFileSync(join(corpus, 'acl_anthology_records.jsonl'), 'utf8')
     .split('\n')
     .filter((line) => line.includes('"doi": "10.'))
     .slice(0, 150)

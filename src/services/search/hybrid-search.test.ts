@@ -224,11 +224,12 @@ describe('hybrid search (BM25 candidates re-ranked by RRF with record vectors)',
     ).toEqual(bm25);
     expect(failing.fallbacks).toHaveLength(1);
     model.failWith = undefined;
-    model.delayMs = 300;
+    // The model answers after 1 s; the search stops waiting at 50 ms (measured: 0.07 s in all).
+    model.delayMs = 1000;
     const slow = hybridService(index, model, { deadlineMs: 50 });
     const started = performance.now();
     const result = await slow.service.searchPapers(request({ query: 'models of protein folding' }));
-    expect(performance.now() - started).toBeLessThan(250);
+    expect(performance.now() - started).toBeLessThan(700);
     expect(titles(result)).toEqual(bm25);
     expect(slow.fallbacks).toHaveLength(1);
   });

@@ -55,7 +55,8 @@ describe('UpstreamClient', () => {
     const elapsed = performance.now() - started;
     expect(hits).toBe(2);
     expect(elapsed).toBeGreaterThanOrEqual(950);
-    expect(elapsed).toBeLessThan(3000);
+    // Measured: 1.07 s. The bound only says it did not wait on after the one second asked for.
+    expect(elapsed).toBeLessThan(11_000);
     expect((await client.breaker.status()).state).toBe('closed');
   });
 
@@ -97,7 +98,8 @@ describe('UpstreamClient', () => {
     const error = await client.get(`${url}/hang`).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UpstreamError);
     expect((error as UpstreamError).code).toBe('timeout');
-    expect(performance.now() - started).toBeLessThan(1500);
+    // Measured: 0.2 s; the server never answers.
+    expect(performance.now() - started).toBeLessThan(2500);
   });
 
   it('opens the circuit after three failed calls, skips without traffic, then closes after a good trial', async () => {
