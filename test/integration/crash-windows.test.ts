@@ -1,7 +1,6 @@
 // The two windows a SIGKILL during add_to_project could leave half-written (decision record 0020),
 // hit deterministically: a storage failure injected exactly between the two writes stands for the
 // kill (SQLite triggers raise in the second write), then the state a restart finds is checked.
-import { mkdtempSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
