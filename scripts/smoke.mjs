@@ -26,7 +26,7 @@ import {
   symlinkSync,
 } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
 
 const repo = join(import.meta.dirname, '..');
 const cache = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'alexandria');
@@ -73,6 +73,12 @@ function smoke(major) {
     stdio: ['ignore', 'pipe', 'inherit'],
   }).trim();
   const env = { ...process.env, PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}` };
+  // The copy lives in a temporary folder, so `../shared/data` beside it is not the checkout's:
+  // hand the copy the checkout's shared-data folder (an explicit ALEXANDRIA_TEST_DATA, resolved
+  // against the checkout, else ../shared/data beside it) so its suites find what the checkout finds.
+  env.ALEXANDRIA_TEST_DATA = process.env.ALEXANDRIA_TEST_DATA
+    ? resolve(repo, process.env.ALEXANDRIA_TEST_DATA)
+    : join(repo, '..', 'shared', 'data');
   const betterSqlite = betterSqliteFor(major, node, env);
   const copy = mkdtempSync(join(tmpdir(), `alexandria-smoke-${major}-`));
   try {
