@@ -64,6 +64,26 @@ describe('backlog metrics', () => {
     expect(page).toContain(`alexandria_record_vectors_eta_seconds{model="${model}"} 0`);
   });
 
+  it('does not hold a scrape while the database does not answer: the last figures stay', async () => {
+    const registry = new Registry();
+    let now = 0;
+    let answer = true;
+    installBacklogMetrics(
+      registry,
+      {
+        stats: () =>
+          answer ? Promise.resolve({ records: 42 }) : new Promise<IndexStats>(() => {}) /* never answers */,
+      },
+      { maxWaitMs: 50, now: () => now },
+    );
+    expect(await registry.metrics()).toContain('alexandria_index_records 42');
+    answer = false;
+    now = 10_000;
+    const started = performance.now();
+    expect(await registry.metrics()).toContain('alexandria_index_records 42');
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
   it('shows only the record count when record vectors are off', async () => {
     const registry = new Registry();
     const reads: Array<string | undefined> = [];

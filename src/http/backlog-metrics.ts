@@ -14,15 +14,17 @@ import { VectorBacklogTrend } from '../services/search/vector-backlog.js';
  *   will be empty at that pace (0 when it is; absent while nothing drains).
  *
  * One `PaperIndex.stats` call serves all of them, at most once per `minIntervalMs` (scrapes of
- * several gauges, or scrapers, in between reuse it). A failed read keeps the last figures.
+ * several gauges, or scrapers, in between reuse it). A failed read, or one slower than `maxWaitMs`
+ * (2 s: the database is out and the connect timeout runs), keeps the last figures.
  */
 export function installBacklogMetrics(
   registry: Registry,
   index: Pick<PaperIndex, 'stats'>,
-  options: { vectorModel?: string; minIntervalMs?: number; now?: () => number },
+  options: { vectorModel?: string; minIntervalMs?: number; maxWaitMs?: number; now?: () => number },
 ): void {
   const now = options.now ?? Date.now;
   const minIntervalMs = options.minIntervalMs ?? 5_000;
+  const maxWaitMs = options.maxWaitMs ?? 2_000;
   const trend = new VectorBacklogTrend();
   let last: { at: number; stats: Promise<IndexStats> } | undefined;
   let known: IndexStats | undefined;
@@ -41,7 +43,14 @@ export function installBacklogMetrics(
         },
       );
     }
-    return last.stats.catch(() => known);
+    // A scrape does not wait out a database outage (connect timeouts): it shows the last figures.
+    const settled = last.stats.catch(() => known);
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<IndexStats | undefined>((resolve) => {
+      timer = setTimeout(() => resolve(known), maxWaitMs);
+      timer.unref?.();
+    });
+    return Promise.race([settled, waited]).finally(() => clearTimeout(timer));
   };
   const gauge = (
     name: string,
