@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { listVariables } from '../../src/config/load-config.js';
+import { listVariables, loadConfig } from '../../src/config/load-config.js';
+import { serveRoleOf } from '../../src/config/role.js';
 import { repositoryRoot } from '../helpers/requirements.js';
 
 const read = (...path: string[]) => readFileSync(join(repositoryRoot, ...path), 'utf8');
@@ -95,6 +96,37 @@ describe('compose.yaml', () => {
         ALEXANDRIA_S3_ENDPOINT: 'http://minio:9000',
       });
       expect(service.healthcheck?.test.join(' ')).toContain('/livez');
+    }
+  });
+
+  it('gives each Alexandria process a configuration that loads, in its role, on the shared stores', () => {
+    // As compose interpolates them, with the example's values and the passwords set.
+    const values: Record<string, string> = {
+      POSTGRES_PASSWORD: 'secret-pg',
+      MINIO_ROOT_PASSWORD: 'secret-s3',
+    };
+    const interpolate = (text: string) =>
+      text.replace(/\$\{([A-Z_]+)(?::[-?]([^}]*))?\}/g, (_, name: string, fallback?: string) =>
+        name in values ? (values[name] as string) : name.endsWith('PASSWORD') ? '' : (fallback ?? ''),
+      );
+    for (const [name, role] of [
+      ['api', 'api'],
+      ['worker', 'worker'],
+    ] as const) {
+      const environment = Object.fromEntries(
+        Object.entries(compose.services[name]?.environment ?? {}).map(([key, value]) => [
+          key,
+          interpolate(value),
+        ]),
+      );
+      const config = loadConfig(environment);
+      expect(serveRoleOf(config), name).toBe(role);
+      expect(config.storage).toMatchObject({
+        databaseUrl: 'postgres://alexandria:secret-pg@postgres:5432/alexandria',
+        redisUrl: 'redis://redis:6379/0',
+        s3Bucket: 'alexandria',
+        s3SecretAccessKey: 'secret-s3',
+      });
     }
   });
 
