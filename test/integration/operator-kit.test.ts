@@ -15,9 +15,9 @@ import {
   sampleValue,
   seriesNames,
 } from '../helpers/prometheus-text.js';
-import { fixtures, needsPostgresExtension } from '../helpers/requirements.js';
+import { fixtures, needsPostgresExtension, needsRedis } from '../helpers/requirements.js';
 import { finished, serverListening, spawnCli } from '../helpers/server-process.js';
-import { adminQuery, testPostgresUrl } from '../helpers/services.js';
+import { adminQuery, testPostgresUrl, testRedisUrl } from '../helpers/services.js';
 
 const records = join(fixtures, 'corpus', 'acl_anthology_records.jsonl');
 const recordCount = 173;
@@ -130,6 +130,7 @@ const prometheusOwn = new Set(['up']);
 /** Registered only by a PostgreSQL-backed index (searches by the database that answered). */
 const postgresOnly = new Set(['alexandria_index_searches_total']);
 const withoutPostgres = await needsPostgresExtension();
+const withoutRedis = await needsRedis();
 
 /** Whether `name` is a family on the page, or a histogram's _bucket/_sum/_count series. */
 function onPage(types: Map<string, string>, name: string): boolean {
@@ -168,7 +169,7 @@ describe('the dashboard and the alert rules query what the server exposes', () =
   });
 
   it.skipIf(withoutPostgres)(
-    'finds the PostgreSQL-only names on a server backed by PostgreSQL',
+    'finds the PostgreSQL-only names on a server backed by PostgreSQL; status reads that database and Redis',
     { timeout: 120_000 },
     async () => {
       const database = `alexandria_operator_${process.pid}`;
@@ -185,6 +186,36 @@ describe('the dashboard and the alert rules query what the server exposes', () =
         expect(sampleValue(page, 'alexandria_dependency_up', { dependency: 'postgres' })).toBe(1);
         server.child.kill('SIGTERM');
         await finished(server.child);
+        // `alexandria status` reads the same database (and, with Redis, the deployment's queue).
+        const shared = { DATABASE_URL: databaseUrl.href, ALEXANDRIA_DATA_DIR: folder };
+        const status = await cli(['status', '--json'], shared);
+        expect(status.code, status.stderr).toBe(0);
+        expect(JSON.parse(status.stdout)).toMatchObject({
+          database: {
+            kind: 'postgres',
+            location: `${databaseUrl.hostname}:${databaseUrl.port || 5432}/${database}`,
+          },
+          index: { records: 0 },
+          vectors: { model, stored: 0, pending: 0, etaSeconds: 0 },
+        });
+        if (!withoutRedis) {
+          const queued = await cli(['status', '--json'], {
+            ...shared,
+            REDIS_URL: testRedisUrl,
+            ALEXANDRIA_JOB_PREFIX: `alexandria-operator-${process.pid}`,
+          });
+          expect(queued.code, queued.stderr).toBe(0);
+          const jobs = JSON.parse(queued.stdout).jobs as Array<{
+            type: string;
+            state: string;
+            count: number;
+          }>;
+          expect(jobs.find((job) => job.type === 'parse-pdf' && job.state === 'waiting')?.count).toBe(0);
+          const text = await cli(['status'], { ...shared, REDIS_URL: testRedisUrl });
+          expect(text.stdout).toMatch(
+            /^jobs\n {2}queue +waiting +active +delayed +failed\n {2}parse-pdf +0 +0 +0 +0$/m,
+          );
+        }
       } finally {
         await adminQuery(`drop database if exists ${database} with (force)`);
       }

@@ -99,7 +99,8 @@ function printStatus(where: { kind: string; location: string }, status: Deployme
     output.line('jobs');
     output.table(
       knownJobTypes.map((type) => ({
-        queue: `  ${type}`,
+        // Indented under their heading, column names included.
+        '  queue': `  ${type}`,
         ...Object.fromEntries(
           (status.jobs ?? [])
             .filter((job) => job.type === type && job.state !== 'completed')
@@ -113,7 +114,7 @@ function printStatus(where: { kind: string; location: string }, status: Deployme
     output.line('storage');
     output.table(
       status.storage.map((tenant) => ({
-        tenant: `  ${tenant.tenantId}`,
+        '  tenant': `  ${tenant.tenantId}`,
         pdfs: count(tenant.documents),
         bytes: bytes(tenant.bytes),
       })),
