@@ -22,6 +22,7 @@ import { GenerativeAnswers } from './agent/generative-answers.js';
 import { ResearchService } from './agent/research-service.js';
 import type { AppServices } from './app-services.js';
 import { createJobQueue } from './compose/job-queue.js';
+import { meteredChatModel, meteredPdfExtractor } from './compose/metered-ports.js';
 import { postgresPoolOptions, standbyRoutingOptions } from './compose/postgres-options.js';
 import { readinessProbes } from './compose/readiness-probes.js';
 import { createSharedState } from './compose/shared-state.js';
@@ -36,6 +37,7 @@ import { WorkerReferenceReader } from './pdf/worker-reference-reader.js';
 import { type Dependency, DependencyHealth } from './platform/dependency-health.js';
 import type { Logger } from './platform/logger.js';
 import { packageVersion } from './platform/version.js';
+import { WorkTally } from './platform/work-tally.js';
 import type { BlobStore } from './ports/blob-store.js';
 import type { Cache } from './ports/cache.js';
 import type { ChatModel } from './ports/chat-model.js';
@@ -104,6 +106,13 @@ export interface Container {
   health: DependencyHealth;
   /** The shared dependencies this process uses (configured), for metrics and readiness. */
   dependencies: Dependency[];
+  /** Work this process did (pages parsed, vectors embedded, tokens generated), for /metrics. */
+  work: WorkTally;
+  /**
+   * The embedding model's id when the index is given record vectors (ALEXANDRIA_RECORD_VECTORS on
+   * and an index that stores them): the model whose backlog /metrics and `alexandria status` show.
+   */
+  recordVectorModel?: string;
   /** Closes every adapter, last opened first. */
   close(): Promise<void>;
 }
@@ -138,13 +147,9 @@ export async function createContainer(
   await mkdir(dataDir, { recursive: true });
   const closers: Array<() => Promise<void>> = [];
   const health = options.health ?? new DependencyHealth(logger);
+  const work = new WorkTally();
 
-  const projects = config.storage.databaseUrl
-    ? await createPostgresProjectStore(
-        config.storage.databaseUrl,
-        postgresPoolOptions(config, logger, 'project store', health),
-      )
-    : await createSqliteProjectStore(join(dataDir, 'alexandria.db'));
+  const projects = await openProjectStore(config, logger, health);
   closers.push(() => projects.close());
 
   const { storage } = config;
@@ -301,7 +306,7 @@ export async function createContainer(
     blobs,
     cache,
     projects: projectService,
-    extractor: pdf,
+    extractor: meteredPdfExtractor(pdf, work),
     fetcher,
     lookup: federation.papers,
     ranker,
@@ -352,6 +357,9 @@ export async function createContainer(
       batchSize: config.search.recordVectorsBatch,
       pauseMs: config.search.recordVectorsPauseMs,
       idleMs: config.search.recordVectorsIdleMs,
+      onBatch: ({ stored }) => {
+        work.recordVectorsEmbedded += stored;
+      },
     });
     const stopScheduling = scheduleRecordVectors(jobs, walker, {
       run: runsJobs,
@@ -377,6 +385,7 @@ export async function createContainer(
       );
     }
   }
+  const countedChat = chatModel && meteredChatModel(chatModel, work);
   // Big reference lists are read off the event loop (decision 0042).
   const referenceReader = new WorkerReferenceReader({ timeoutMs: config.heavy.timeoutMs });
   closers.push(() => referenceReader.close());
@@ -425,11 +434,11 @@ export async function createContainer(
       fullText: documents.fullText,
       chunkUrl: (pdfRef, chunk) =>
         `${publicUrlOf(config)}/api/fulltext?pdf_id=${encodeURIComponent(pdfRef)}&chunk=${chunk}`,
-      model: chatModel,
+      model: countedChat,
       modelTimeoutMs: chatDeadlines(config).callMs,
       budget: heavy,
     }),
-    ...createAnswering(config, logger, chatModel, {
+    ...createAnswering(config, logger, countedChat, {
       projects: projectService,
       search: federation.search,
       literatureMap: federation.papers,
@@ -477,6 +486,9 @@ export async function createContainer(
     upstreamSources: federation.enabled,
     role,
     health,
+    work,
+    recordVectorModel:
+      config.search.recordVectors && RecordVectorsJob.supported(index) ? embeddings.id : undefined,
     dependencies: [
       ...(storage.databaseUrl ? (['postgres'] as const) : []),
       ...(redis ? (['redis'] as const) : []),
@@ -519,6 +531,34 @@ export async function openPaperIndex(
     searchThreads: config.search.threads,
     shards: config.search.shards,
   });
+}
+
+/**
+ * The project store (tenants, keys, projects, documents): PostgreSQL with DATABASE_URL, else
+ * `<data dir>/alexandria.db`. Used by the container and by the CLI.
+ */
+export async function openProjectStore(
+  config: Config,
+  logger: Logger,
+  health?: DependencyHealth,
+): Promise<ProjectStore> {
+  return config.storage.databaseUrl
+    ? createPostgresProjectStore(
+        config.storage.databaseUrl,
+        postgresPoolOptions(config, logger, 'project store', health),
+      )
+    : createSqliteProjectStore(join(resolve(config.storage.dataDir), 'alexandria.db'));
+}
+
+/**
+ * The id of the model record vectors are computed with (decision 0036), when they are on and
+ * `index` stores them; the model is not loaded. Used by `alexandria status`.
+ */
+export async function recordVectorModelOf(config: Config, index: PaperIndex): Promise<string | undefined> {
+  if (!config.search.recordVectors || !RecordVectorsJob.supported(index)) return undefined;
+  const model = createEmbeddingModel(config, 1);
+  await model.close();
+  return model.id;
 }
 
 /**

@@ -11,6 +11,7 @@ import { registerJobs } from './commands/jobs.js';
 import { registerKeys } from './commands/keys.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerServe } from './commands/serve.js';
+import { registerStatus } from './commands/status.js';
 import { registerWorker } from './commands/worker.js';
 import { output } from './output.js';
 
@@ -33,6 +34,7 @@ export function createProgram(): Command {
   registerJobs(program);
   registerBackup(program);
   registerDb(program);
+  registerStatus(program);
   return program;
 }
 

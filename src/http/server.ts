@@ -3,11 +3,13 @@ import type { Container } from '../main.js';
 import { packageVersion } from '../platform/version.js';
 import { knownJobTypes } from '../services/jobs/job-types.js';
 import { buildApp, type HttpDependencies } from './app.js';
+import { installBacklogMetrics } from './backlog-metrics.js';
 import { installDependencyMetrics } from './dependency-metrics.js';
 import { installIndexMetrics } from './index-metrics.js';
 import { installJobMetrics } from './job-metrics.js';
 import { createMetrics } from './metrics.js';
 import { installStorageMetrics } from './storage-metrics.js';
+import { installWorkMetrics } from './work-metrics.js';
 
 /** Builds the app from a container; `overrides` replace dependencies (tests: other route modules). */
 export function createHttpApp(
@@ -16,6 +18,10 @@ export function createHttpApp(
 ): Promise<FastifyInstance> {
   const metrics = createMetrics();
   installIndexMetrics(metrics.registry, container.stores.index);
+  installBacklogMetrics(metrics.registry, container.stores.index, {
+    vectorModel: container.recordVectorModel,
+  });
+  installWorkMetrics(metrics.registry, container.work);
   installDependencyMetrics(metrics.registry, container.health, container.dependencies);
   installJobMetrics(metrics.registry, container.jobs, knownJobTypes);
   installStorageMetrics(metrics.registry, container.services.storage, {

@@ -87,6 +87,18 @@ export interface UpsertSummary {
   unchanged: number;
 }
 
+/** Figures of the index for monitoring (`/metrics`, `alexandria status`); see `PaperIndex.stats`. */
+export interface IndexStats {
+  /** Records stored: papers and patents. */
+  records: number;
+  /**
+   * For the model asked about, on an index that stores record vectors: records with a vector for it
+   * (`stored`) and records waiting for one (`pending`: new records, records whose title or abstract
+   * changed). Absent when no model was asked about or the index stores no vectors.
+   */
+  vectors?: { model: string; stored: number; pending: number };
+}
+
 /**
  * The local index of papers and patents: idempotent upserts keyed by identifiers, BM25 search with
  * filters and sorts, lookup by identity key. Adapters: SQLite FTS5 (embedded; its own file, WAL, so
@@ -127,6 +139,13 @@ export interface PaperIndex {
   dataVersion(): Promise<string>;
   /** How many papers and patents are stored. */
   count(): Promise<{ papers: number; patents: number }>;
+  /**
+   * How many records are stored and, with `vectorModel`, how many of them have a vector for it and
+   * how many wait for one. Read at every /metrics scrape (at most every few seconds): costs no more
+   * than counting the stored vectors of one model (PostgreSQL reads the record total from its
+   * statistics row). Reads the primary (PostgreSQL), so a backlog drains as the writes land.
+   */
+  stats(vectorModel?: string): Promise<IndexStats>;
   /**
    * Compacts the index after a bulk load (SQLite: merges the FTS5 segments into one, which takes
    * about a minute per million records and speeds up queries). Adapters with nothing to do resolve.

@@ -171,9 +171,35 @@ export function runPaperIndexContract(name: string, create: () => Promise<PaperI
       });
       expect(await index.upsert([bridge])).toEqual({ inserted: 0, merged: 1, unchanged: 0 });
       expect(await index.count()).toEqual({ papers: 1, patents: 0 });
+      // The monitoring figure follows the fold too (PostgreSQL keeps it in a statistics row).
+      expect(await index.stats()).toEqual({ records: 1 });
       const record = await index.findByKeys(['arxiv:2101.00001']);
       expect(record?.type).toBe('conference-paper');
       expect(record?.identifiers).toMatchObject({ arxiv: '2101.00001', doi: '10.1000/xyz' });
+      await index.close();
+    });
+
+    it('counts its records for monitoring: papers and patents, merges, a refused batch', async () => {
+      const index = await create();
+      expect(await index.stats()).toEqual({ records: 0 });
+      await index.upsert([
+        paper('Counting records for an operator', { doi: '10.1/count-a' }),
+        paper('A second record to count', { doi: '10.1/count-b' }),
+        paper('A patent to count', {
+          type: 'patent',
+          patent_number: 'US1234567',
+          identifiers: { patent_number: 'US1234567' },
+        }),
+      ]);
+      expect(await index.stats()).toEqual({ records: 3 });
+      // The same paper again merges: still three.
+      await index.upsert([paper('Counting records for an operator', { doi: '10.1/count-a', venue: 'ACL' })]);
+      await expect(index.upsert([paper('One more'), paper('')])).rejects.toMatchObject({
+        code: 'unprocessable',
+      });
+      expect(await index.stats()).toEqual({ records: 3 });
+      const { papers, patents } = await index.count();
+      expect(papers + patents).toBe(3);
       await index.close();
     });
 
@@ -299,6 +325,12 @@ export function runPaperIndexContract(name: string, create: () => Promise<PaperI
         expect(cosine(vectors.get(ids[1] as number) as Float32Array, unit(0))).toBeLessThan(0.5);
         expect(await index.recordVectors('test:model-b', ids)).toEqual(new Map());
         expect(await index.vectorCoverage(model)).toEqual({ withVectors: 2, records: 3 });
+        // The backlog /metrics and `alexandria status` show: per model.
+        expect(await index.stats(model)).toEqual({ records: 3, vectors: { model, stored: 2, pending: 1 } });
+        expect(await index.stats('test:model-b')).toEqual({
+          records: 3,
+          vectors: { model: 'test:model-b', stored: 0, pending: 3 },
+        });
         await index.close();
       });
 

@@ -52,6 +52,10 @@ export class FakePaperIndex implements PaperIndex {
     return { papers: this.upserted.length, patents: 0 };
   }
 
+  async stats() {
+    return { records: this.upserted.length };
+  }
+
   async optimize() {}
   async ping() {}
   async close() {}

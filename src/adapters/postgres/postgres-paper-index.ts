@@ -4,6 +4,7 @@ import type {
   IndexClause,
   IndexPage,
   IndexQuery,
+  IndexStats,
   PaperIndex,
   RecordToEmbed,
   RecordVectorEntry,
@@ -472,6 +473,19 @@ export class PostgresPaperIndex implements PaperIndex {
     );
     const row = found.rows[0];
     return { withVectors: Number(row?.covered ?? 0), records: Number(row?.records ?? 0) };
+  }
+
+  /** The record total from the statistics row every write keeps; one model's vectors counted. */
+  async stats(vectorModel?: string): Promise<IndexStats> {
+    if (vectorModel === undefined) {
+      const found = await this.primary.query<{ records: string }>('SELECT records FROM paper_index_stats');
+      return { records: Number(found.rows[0]?.records ?? 0) };
+    }
+    const { withVectors, records } = await this.vectorCoverage(vectorModel);
+    return {
+      records,
+      vectors: { model: vectorModel, stored: withVectors, pending: Math.max(0, records - withVectors) },
+    };
   }
 
   async ping(): Promise<void> {

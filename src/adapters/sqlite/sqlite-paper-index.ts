@@ -11,6 +11,7 @@ import type { Paper } from '../../domain/paper.js';
 import type {
   IndexPage,
   IndexQuery,
+  IndexStats,
   PaperIndex,
   RecordToEmbed,
   RecordVectorEntry,
@@ -208,6 +209,16 @@ export class SqlitePaperIndex implements PaperIndex {
 
   async vectorCoverage(model: string): Promise<{ withVectors: number; records: number }> {
     return this.vectors.coverage(model);
+  }
+
+  /** Two counts on the read-write connection: the records, and one model's vectors (no table scan of records' text). */
+  async stats(vectorModel?: string): Promise<IndexStats> {
+    if (vectorModel === undefined) return { records: this.vectors.records() };
+    const { withVectors, records } = this.vectors.coverage(vectorModel);
+    return {
+      records,
+      vectors: { model: vectorModel, stored: withVectors, pending: Math.max(0, records - withVectors) },
+    };
   }
 
   async ping(): Promise<void> {

@@ -86,6 +86,11 @@ export class SqliteRecordVectors {
     return found;
   }
 
+  /** How many records the index holds. */
+  records(): number {
+    return this.statements.records.get() as number;
+  }
+
   coverage(model: string): { withVectors: number; records: number } {
     const code = this.code(model, false);
     return {
