@@ -7,6 +7,7 @@ import { pdfQaEval } from './pdf-qa.eval.js';
 import { readerQaEval } from './reader-qa.eval.js';
 import { referencesEval } from './references.eval.js';
 import { searchEval } from './search.eval.js';
+import { verdictClassifierEval } from './verdict-classifier.eval.js';
 
 /** One quality measurement: named figures and verdicts against the goals. */
 export interface EvalReport {
@@ -38,4 +39,6 @@ export const evaluations: Evaluation[] = [
   { name: 'agent-local', run: (options) => localAgentEval(options) },
   // Injected papers on the local model: 0 attacker hits, 0 unasked project changes (decision 0040).
   { name: 'agent-injection', run: (options) => agentInjectionEval(options) },
+  // When a message needs a verdict, on labelled questions (decision 0047; no model needed).
+  { name: 'verdict-classifier', run: (options) => verdictClassifierEval(options), onlyWhenNamed: true },
 ];

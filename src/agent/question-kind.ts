@@ -62,10 +62,27 @@ const auxiliary =
  * Their answer is papers or a text, not a verdict. "Is there evidence that…" stays a question.
  */
 const request =
-  /^(?:(?:can|could|would|will|won't|do|did)\s+(?:you|u)\b|(?:can|could|may)\s+(?:i|we)\s+(?:get|have|see|find|ask)\b|(?:is|are)\s+there\s+(?:any\s+|some\s+|other\s+|more\s+|recent\s+|good\s+|new\s+)*(?:papers?|stud(?:y|ies)|works?|research|articles?|publications?|literature|surveys?|reviews?|datasets?|benchmarks?|tools?|resources?|libraries|implementations?|methods|approaches|examples?|references?|sources?)\b(?!\s+(?:that|which)\s+(?:show|prove|support|confirm|demonstrate))|do\s+(?:any|some)\s+(?:papers?|stud(?:y|ies)|works?|articles?)\s+(?:exist|discuss|cover|address)\b)/i;
+  /^(?:(?:can|could|would|will|won't|do|did)\s+(?:you|u)\b|(?:do|does)\s+(?:the\s+)?(?:authors?|you|they|anyone)\s+have\s+(?:any\s+)?(?:insights?|intuitions?|ideas?|thoughts|explanations?)\b|(?:can|could|may)\s+(?:i|we)\s+(?:get|have|see|find|ask)\b|(?:is|are)\s+there\s+(?:any\s+|some\s+|other\s+|more\s+|an?\s+)?(?:[\w-]+\s+){0,2}?(?:papers?|stud(?:y|ies)|works?|research|articles?|publications?|literature|surveys?|reviews?|datasets?|data|corpora|benchmarks?|tools?|resources?|libraries|implementations?|methods|approaches|examples?|references?|sources?)\b(?!\s+(?:that|which)\s+(?:show|prove|support|confirm|demonstrate))|do\s+(?:any|some)\s+(?:papers?|stud(?:y|ies)|works?|articles?)\s+(?:exist|discuss|cover|address)\b)/i;
 
 /** An alternative question ("Is A or B better?"): asks which, not whether. */
-const alternative = /\b(?:or|versus|vs\.?)\s+(?!not\b|no\b)\w+[^?]*\?$/i;
+const alternative = /\b(?:or|versus|vs\.?)\s+(?!not\b|no\b|even\b)\w+[^?]*\?$/i;
+
+/** A title-form question with no verb, after a colon or comma: "X: a risk factor for Y?". */
+const titleForm = /^(?:an?)\s+(?!(?:list|survey|review|summary|overview)\b)[^?]*\?$/i;
+
+/** Wh-words: a question that opens with one is open, not yes/no. */
+const whWord = /^(?:what|what's|which|who|whom|whose|where|when|why|how)\b/i;
+
+/**
+ * The questions of a message, in order: sentences ending in "?". A full stop ends a sentence only
+ * before a capital (so "e.g.", "vs." and "A. baumannii" do not).
+ */
+function questionsOf(text: string): string[] {
+  return text
+    .split(/(?<=[.!?])\s+(?=["'“(*_]*[\p{Lu}\d])/u)
+    .map((sentence) => sentence.trim())
+    .filter((sentence) => sentence.endsWith('?'));
+}
 
 /**
  * The question of a message that needs a verdict, or undefined. A message needs one when one of
@@ -80,24 +97,36 @@ const alternative = /\b(?:or|versus|vs\.?)\s+(?!not\b|no\b)\w+[^?]*\?$/i;
 export function verdictQuestion(message: string): string | undefined {
   if (letteredOptions(message)) return undefined;
   const text = message.replace(/\s+/g, ' ').trim();
-  const questions = text.match(/[^?.!]*\?/g) ?? [];
-  for (const raw of questions) {
-    const question = raw.trim();
+  const questions = questionsOf(text);
+  // The first question is what the message asks; later ones elaborate it ("Why or why not?").
+  const question = questions[0];
+  if (question) {
     const clauses = [question, ...question.split(/[:;—–,]\s+|\s-\s/).slice(1)].map((clause) =>
-      clause.trim().replace(/^[("'“*_]+/, ''),
+      clause
+        .trim()
+        .replace(/^[("'“*_]+/, '')
+        .replace(/^(?:but|and|so|then|if so)\s+/i, ''),
     );
     const opening = clauses.find((clause) => auxiliary.test(clause));
-    if (!opening) continue;
-    if (request.test(opening)) {
-      // "Can you tell me whether X?" asks for a verdict through a request.
-      if (/\b(?:whether|if)\b/i.test(opening) && /\b(?:tell|know|check|say|confirm)\b/i.test(opening))
+    const followedByOr = /^or\b/i.test(questions[1] ?? '');
+    if (opening && !whWord.test(question)) {
+      if (request.test(opening)) {
+        // "Can you tell me whether X?" asks for a verdict through a request.
+        if (/\b(?:whether|if)\b/i.test(opening) && /\b(?:tell|know|check|say|confirm)\b/i.test(opening))
+          return question;
+      } else if (!followedByOr && !(alternative.test(opening) && !/\bor not\b/i.test(opening))) {
         return question;
-      continue;
+      }
+    } else if (
+      !opening &&
+      !whWord.test(question) &&
+      clauses.slice(1).some((clause) => titleForm.test(clause))
+    ) {
+      return question;
     }
-    if (alternative.test(opening) && !/\bor not\b/i.test(opening)) continue;
-    return question;
   }
-  if (questions.length > 0 && /\byes\b[^.?!]{0,20}\bno\b/i.test(text)) return questions[0]?.trim();
+  if (questions.length > 0 && /\byes\b[^.?!]{0,20}\bno\b/i.test(text)) return questions[0];
+  if (/^true or false\b/i.test(text)) return text;
   const whether =
     /\b(?:tell me|I (?:want|would like|need) to know|I wonder|check|find out)\s+(?:whether|if)\b[^.?!]*[.?!]?/i.exec(
       text,
