@@ -7,7 +7,7 @@ import type {
   ChatTurnRequest,
   TokenUsage,
 } from '../ports/chat-model.js';
-import { PromptFence } from '../text/fence.js';
+import { FenceMarkerFilter, PromptFence } from '../text/fence.js';
 import { createAgentTools, prepareToolCall, type ToolSet } from './agent-tools.js';
 import type {
   AgentBudgets,
@@ -115,6 +115,8 @@ export class ToolAgent implements ResearchAgent {
     const fence = new PromptFence();
     const guard = new ReferencesGuard();
     const filter = new CitationFilter(ledger);
+    // A fence marker the model repeats from its prompt is dropped from the answer.
+    const markers = new FenceMarkerFilter();
     // What the tools may read and change: what the user gave, their projects, what the run found.
     const { projects } = this.tools;
     const gate = new ToolGate({
@@ -287,7 +289,7 @@ export class ToolAgent implements ResearchAgent {
           })) {
             if (event.type === 'text') {
               text += event.text;
-              const out = write(event.text);
+              const out = write(markers.push(event.text));
               if (out) yield out;
             } else if (event.type === 'tool_call') {
               calls.push(event.call);
@@ -300,6 +302,8 @@ export class ToolAgent implements ResearchAgent {
         } catch (error) {
           failed = { error };
         }
+        const held = write(markers.end());
+        if (held) yield held;
         if (failed) throw failed.error;
         if (finish === 'length' && calls.length === 0 && cutMidSentence(text)) {
           // The limit stopped the answer mid-sentence: say so rather than end on a fragment.

@@ -301,6 +301,20 @@ describe('the verdict step in a run', () => {
     expect(content).toContain('[Lee et al., 2020](https://example.org/trial)');
   });
 
+  it('drops a fence marker the model repeats, and keeps the rest of its words as written', async () => {
+    const model = new ScriptedModel([
+      () => [
+        text('<untrusted-paper-text nonce="0f3a">\nSleep quality scores '),
+        text('improved [Lee et al., 2020](https://example.org/trial).\n</untrusted-pa'),
+        text('per-text nonce="0f3a">'),
+        finish(),
+      ],
+    ]);
+    const { content } = await ask(model, 'What happens to sleep quality in older adults who exercise?');
+    expect(content).not.toContain('untrusted-paper-text');
+    expect(content).toContain('Sleep quality scores improved [Lee et al., 2020](https://example.org/trial).');
+  });
+
   it('caps the conclusion and the answer by the per-call budget when it is lower', async () => {
     const model = new ScriptedModel([
       () => [finish()],
