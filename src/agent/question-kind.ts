@@ -85,14 +85,15 @@ function questionsOf(text: string): string[] {
 }
 
 /**
- * The question of a message that needs a verdict, or undefined. A message needs one when one of
- * its questions (a sentence ending in "?", or its clause after a colon, semicolon or dash —
- * "Adjuvant radiation of stage III thymoma: is it necessary?" — or after a comma — "In older
- * patients, does X reduce Y?") opens with an auxiliary verb and is not a request phrased as one
- * ("Can you find…?", "Are there papers on…?") nor an alternative question ("Is A or B better?"); or
- * when it asks outright for yes or no, whether something is true, or "Is it true that…". A
- * multiple-choice question (`letteredOptions`) gets an option instead: no verdict. Returns the
- * question sentence itself (without format instructions around it).
+ * The question of a message that needs a verdict, or undefined. The message's first question (a
+ * sentence ending in "?") is what it asks. It needs a verdict when that question, or its clause after
+ * a colon, semicolon, dash or comma ("Adjuvant radiation of stage III thymoma: is it necessary?", "In
+ * older patients, does X reduce Y?"), opens with an auxiliary verb, unless the question opens with a
+ * wh-word, is a request phrased as a yes/no question ("Can you find…?", "Are there papers on…?") or
+ * an alternative question ("Is A or B better?", or one followed by "Or …?"); or when it is a
+ * title-form question ("X: a risk factor for Y?"); or when the message asks outright for yes or no,
+ * "true or false", or "tell me whether…". A multiple-choice question (`letteredOptions`) gets an
+ * option instead: no verdict. Returns the question sentence itself (without format instructions).
  */
 export function verdictQuestion(message: string): string | undefined {
   if (letteredOptions(message)) return undefined;
