@@ -3,7 +3,6 @@ import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunSummary } from '../src/agent/agent-types.js';
 import { auditCitations } from '../src/agent/citation-audit.js';
-import { chooseVerdict, localVerdictWeights } from '../src/agent/verdict.js';
 import { loadConfig } from '../src/config/load-config.js';
 import { chatModelDir, localChatModelFiles } from '../src/config/sections/chat.js';
 import { normalizeDoi } from '../src/domain/identifiers.js';
@@ -224,7 +223,6 @@ export async function localAgentEval(options: { quick: boolean }): Promise<EvalR
     summary: [
       `PubMedQA accuracy (answer starts with yes/no/maybe): ${pubmed.correct}/${n} = ${pct(accuracy)} (goal ≥ 65%: ${accuracy >= 0.65 ? 'met' : 'NOT met'}) beside the majority class of the answered items: ${answered.label} ${pct(answered.share)} (stratified sample: ${pct(sampleMajority.share)}; all 667: ${majority.label} ${pct(majority.share)})${stored}; answers starting with a verdict ${pubmed.verdicts}/${n}; extractive agent: ${extractive.verdicts}/${asked.length} verdicts (it quotes, it does not answer yes/no)`,
       `PubMedQA confusion (gold → answered): ${confusionLine(answers)}`,
-      ...verdictWeightLines(answers),
       `PubMedQA cites the source abstract: local ${pubmed.cited}/${n}, extractive ${extractive.cited}/${asked.length}; local answers citing nothing ${pubmed.uncited}/${n}`,
       `LitQA2 items with their PDFs: ideal option chosen ${lit.ideal}/${litSample.length}, right paper cited ${lit.cited}/${litSample.length} (extractive agent: see the section above)`,
       `fabricated citations (audit, this run): local ${fabricated} over ${thisRun} answers, extractive ${extractive.fabricated} over ${asked.length} (goal 0: ${fabricated === 0 ? 'met' : 'NOT met'})`,
@@ -254,28 +252,6 @@ interface ItemResult {
   ms: number;
   /** The model's probabilities of yes, no and maybe at the verdict step (when it gave them). */
   probabilities?: Record<string, number>;
-}
-
-/**
- * What the answers would have started with under other verdict weights: exact, since the verdict
- * is chosen from the stored probabilities before the answer is written (the answer's text would
- * differ, not its first word). On the sample the weights were chosen on, this is in-sample.
- */
-function verdictWeightLines(items: ItemResult[]): string[] {
-  const scored = items.filter((item) => item.probabilities);
-  if (scored.length === 0) return [];
-  const accuracyWith = (weights: Record<Verdict, number>) =>
-    scored.filter((item) => chooseVerdict(item.probabilities, weights) === item.gold).length;
-  const shipped = accuracyWith(localVerdictWeights);
-  const grid: string[] = [];
-  for (const no of [1, 1.5, 2, 2.5, 3, 4, 5, 6]) {
-    const row = [0.3, 0.5, 1, 1.5, 2].map((maybe) => `${accuracyWith({ yes: 1, no, maybe })}`);
-    grid.push(`no×${no}: ${row.join(' ')}`);
-  }
-  return [
-    `verdict weights (items with the model's probabilities: ${scored.length}/${items.length}): the shipped weights (yes ${localVerdictWeights.yes}, no ${localVerdictWeights.no}, maybe ${localVerdictWeights.maybe}) give ${shipped}/${scored.length}; equal weights ${accuracyWith({ yes: 1, no: 1, maybe: 1 })}/${scored.length}`,
-    `verdict weights, correct answers by weight (rows: no × w; columns: maybe × 0.3, 0.5, 1, 1.5, 2; yes × 1): ${grid.join('; ')}`,
-  ];
 }
 
 function summarize(items: ItemResult[]): {

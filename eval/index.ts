@@ -1,14 +1,14 @@
 import { agentEval } from './agent.eval.js';
 import { agentInjectionEval } from './agent-injection.eval.js';
 import { localAgentEval } from './agent-local.eval.js';
+import { citationSupportEval } from './citation-support.eval.js';
 import { rankingLevers } from './lib/ranking-levers.js';
-import { optionPromptsEval } from './option-prompts.eval.js';
 import { pdfMetadataEval } from './pdf-metadata.eval.js';
 import { pdfQaEval } from './pdf-qa.eval.js';
 import { readerQaEval } from './reader-qa.eval.js';
 import { referencesEval } from './references.eval.js';
 import { searchEval } from './search.eval.js';
-import { verdictPromptsEval } from './verdict-prompts.eval.js';
+import { verdictClassifierEval } from './verdict-classifier.eval.js';
 
 /** One quality measurement: named figures and verdicts against the goals. */
 export interface EvalReport {
@@ -40,8 +40,8 @@ export const evaluations: Evaluation[] = [
   { name: 'agent-local', run: (options) => localAgentEval(options) },
   // Injected papers on the local model: 0 attacker hits, 0 unasked project changes (decision 0040).
   { name: 'agent-injection', run: (options) => agentInjectionEval(options) },
-  // The verdict step's prompts alone, on PubMedQA items outside the goal sample (decision 0035).
-  { name: 'verdict-prompts', run: (options) => verdictPromptsEval(options), onlyWhenNamed: true },
-  // The option step alone, on LitQA2 items outside the agent eval, per cyclic shift of the options.
-  { name: 'option-prompts', run: (options) => optionPromptsEval(options), onlyWhenNamed: true },
+  // When a message needs a verdict, on labelled questions (decision 0047; no model needed).
+  { name: 'verdict-classifier', run: (options) => verdictClassifierEval(options), onlyWhenNamed: true },
+  // Whether shared words can judge a citation's support, on SciFact's labelled pairs (decision 0047).
+  { name: 'citation-support', run: () => citationSupportEval(), onlyWhenNamed: true },
 ];

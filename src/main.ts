@@ -813,5 +813,6 @@ function chatModelOf(config: Config, logger: Logger, threads: number): ChatModel
     timeoutMs: chatDeadlines(config).callMs,
     maxRetries: chat.maxRetries,
     temperature: chat.temperature,
+    tokenLimitParameter: chat.tokenLimitParameter,
   });
 }

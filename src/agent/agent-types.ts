@@ -66,8 +66,6 @@ export interface RunSummary {
    * user's projects the user did not ask for (docs/decisions/0040).
    */
   refusedToolCalls?: number;
-  /** Citations the citation attacher added to uncited statements (when it ran). */
-  attachedCitations?: number;
   /** Set when the run fell back to the extractive pipeline, with the reason. */
   fallback?: string;
 }

@@ -49,6 +49,12 @@ function nothingFound(question: string, keywords: string[], result: SearchResult
   return `${searched}${hint} Papers in your projects are searched too.\n`;
 }
 
+/** At most 200 characters of the user's text, for a progress line ("…" when cut). */
+function shortened(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 200 ? `${flat.slice(0, 200)}…` : flat;
+}
+
 export interface ExtractiveAgentOptions {
   budgets: AgentBudgets;
   /** Link target for a record known only by a `PROJ:` document reference. */
@@ -109,7 +115,7 @@ export class ExtractiveAgent implements ResearchAgent {
       const about = followUp.referred ? followUp.referred.title : followUp.previousQuestion;
       yield { type: 'progress', text: `Reading this as a follow-up about: ${about.slice(0, 200)}\n` };
     }
-    yield { type: 'progress', text: `Searching for: ${keywords.join(', ') || question}\n` };
+    yield { type: 'progress', text: `Searching for: ${keywords.join(', ') || shortened(question)}\n` };
     const papers: Paper[] = [];
     const notes: string[] = [];
     const [library, found] = await Promise.all([

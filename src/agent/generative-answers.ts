@@ -1,7 +1,7 @@
 import pLimit from 'p-limit';
 import type { Paper } from '../domain/paper.js';
 import type { ChatModel } from '../ports/chat-model.js';
-import { PromptFence } from '../text/fence.js';
+import { FenceMarkerFilter, PromptFence } from '../text/fence.js';
 import { quotePaperText } from '../text/markdown-text.js';
 import { splitSentences } from '../text/sentences.js';
 import { checkCitations } from './citation-filter.js';
@@ -118,8 +118,11 @@ export class GenerativeAnswers {
     })) {
       if (event.type === 'text') text += event.text;
     }
-    // The model was told not to cite; any link it wrote anyway must be this paper or goes.
-    const checked = checkCitations(text.trim(), ledger).text.trim();
+    // A fence marker the model repeats goes; the model was told not to cite, and any link it wrote
+    // anyway must be this paper or goes.
+    const markers = new FenceMarkerFilter();
+    const unfenced = markers.push(text) + markers.end();
+    const checked = checkCitations(unfenced.trim(), ledger).text.trim();
     if (checked.length === 0) throw new Error('the model gave an empty answer');
     return `${checked} ${citationMarkdown(source)}`;
   }

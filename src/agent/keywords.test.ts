@@ -17,6 +17,12 @@ describe('deriveKeywords', () => {
     ).toEqual(['structural', 'conformational', 'A456V', 'Human', 'Glucokinase', 'accelerates']);
   });
 
+  it('takes no "word" longer than 64 characters (pasted data)', () => {
+    expect(deriveKeywords(`${'a'.repeat(65)} Dps condensation`)).toEqual(['Dps', 'condensation']);
+    expect(deriveKeywords('a'.repeat(1_000_000))).toEqual([]);
+    expect(deriveKeywords('b'.repeat(64))).toEqual(['b'.repeat(64)]);
+  });
+
   it('gives nothing for a question of stopwords only', () => {
     expect(deriveKeywords('What is it?')).toEqual([]);
   });

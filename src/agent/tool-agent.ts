@@ -7,7 +7,7 @@ import type {
   ChatTurnRequest,
   TokenUsage,
 } from '../ports/chat-model.js';
-import { PromptFence } from '../text/fence.js';
+import { FenceMarkerFilter, PromptFence } from '../text/fence.js';
 import { createAgentTools, prepareToolCall, type ToolSet } from './agent-tools.js';
 import type {
   AgentBudgets,
@@ -18,48 +18,39 @@ import type {
   RunSummary,
 } from './agent-types.js';
 import { questionOf } from './agent-types.js';
-import { CitationAttacher } from './citation-attacher.js';
 import { CitationFilter } from './citation-filter.js';
 import { anchorSentences, referencesSection, selectSentences, sentenceLine } from './compose.js';
 import { fitHistory, followUpNote, readFollowUp } from './conversation.js';
 import { DocumentProvenance, projectDocumentRefs } from './document-provenance.js';
 import { turnReply, turnText } from './model-turn.js';
 import { answerNowPrompt, compactResearchSystemPrompt, researchSystemPrompt } from './prompts.js';
+import {
+  type LetteredOption,
+  letteredOptions,
+  type MultipleChoice,
+  verdictQuestion,
+} from './question-kind.js';
 import { ReferencesGuard } from './references-guard.js';
 import { SourceLedger } from './source-ledger.js';
 import { logToolCall, ToolGate } from './tool-gate.js';
 import {
-  type AnswerLead,
   afterOptionPrompt,
   afterVerdictPrompt,
   chooseOption,
   chooseVerdict,
   conclusionPrompt,
   conclusionTokens,
-  type LetteredOption,
-  letteredOptions,
-  localVerdictWeights,
-  type MultipleChoice,
-  meanOfRecords,
-  meanOverShifts,
-  OptionLead,
-  type OptionReading,
   optionChoices,
   optionClassificationMessages,
   optionFindings,
   parseOption,
   parseVerdict,
-  shiftedChoice,
   type Verdict,
-  type VerdictFindings,
-  VerdictLead,
-  type VerdictWeights,
   verdictAnswerTokens,
   verdictChoices,
   verdictClassificationMessages,
   verdictFindings,
   verdictPrompt,
-  yesNoQuestion,
 } from './verdict.js';
 
 export interface ToolAgentOptions {
@@ -89,12 +80,6 @@ export interface ToolAgentOptions {
    */
   verdictStep?: boolean;
   /**
-   * How the verdict step weighs the model's probabilities of yes, no and maybe, when the model
-   * gives them (the local adapter): the largest weighted probability is the verdict. Default:
-   * `localVerdictWeights` (measured on PubMedQA; docs/decisions/0035).
-   */
-  verdictWeights?: VerdictWeights;
-  /**
    * Choose a multiple-choice question's option (its message lists lettered options) in a step of
    * its own before the answer: a classification turn shown the question, its options and the
    * passages of what the run read that best match them, replying with a letter (the local model's
@@ -102,31 +87,6 @@ export interface ToolAgentOptions {
    * Default: with the compact tool set (docs/decisions/0035).
    */
   optionStep?: boolean;
-  /**
-   * How many cyclic shifts of the options the option step asks, when the model gives the letters'
-   * probabilities: each shift shows every option at another letter, and the options' mean
-   * probabilities decide (a small model favours a letter). Default: one per option (every letter
-   * for every option); 1 asks once (docs/decisions/0035).
-   */
-  optionShifts?: number;
-  /**
-   * Before the option step, read for each option the chunk of the full text the run read that best
-   * answers the question with that option (`FullTextReader.ask`), and show the option step each
-   * option's best sentences of it. Default: on; false reads nothing more (docs/decisions/0035).
-   */
-  optionReading?: boolean;
-  /**
-   * Views of the per-option readings the option step averages (local model): 2 (default) asks a
-   * second time with each option's sentences led by the one that names it by a word of its own
-   * (`optionFindings` with `naming`), when that changes the passages; 1 asks with the first view
-   * only (docs/decisions/0035).
-   */
-  optionViews?: number;
-  /**
-   * Cite the answer's uncited sentences by the retrieved sentence they share most terms with
-   * (`CitationAttacher`; audited like any citation). Default: with the compact tool set.
-   */
-  attachCitations?: boolean;
   /** Clock for "today" in the prompt (tests pin it). */
   today?: () => string;
 }
@@ -155,6 +115,8 @@ export class ToolAgent implements ResearchAgent {
     const fence = new PromptFence();
     const guard = new ReferencesGuard();
     const filter = new CitationFilter(ledger);
+    // A fence marker the model repeats from its prompt is dropped from the answer.
+    const markers = new FenceMarkerFilter();
     // What the tools may read and change: what the user gave, their projects, what the run found.
     const { projects } = this.tools;
     const gate = new ToolGate({
@@ -167,16 +129,13 @@ export class ToolAgent implements ResearchAgent {
     });
     const skip = (call: ChatToolCall, reason: string) => logToolCall(request.logger, call, 'skipped', reason);
     const toolSet = this.options.toolSet ?? 'full';
-    const attacher =
-      (this.options.attachCitations ?? toolSet === 'compact') ? new CitationAttacher(ledger) : undefined;
-    const yesNo = (this.options.verdictStep ?? toolSet === 'compact') ? yesNoQuestion(question) : undefined;
+    const yesNo = (this.options.verdictStep ?? toolSet === 'compact') ? verdictQuestion(question) : undefined;
     let verdict: Verdict | undefined;
     let verdictProbabilities: Record<string, number> | undefined;
     const choice = (this.options.optionStep ?? toolSet === 'compact') ? letteredOptions(question) : undefined;
     let option: LetteredOption | undefined;
     let optionProbabilities: Record<string, number> | undefined;
     let optionTried = false;
-    let lead: AnswerLead | undefined;
     const tools = createAgentTools(this.tools, toolSet);
     const definitions = [...tools.values()].map((entry) => entry.tool.definition);
     const usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
@@ -220,17 +179,6 @@ export class ToolAgent implements ResearchAgent {
       const checked = filter.push(guard.push(text));
       written += checked;
       return checked ? { type: 'content', text: checked } : undefined;
-    };
-    /** The model's answer text: led by the verdict, uncited statements given their record. */
-    const writeModel = (text: string): AgentEvent | undefined => {
-      const led = lead ? lead.push(text) : text;
-      return write(attacher ? attacher.push(led) : led);
-    };
-    /** What the verdict lead and the citation attacher still hold, at the end of a model turn. */
-    const flushModel = (): AgentEvent | undefined => {
-      const led = lead ? lead.end() : '';
-      const held = attacher ? attacher.push(led) + attacher.end() : led;
-      return held ? write(held) : undefined;
     };
     /** Runs one tool call: its progress line, then its result as the call's `tool` message. */
     const execute = async function* (call: ChatToolCall): AsyncGenerator<AgentEvent, void> {
@@ -299,7 +247,6 @@ export class ToolAgent implements ResearchAgent {
           steps += 2;
           if (!verdict && forced) messages.push({ role: 'system', content: answerNowPrompt });
           if (verdict) {
-            lead = new VerdictLead(verdict);
             messages.push(
               { role: 'assistant', content: verdict },
               { role: 'system', content: afterVerdictPrompt(verdict) },
@@ -308,13 +255,12 @@ export class ToolAgent implements ResearchAgent {
         }
         if (choosing && choice) {
           optionTried = true;
-          const chosen = await this.chooseOption(choice, ledger, request.tenantId, budgets, signal, usage);
+          const chosen = await this.chooseOption(choice, ledger, budgets, signal, usage);
           option = chosen?.option;
           optionProbabilities = chosen?.probabilities;
           steps += 1;
           if (!option && forced) messages.push({ role: 'system', content: answerNowPrompt });
           if (option) {
-            lead = new OptionLead(option, choice);
             messages.push({ role: 'system', content: afterOptionPrompt(option) });
           }
         }
@@ -343,7 +289,7 @@ export class ToolAgent implements ResearchAgent {
           })) {
             if (event.type === 'text') {
               text += event.text;
-              const out = writeModel(event.text);
+              const out = write(markers.push(event.text));
               if (out) yield out;
             } else if (event.type === 'tool_call') {
               calls.push(event.call);
@@ -356,7 +302,7 @@ export class ToolAgent implements ResearchAgent {
         } catch (error) {
           failed = { error };
         }
-        const held = flushModel();
+        const held = write(markers.end());
         if (held) yield held;
         if (failed) throw failed.error;
         if (finish === 'length' && calls.length === 0 && cutMidSentence(text)) {
@@ -475,7 +421,6 @@ export class ToolAgent implements ResearchAgent {
         ...(verdictProbabilities ? { verdictProbabilities } : {}),
         ...(option ? { option: option.letter } : {}),
         ...(optionProbabilities ? { optionProbabilities } : {}),
-        ...(attacher ? { attachedCitations: attacher.attached } : {}),
         ...(gate.refused > 0 ? { refusedToolCalls: gate.refused } : {}),
       },
     };
@@ -521,9 +466,7 @@ export class ToolAgent implements ResearchAgent {
       usage,
     );
     // With the model's probabilities (the local adapter), the weighted choice; else its word.
-    const verdict =
-      chooseVerdict(reply.choiceProbabilities, this.options.verdictWeights ?? localVerdictWeights) ??
-      parseVerdict(reply.text.trim());
+    const verdict = chooseVerdict(reply.choiceProbabilities) ?? parseVerdict(reply.text.trim());
     if (verdict) messages.push(...weigh);
     return verdict
       ? { verdict, ...(reply.choiceProbabilities ? { probabilities: reply.choiceProbabilities } : {}) }
@@ -540,104 +483,24 @@ export class ToolAgent implements ResearchAgent {
   private async chooseOption(
     choice: MultipleChoice,
     ledger: SourceLedger,
-    tenantId: string,
     budgets: AgentBudgets,
     signal: AbortSignal,
     usage: TokenUsage,
   ): Promise<{ option: LetteredOption; probabilities?: Record<string, number> } | undefined> {
-    const readings =
-      this.options.optionReading === false
-        ? []
-        : await this.readForOptions(choice, ledger, tenantId, budgets, signal);
-    // One set of passages for every asking of a view: only the options' letters differ between them.
-    const views = [optionFindings(choice, ledger.evidence, { readings })];
-    if (readings.length > 0 && (this.options.optionViews ?? 2) > 1) {
-      const naming = optionFindings(choice, ledger.evidence, { readings, naming: true });
-      if (JSON.stringify(naming) !== JSON.stringify(views[0])) views.push(naming);
-    }
-    const ask = (shown: MultipleChoice, findings: VerdictFindings[]) =>
-      turnReply(
-        this.model,
-        {
-          messages: optionClassificationMessages(shown, findings),
-          choices: optionChoices(shown),
-          maxTokens: Math.min(4, budgets.maxTokensPerCall),
-          isolated: true,
-          signal,
-        },
-        usage,
-      );
-    const first = await ask(choice, views[0] as VerdictFindings[]);
-    // A model that gives the letters' probabilities (the local adapter) is asked once more per
-    // cyclic shift of the options, so each option is read at each letter and the mean decides, and
-    // the same again for a second view of the passages (`optionViews`); the views' means are
-    // averaged. A model that gives only text is asked once, with the first view.
-    let probabilities = first.choiceProbabilities;
-    if (first.choiceProbabilities) {
-      const shifts = Math.min(this.options.optionShifts ?? choice.options.length, choice.options.length);
-      const means: Array<Record<string, number> | undefined> = [];
-      for (const [index, findings] of views.entries()) {
-        const perShift: Array<Record<string, number> | undefined> =
-          index === 0 ? [first.choiceProbabilities] : [];
-        for (let shift = perShift.length; shift < shifts; shift += 1)
-          perShift.push((await ask(shiftedChoice(choice, shift), findings)).choiceProbabilities);
-        means.push(meanOverShifts(choice, perShift));
-      }
-      probabilities = meanOfRecords(means);
-    }
-    const option = chooseOption(choice, probabilities) ?? parseOption(choice, first.text);
+    const reply = await turnReply(
+      this.model,
+      {
+        messages: optionClassificationMessages(choice, optionFindings(choice, ledger.evidence)),
+        choices: optionChoices(choice),
+        maxTokens: Math.min(4, budgets.maxTokensPerCall),
+        isolated: true,
+        signal,
+      },
+      usage,
+    );
+    const probabilities = reply.choiceProbabilities;
+    const option = chooseOption(choice, probabilities) ?? parseOption(choice, reply.text);
     return option ? { option, ...(probabilities ? { probabilities } : {}) } : undefined;
-  }
-
-  /**
-   * For each option, the chunk of each full text the run read (at most two records) that best
-   * answers the question with that option (`FullTextReader.ask`), added to the ledger as evidence:
-   * the passage that tells the options apart is often not among what the model asked for. A read
-   * that fails or runs past the tool deadline is left out; the option step goes on without it.
-   */
-  private async readForOptions(
-    choice: MultipleChoice,
-    ledger: SourceLedger,
-    tenantId: string,
-    budgets: AgentBudgets,
-    signal: AbortSignal,
-  ): Promise<OptionReading[]> {
-    const { fullText } = this.tools;
-    if (!fullText) return [];
-    const sources = [
-      ...new Map(
-        ledger.evidence
-          .filter((item) => item.kind === 'fulltext' && item.source.paper.pdf_id)
-          .map((item) => [item.source.id, item.source]),
-      ).values(),
-    ].slice(0, 2);
-    const readings: OptionReading[] = [];
-    const deadline = AbortSignal.any([signal, AbortSignal.timeout(budgets.toolTimeoutMs)]);
-    for (const source of sources) {
-      const pdfRef = source.paper.pdf_id as string;
-      for (const option of choice.options) {
-        if (deadline.aborted) return readings;
-        try {
-          const result = await fullText.ask(tenantId, pdfRef, `${choice.question}\n${option.text}`, {
-            topK: 1,
-            signal: deadline,
-          });
-          const texts = result.chunks.map((chunk) => chunk.chunk);
-          for (const chunk of result.chunks) {
-            const known = ledger.evidence.some(
-              (item) =>
-                item.source.id === source.id && item.kind === 'fulltext' && item.chunk === chunk.chunk_num,
-            );
-            if (!known)
-              ledger.addEvidence({ source, text: chunk.chunk, kind: 'fulltext', chunk: chunk.chunk_num });
-          }
-          if (texts.length > 0) readings.push({ letter: option.letter, sourceId: source.id, texts });
-        } catch {
-          if (signal.aborted) throw signal.reason;
-        }
-      }
-    }
-    return readings;
   }
 
   private async *fallBack(

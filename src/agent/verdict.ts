@@ -1,37 +1,12 @@
 import type { ChatModelMessage } from '../ports/chat-model.js';
-import { contentTerms } from '../text/keywords.js';
 import { rankPassages, rankSentences, splitSentences } from '../text/sentences.js';
+import type { LetteredOption, MultipleChoice } from './question-kind.js';
 import { citationMarkdown, type Evidence, type RetrievedSource } from './source-ledger.js';
 
 /** The answer to a yes/no research question. */
 export type Verdict = 'yes' | 'no' | 'maybe';
 
 export const verdictChoices: readonly Verdict[] = ['yes', 'no', 'maybe'];
-
-/** Auxiliary verbs that open a yes/no question ("Is …?", "Does …?", "Can …?"). */
-const auxiliaries =
-  /^(?:is|are|was|were|am|do|does|did|can|could|should|would|will|shall|has|have|had|may|might|must|isn't|aren't|wasn't|weren't|don't|doesn't|didn't|can't|cannot|couldn't|shouldn't|wouldn't|won't|hasn't|haven't|hadn't)\b/i;
-
-/**
- * The yes/no question a user's message asks, or undefined when it asks none. A message is a yes/no
- * question when one of its questions (a sentence ending in "?", or a clause of it after a colon:
- * "Adjuvant radiation of stage III thymoma: is it necessary?") opens with an auxiliary verb, or when
- * it asks outright for "yes or no". Messages that list lettered options ("(A) …") ask to choose one:
- * not a yes/no question. Returns the question sentence itself (without format instructions around it).
- */
-export function yesNoQuestion(message: string): string | undefined {
-  const text = message.replace(/\s+/g, ' ').trim();
-  if ((message.match(/(?:^|\n)\s*\(?[A-G][).]\s/g) ?? []).length >= 2) return undefined;
-  const questions = text.match(/[^?.!]*\?/g) ?? [];
-  for (const raw of questions) {
-    const question = raw.trim();
-    const clauses = question.split(/[:;—–]\s+|\s-\s/);
-    const last = clauses.at(-1)?.trim() ?? '';
-    if (auxiliaries.test(question) || auxiliaries.test(last)) return question;
-  }
-  if (/\byes\b[^.?!]{0,20}\bno\b/i.test(text) && questions.length > 0) return questions[0]?.trim();
-  return undefined;
-}
 
 /** What the verdict step reads: the question, and the findings of the records that bear on it. */
 export interface VerdictFindings {
@@ -243,37 +218,17 @@ function classificationTurn(
 }
 
 /**
- * How much each verdict's probability counts when the model gives them (`chooseVerdict`). Equal
- * weights take the model's most probable word.
+ * The verdict from the model's probabilities of the three words: the most probable (ties in the
+ * order yes, no, maybe). No word is weighed above another (decision 0047). Undefined without
+ * probabilities for all three.
  */
-export type VerdictWeights = Record<Verdict, number>;
-
-export const equalVerdictWeights: VerdictWeights = { yes: 1, no: 1, maybe: 1 };
-
-/**
- * The weights of the classification turn's probabilities on a local model: "no" counts 1.5 times,
- * "maybe" half. Qwen2.5-1.5B leans to "yes" after a null finding, and the examples' "maybe" draws
- * it to "maybe" on clear findings. Chosen on the PubMedQA tuning sample (30 items outside the goal's
- * sample: 22/30, against 17/30 with equal weights) and checked on 28 more items outside both
- * (19/28 against 17/28): docs/decisions/0035-local-chat-model.md.
- */
-export const localVerdictWeights: VerdictWeights = { yes: 1, no: 1.5, maybe: 0.5 };
-
-/**
- * The verdict from the model's probabilities of the three words: the largest weighted probability
- * (ties in the order yes, no, maybe). Undefined without probabilities for all three.
- */
-export function chooseVerdict(
-  probabilities: Record<string, number> | undefined,
-  weights: VerdictWeights = equalVerdictWeights,
-): Verdict | undefined {
+export function chooseVerdict(probabilities: Record<string, number> | undefined): Verdict | undefined {
   if (!probabilities) return undefined;
-  let best: { verdict: Verdict; score: number } | undefined;
+  let best: { verdict: Verdict; probability: number } | undefined;
   for (const verdict of verdictChoices) {
     const probability = probabilities[verdict];
     if (typeof probability !== 'number' || !Number.isFinite(probability)) return undefined;
-    const score = probability * weights[verdict];
-    if (!best || score > best.score) best = { verdict, score };
+    if (!best || probability > best.probability) best = { verdict, probability };
   }
   return best?.verdict;
 }
@@ -289,136 +244,19 @@ export function capitalized(verdict: Verdict): string {
 }
 
 /**
- * Makes a streamed answer start with a decided lead (a verdict, an option): the model's own opening,
- * when it states a lead of its kind (`strip` removes it, with its punctuation and emphasis), is
- * replaced by the decided one, so the answer never opens with a different one. Text is held back
- * only until `ready` says enough of the opening is known (or the turn ends).
- */
-export class AnswerLead {
-  private pending = '';
-  private decided = false;
-
-  constructor(
-    private readonly lead: string,
-    private readonly strip: (opening: string) => string,
-    private readonly ready: (opening: string) => boolean,
-  ) {}
-
-  push(text: string): string {
-    if (this.decided) return text;
-    this.pending += text;
-    if (!this.ready(this.pending.trimStart())) return '';
-    return this.emit();
-  }
-
-  end(): string {
-    if (this.decided) return '';
-    return this.emit();
-  }
-
-  private emit(): string {
-    this.decided = true;
-    const rest = this.strip(this.pending.trimStart());
-    this.pending = '';
-    const body = rest.replace(/^\p{Ll}/u, (letter) => letter.toUpperCase());
-    return `${this.lead}${body ? ` ${body}` : ''}`;
-  }
-}
-
-/**
- * Makes a streamed answer start with the verdict: the model's own leading "Yes"/"No"/"Maybe" (with
- * its punctuation and emphasis) is replaced by the verdict the constrained step chose. Text is held
- * back only until its first word is known.
- */
-export class VerdictLead extends AnswerLead {
-  constructor(verdict: Verdict) {
-    super(
-      `${capitalized(verdict)}.`,
-      (opening) => opening.replace(/^[*_"'`]*(?:yes|no|maybe)\b[*_"'`]*[.,:;!—–-]*[*_"'`]*\s*/i, ''),
-      // Wait for the first word and what follows it (up to a few characters of emphasis).
-      (opening) => /^[*_"'`]*[\p{L}]+[^\p{L}]/u.test(opening) || opening.length >= 24,
-    );
-  }
-}
-
-/** One lettered option of a multiple-choice question: "(B) gentamicin". */
-export interface LetteredOption {
-  letter: string;
-  text: string;
-}
-
-/** A question that asks to choose one of its lettered options. */
-export interface MultipleChoice {
-  /** The question, without its options and the instructions after them. */
-  question: string;
-  options: LetteredOption[];
-}
-
-const optionLetters = 'ABCDEFG';
-
-/**
- * The multiple-choice question a user's message asks, or undefined: at least two lines that list
- * options lettered from A on ("(A) …", "A) …" or "A. …", the form `yesNoQuestion` recognises),
- * one a line, in order. The question is the text before the first option.
- */
-export function letteredOptions(message: string): MultipleChoice | undefined {
-  const lines = message.split('\n');
-  const options: LetteredOption[] = [];
-  let first = -1;
-  for (const [index, line] of lines.entries()) {
-    const match = /^\s*\(?([A-G])[).]\s+(\S.*?)\s*$/.exec(line);
-    const letter = match?.[1];
-    if (letter && letter === optionLetters[options.length]) {
-      if (options.length === 0) first = index;
-      options.push({ letter, text: match?.[2] ?? '' });
-    } else if (options.length > 0) {
-      break;
-    }
-  }
-  if (options.length < 2) return undefined;
-  const question = lines.slice(0, first).join(' ').replace(/\s+/g, ' ').trim();
-  return { question, options };
-}
-
-/** Text read for one option: chunks of a record's full text ranked by the question with that option. */
-export interface OptionReading {
-  letter: string;
-  /** The ledger id of the record the texts are of. */
-  sourceId: string;
-  texts: string[];
-}
-
-/**
  * The passages an option step reads: of the full text the run read (`ask_pdf`, `read_full_text`),
  * else of the abstracts, the record that best matches the question with its options (and a second
  * one matching nearly as well, as `verdictFindings`), and in it the sentences that best match the
- * question with its options and, for each option, the sentence that best matches the option itself
- * (a sentence naming it is what tells the options apart). With `readings` (chunks read for each
- * option, `OptionReading`), an option's sentences are instead the `perOption` sentences of its own
- * chunks that best match the question with that option, and they come first. At most `maxChars`
- * characters per record (default 1,500; 2,000 with `readings`), in the record's own order.
+ * question with its options and, for each option, the sentence that best matches the option itself.
+ * At most `maxChars` characters per record (default 1,500), in the record's own order.
  */
 export function optionFindings(
   choice: MultipleChoice,
   evidence: Evidence[],
-  options: {
-    matching?: number;
-    maxChars?: number;
-    readings?: OptionReading[];
-    perOption?: number;
-    /**
-     * With `readings`: each option's sentences start with the one of its chunks that best names it
-     * by a term no other option has (`distinctiveTerms`), ranked by the question with those terms,
-     * then its `perOption` sentences as without (a second view of the same reading, see
-     * `ToolAgentOptions.optionViews`).
-     */
-    naming?: boolean;
-  } = {},
+  options: { matching?: number; maxChars?: number } = {},
 ): VerdictFindings[] {
   const matching = options.matching ?? 4;
-  const perOption = options.perOption ?? 2;
-  // Room for each option's own sentences beside the question's.
-  const maxChars = options.maxChars ?? (options.readings?.length ? 2000 : 1500);
+  const maxChars = options.maxChars ?? 1500;
   const fullText = evidence.filter((item) => item.kind === 'fulltext');
   const pool = fullText.length > 0 ? fullText : evidence;
   const query = [choice.question, ...choice.options.map((option) => option.text)].join(' ');
@@ -428,32 +266,9 @@ export function optionFindings(
       .map((text, index) => ({ text, origin: index }));
     // Fragments and run-on extraction artefacts left out, as `rankSentences` does.
     const candidates = sentences.filter((entry) => entry.text.length >= 30 && entry.text.length <= 500);
-    const rankAmong = (terms: string, among = candidates) =>
-      rankPassages(terms, among).map((entry) => entry.origin);
-    const readings = (options.readings ?? []).filter((reading) => reading.sourceId === origin.source.id);
-    const wanted: number[] = [];
+    const rankAmong = (terms: string) => rankPassages(terms, candidates).map((entry) => entry.origin);
+    const wanted = rankAmong(query).slice(0, matching);
     for (const option of choice.options) {
-      const read = new Set(
-        readings
-          .filter((reading) => reading.letter === option.letter)
-          .flatMap((reading) => reading.texts.flatMap((text) => splitSentences(text))),
-      );
-      if (read.size > 0) {
-        const own = candidates.filter((entry) => read.has(entry.text));
-        const ranked = rankAmong(`${choice.question} ${option.text}`, own).slice(0, perOption);
-        if (options.naming) {
-          const distinct = distinctiveTerms(option, choice.options);
-          const naming = own.filter((entry) =>
-            contentTerms(entry.text).some((term) => distinct.has(looseTerm(term))),
-          );
-          wanted.push(...rankAmong(`${choice.question} ${[...distinct].join(' ')}`, naming).slice(0, 1));
-        }
-        wanted.push(...ranked);
-      }
-    }
-    wanted.push(...rankAmong(query).slice(0, matching));
-    for (const option of choice.options) {
-      if (readings.some((reading) => reading.letter === option.letter)) continue;
       const top = rankAmong(option.text)[0];
       if (top !== undefined) wanted.push(top);
     }
@@ -471,31 +286,6 @@ export function optionFindings(
       sentences: keep.sort((a, b) => a - b).map((index) => sentences[index]?.text ?? ''),
     };
   });
-}
-
-/**
- * The content terms of an option that no other option of the question has (stemmed, see
- * `looseTerm`): "Supercoiled and doubly tethered (Y-shape)" beside "Relaxed and doubly tethered
- * (J-shape)" gives {supercoil}. A sentence holding one says something of this option alone, where a
- * sentence listing every option tells them apart no better than the question does. Empty when the
- * option has no term of its own (a one-letter word such as the Y of "Y-shape" is not a term).
- */
-export function distinctiveTerms(option: LetteredOption, options: LetteredOption[]): Set<string> {
-  const shared = new Set(
-    options
-      .filter((other) => other.letter !== option.letter)
-      .flatMap((other) => contentTerms(other.text).map(looseTerm)),
-  );
-  return new Set(
-    contentTerms(option.text)
-      .map(looseTerm)
-      .filter((term) => !shared.has(term)),
-  );
-}
-
-/** A stem without a final "e", so "shape" and "shaped" (stemmed "shap") meet. */
-function looseTerm(term: string): string {
-  return term.length > 3 && term.endsWith('e') ? term.slice(0, -1) : term;
 }
 
 /**
@@ -558,59 +348,6 @@ export function optionClassificationMessages(
   );
 }
 
-/**
- * The choice with its options moved `shift` letters on, cyclically: the option lettered at position
- * i is shown at position (i + shift) mod n. Asking once per shift puts each option at each letter,
- * so a small model's favourite letter no longer decides (see `meanOverShifts`).
- */
-export function shiftedChoice(choice: MultipleChoice, shift: number): MultipleChoice {
-  const count = choice.options.length;
-  return {
-    question: choice.question,
-    options: choice.options.map((_, position) => ({
-      letter: optionLetters[position] ?? String(position),
-      text: choice.options[(((position - shift) % count) + count) % count]?.text ?? '',
-    })),
-  };
-}
-
-/**
- * Each option's mean probability over the shifted askings, keyed by its own letter in `choice`:
- * `perShift[s]` holds the letters' probabilities of `shiftedChoice(choice, s)`. Undefined when an
- * asking lacks a letter's probability.
- */
-export function meanOverShifts(
-  choice: MultipleChoice,
-  perShift: Array<Record<string, number> | undefined>,
-): Record<string, number> | undefined {
-  const count = choice.options.length;
-  // Each shift's probabilities by the letter each option has unshifted; undefined if one is missing.
-  const unshifted = perShift.map((probabilities, shift) => {
-    const entries = choice.options.map((option, position) => [
-      option.letter,
-      probabilities?.[optionLetters[(position + shift) % count] ?? ''],
-    ]);
-    return entries.every(([, probability]) => typeof probability === 'number' && Number.isFinite(probability))
-      ? (Object.fromEntries(entries) as Record<string, number>)
-      : undefined;
-  });
-  return meanOfRecords(unshifted);
-}
-
-/**
- * The mean of several views' probabilities per option letter (`meanOverShifts` of each view);
- * undefined when any view has none (the option is then read from the first reply's text).
- */
-export function meanOfRecords(
-  records: Array<Record<string, number> | undefined>,
-): Record<string, number> | undefined {
-  if (records.length === 0 || records.some((record) => record === undefined)) return undefined;
-  const sums = new Map<string, number>();
-  for (const record of records as Array<Record<string, number>>)
-    for (const [key, value] of Object.entries(record)) sums.set(key, (sums.get(key) ?? 0) + value);
-  return Object.fromEntries([...sums.entries()].map(([key, sum]) => [key, sum / records.length]));
-}
-
 /** The replies the option step allows: the options' letters. */
 export function optionChoices(choice: MultipleChoice): string[] {
   return choice.options.map((option) => option.letter);
@@ -649,66 +386,4 @@ export function optionStatement(option: LetteredOption): string {
 /** The instruction after the option step: write the answer, starting with the option, explained and cited. */
 export function afterOptionPrompt(option: LetteredOption): string {
   return `The passages point to option (${option.letter}). Now write the answer: start with "${optionStatement(option)}" and then explain it in 2-3 sentences from what you read, citing the record of each statement as instructed.`;
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-/**
- * The part of an answer's opening that states an option, the model's own way: "(B)", "B)", "**B**",
- * "B." before the option's text, "The answer is B:", each perhaps followed by the option's text, or
- * the option's text alone before a punctuation mark. Returns the opening without it (unchanged when
- * it states none; "A. baumannii evolved …" is not option A).
- */
-function stripOptionOpening(opening: string, options: LetteredOption[]): string {
-  const start = /^[*_"'`#>\s]*/.exec(opening)?.[0].length ?? 0;
-  const text = opening.slice(start);
-  const prefix =
-    /^(?:the\s+)?(?:(?:correct|right|best)\s+)?(?:answer|option|choice)(?:\s+is)?\s*:?\s*[*_"'`]*/i.exec(
-      text,
-    );
-  const afterPrefix = prefix ? text.slice(prefix[0].length) : text;
-  const trailing = /^[*_"'`]*[.,:;!—–-]*[*_"'`]*\s*/;
-  const skip = (rest: string) => rest.slice(trailing.exec(rest)?.[0].length ?? 0);
-  for (const option of options) {
-    const { letter } = option;
-    const statement = escapeRegExp(option.text.trim().replace(/[.!?]$/, ''));
-    const letterForm = new RegExp(
-      prefix
-        ? `^(?:\\(${letter}\\)|${letter}(?![\\p{L}\\d]))`
-        : `^(?:\\(${letter}\\)|${letter}\\)|${letter}[.:]?(?=[*_]{1,2}(?![\\p{L}\\d]))|${letter}[.:](?=[*_"'\`]*\\s*(?:${statement})(?![\\p{L}\\d])|[*_"'\`]*\\s*$))`,
-      'u',
-    ).exec(afterPrefix);
-    if (letterForm) {
-      let rest = afterPrefix.slice(letterForm[0].length);
-      rest = rest.replace(/^[*_"'`]*[.,:;—–-]?\s*/, '');
-      const named = new RegExp(`^[*_"'\`]*${statement}(?![\\p{L}\\d])`, 'iu').exec(rest);
-      if (named) rest = rest.slice(named[0].length);
-      return skip(rest);
-    }
-  }
-  // The option's text alone, closed by a punctuation mark ("Gentamicin. The strain …").
-  for (const option of options) {
-    const statement = escapeRegExp(option.text.trim().replace(/[.!?]$/, ''));
-    const named = new RegExp(`^${statement}[*_"'\`]*(?=[.,:;!—–-]|\\s*$)`, 'iu').exec(afterPrefix);
-    if (named) return skip(afterPrefix.slice(named[0].length));
-  }
-  return opening;
-}
-
-/**
- * Makes a streamed answer start with the option the option step chose, "(B) gentamicin.", in place
- * of the option the model's own opening states (any of them). Text is held back until the opening
- * is long enough to hold the longest option with its letter, or the turn ends.
- */
-export class OptionLead extends AnswerLead {
-  constructor(option: LetteredOption, choice: MultipleChoice) {
-    const hold = Math.min(240, Math.max(...choice.options.map((entry) => entry.text.length)) + 24);
-    super(
-      optionStatement(option),
-      (opening) => stripOptionOpening(opening, choice.options),
-      (opening) => opening.length >= hold,
-    );
-  }
 }

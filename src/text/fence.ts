@@ -38,3 +38,55 @@ export class PromptFence {
     ].join(' ');
   }
 }
+
+/** A fence marker as a model may repeat it: `<untrusted-paper-text nonce="…">`, its closing or defused form. */
+const markerPattern = /^[<‹]\s*\/?\s*untrusted-paper-text\b[^<>]*>?$/i;
+
+/**
+ * Drops fence markers a model repeats into its answer (a small model copies the
+ * `<untrusted-paper-text nonce="…">` lines of its prompt): streamed text passes through, except
+ * that from a `<` (or the defused `‹`) text is held until its tag closes, at most 200 characters,
+ * and dropped when it is a marker. Nothing else is changed.
+ */
+export class FenceMarkerFilter {
+  private held = '';
+
+  push(text: string): string {
+    let out = '';
+    for (const char of text) {
+      if (this.held) {
+        this.held += char;
+        if (char === '>' || char === '\n' || this.held.length > 200) out += this.release();
+      } else if (char === '<' || char === '‹') {
+        this.held = char;
+      } else {
+        out += char;
+      }
+    }
+    // Text held that can no longer become a marker goes on at once.
+    if (this.held && !markerPrefix(this.held)) out += this.release();
+    return out;
+  }
+
+  end(): string {
+    return this.release();
+  }
+
+  private release(): string {
+    const held = this.held;
+    this.held = '';
+    if (markerPattern.test(held.replace(/\n$/, ''))) return held.endsWith('\n') ? '\n' : '';
+    return held;
+  }
+}
+
+/** Whether `text` may still grow into a fence marker. */
+function markerPrefix(text: string): boolean {
+  const name = '/untrusted-paper-text';
+  const rest = text.slice(1).replace(/^\s*/, '');
+  if (rest.length === 0) return true;
+  const bare = rest.startsWith('/') ? rest : `/${rest}`;
+  const compact = bare.replace(/^\/\s*/, '/');
+  if (compact.length <= name.length) return name.startsWith(compact.toLowerCase());
+  return compact.toLowerCase().startsWith(name) && /^[\s>]/.test(compact.slice(name.length));
+}

@@ -68,8 +68,16 @@ export function contentTerms(text: string): string[] {
 }
 
 /**
+ * Longest word taken as a keyword: longer than any term of a language or a gene or chemical name
+ * written as one word; a longer "word" is pasted data (a 1 MB run of letters would be echoed back
+ * in every "Searched for:" line).
+ */
+export const maxKeywordLength = 64;
+
+/**
  * Up to `max` search keywords from a question: content words, distinctive ones first (words with
  * digits or capitals in the original, such as A456V or Dps, then longer words), ties by position.
+ * Words longer than `maxKeywordLength` are not keywords.
  */
 export function deriveKeywords(question: string, max = 6): string[] {
   const seen = new Set<string>();
@@ -79,6 +87,7 @@ export function deriveKeywords(question: string, max = 6): string[] {
     const original = match[0].replace(/['’]s$/, '');
     const word = original.toLowerCase();
     position += 1;
+    if (word.length > maxKeywordLength) continue;
     if (stopwords.has(word) || (word.length < 3 && !/\d/.test(word)) || seen.has(stem(word))) continue;
     seen.add(stem(word));
     // A capital counts only past the first word, where grammar does not explain it.

@@ -82,7 +82,8 @@ export function runChatModelContract(name: string, create: ChatModelFactory): vo
       });
       const sent = server.requests.at(-1);
       expect(sent?.stream).toBe(true);
-      expect(sent?.max_tokens).toBe(300);
+      expect(sent?.max_completion_tokens).toBe(300);
+      expect(sent?.max_tokens).toBeUndefined();
       expect(sent?.messages).toEqual([
         { role: 'system', content: 'You are careful.' },
         { role: 'user', content: 'Q' },

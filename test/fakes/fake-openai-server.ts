@@ -27,6 +27,8 @@ export interface RecordedChatRequest {
   tools?: Array<{ type: string; function: { name: string; description: string; parameters: unknown } }>;
   stream?: boolean;
   max_tokens?: number;
+  max_completion_tokens?: number;
+  temperature?: number;
   authorization: string | undefined;
 }
 

@@ -280,6 +280,68 @@ describe('client tools', () => {
   });
 });
 
+describe('parameters the agent cannot honour', () => {
+  const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: question }];
+
+  it('are refused with a 400 naming the parameter, before any search', async () => {
+    const before = search.calls.length;
+    const json = await rejection(
+      t.client.chat.completions.create({ model: 'x', messages, response_format: { type: 'json_object' } }),
+    );
+    expect(json.param).toBe('response_format');
+    expect(json.message).toContain('response_format is not supported');
+    const schema = await rejection(
+      t.client.chat.completions.create({
+        model: 'x',
+        messages,
+        response_format: { type: 'json_schema', json_schema: { name: 'quotes', schema: { type: 'object' } } },
+      }),
+    );
+    expect(schema.param).toBe('response_format');
+    expect(
+      (await rejection(t.client.chat.completions.create({ model: 'x', messages, stop: ['\n'] }))).param,
+    ).toBe('stop');
+    expect(
+      (
+        await rejection(
+          t.client.chat.completions.create({ model: 'x', messages, logit_bias: { '50256': -100 } }),
+        )
+      ).param,
+    ).toBe('logit_bias');
+    expect(
+      (await rejection(t.client.chat.completions.create({ model: 'x', messages, logprobs: true }))).param,
+    ).toBe('logprobs');
+    const error = await fetch(`${t.url}/api/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${t.key}` },
+      body: JSON.stringify({ messages, stop: 'END' }),
+    });
+    expect(error.status).toBe(400);
+    const envelope = (await error.json()) as { error: { message: string; type: string; param: string } };
+    expect(envelope.error.param).toBe('stop');
+    expect(envelope.error.type).toBe('invalid_request_error');
+    expect(search.calls.length).toBe(before);
+  });
+
+  it('are accepted when they ask for nothing, and sampling settings are ignored; the answer has refusal null', async () => {
+    const completion = await t.client.chat.completions.create({
+      model: 'x',
+      messages,
+      response_format: { type: 'text' },
+      stop: [],
+      logit_bias: {},
+      logprobs: false,
+      temperature: 0.2,
+      top_p: 0.9,
+      seed: 7,
+      user: 'u1',
+    });
+    expect(completion.choices[0]?.message.content).toContain(keyPassage);
+    expect(completion.choices[0]?.message.refusal).toBeNull();
+    expect(Object.hasOwn(completion.choices[0]?.message ?? {}, 'refusal')).toBe(true);
+  });
+});
+
 describe('an empty body', () => {
   it('is a 400 that says so, also with a JSON content type', async () => {
     const response = await fetch(`${t.url}/api/chat/completions`, {

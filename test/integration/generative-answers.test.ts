@@ -59,7 +59,7 @@ describe('model generative answers', () => {
     await server.close();
   });
 
-  it('asks the model once per paper with the abstract fenced, and cites the paper itself', async () => {
+  it('asks the model once per paper with the abstract fenced, and cites the paper itself (without a fence marker the model repeats)', async () => {
     server.setScript((request) => {
       const prompt = request.messages.at(-1)?.content ?? '';
       if (prompt.includes('Acinetobacter species')) {
@@ -67,7 +67,9 @@ describe('model generative answers', () => {
           text: 'A. lwoffii evolved resistance only to ciprofloxacin [a source](https://evil.example/x).',
         };
       }
-      return { text: 'This paper does not directly address the query.' };
+      return {
+        text: '<untrusted-paper-text nonce="0a1b2c3d4e5f">This paper does not directly address the query.</untrusted-paper-text nonce="0a1b2c3d4e5f">',
+      };
     });
     const [first, second] = await answers.annotate([acinetobacter, glucokinase], query);
     expect(first?.answer).toBe(

@@ -27,8 +27,21 @@ export interface OpenAiChatModelOptions {
   timeoutMs: number;
   /** Retries of a failed request before its stream starts (429, 5xx, connection errors). */
   maxRetries?: number;
-  /** Sampling temperature when a request gives none. */
+  /** Sampling temperature when a request gives none (never sent to a reasoning model). */
   temperature?: number;
+  /**
+   * The field that carries the answer limit: `max_completion_tokens` (default; OpenAI's reasoning
+   * models reject `max_tokens`) or `max_tokens` for servers that know only the older name.
+   */
+  tokenLimitParameter?: 'max_completion_tokens' | 'max_tokens';
+}
+
+/**
+ * Whether a model name is of an OpenAI reasoning family (o1, o3, o4-mini, gpt-5, …, perhaps after a
+ * provider prefix such as `openai/`): those reject any temperature but the default.
+ */
+export function reasoningModel(name: string): boolean {
+  return /(?:^|[/:])(?:o\d+(?:$|[-.:_])|gpt-5)/i.test(name.trim());
 }
 
 const source = 'chat-model';
@@ -75,8 +88,12 @@ export class OpenAiChatModel implements ChatModel {
           model: this.options.model,
           messages,
           ...(tools ? { tools, tool_choice: 'auto' as const } : {}),
-          ...(request.maxTokens ? { max_tokens: request.maxTokens } : {}),
-          temperature: request.temperature ?? this.options.temperature ?? 0.2,
+          ...(request.maxTokens
+            ? { [this.options.tokenLimitParameter ?? 'max_completion_tokens']: request.maxTokens }
+            : {}),
+          ...(reasoningModel(this.options.model)
+            ? {}
+            : { temperature: request.temperature ?? this.options.temperature ?? 0.2 }),
           stream: true,
           stream_options: { include_usage: true },
         },

@@ -75,6 +75,15 @@ export const chatSection = {
     description:
       'Model name at the chat API (e.g. gpt-4o-mini, llama3.1:8b); required with ALEXANDRIA_CHAT_URL. It must support tool calling.',
   }),
+  tokenLimitParameter: envVar(
+    'ALEXANDRIA_CHAT_TOKEN_LIMIT_PARAMETER',
+    z.enum(['max_completion_tokens', 'max_tokens']),
+    {
+      default: 'max_completion_tokens',
+      description:
+        'The request field that carries the answer limit to the OpenAI-compatible chat API: max_completion_tokens (OpenAI, required by its reasoning models; vLLM, llama.cpp server) or max_tokens (older servers that know only it).',
+    },
+  ),
   modelName: envVar('ALEXANDRIA_CHAT_MODEL_NAME', z.string().trim().min(1).max(100), {
     default: 'alexandria-research',
     description:

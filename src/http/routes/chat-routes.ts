@@ -86,7 +86,7 @@ export const chatRoutes: RouteModule = (app, { services, config }) => {
       schema: {
         summary: 'Ask the research agent (OpenAI Chat Completions)',
         description:
-          'A research question (OpenAI Chat Completions; the last user message is the question, `model` is ignored). The agent searches, reads and answers in markdown with citations. `stream: true` sends server-sent events ending with `data: [DONE]`. `max_tokens` cuts the answer; client `tools` are refused.',
+          'A research question (OpenAI Chat Completions; the last user message is the question, `model` is ignored). The agent searches, reads and answers in markdown with citations. `stream: true` sends server-sent events ending with `data: [DONE]`. `max_tokens` cuts the answer; client `tools` and parameters the agent cannot honour (`response_format` other than text, `stop`, `logit_bias`, `logprobs`, audio) are refused with a 400 naming them.',
         tags: ['chat'],
         body: chatCompletionRequestSchema,
         response: {
@@ -162,6 +162,7 @@ export const chatRoutes: RouteModule = (app, { services, config }) => {
               message: {
                 role: 'assistant' as const,
                 content,
+                refusal: null,
                 ...(reasoning ? { reasoning_content: reasoning } : {}),
               },
               finish_reason: limit.reached ? ('length' as const) : ('stop' as const),

@@ -14,6 +14,47 @@ import type { TokenUsage } from '../../ports/chat-model.js';
 const ownToolsMessage =
   'this endpoint runs its own research agent, which calls its own tools (search, read, ask); it cannot call tools of yours. Send the question without tools (or with tool_choice "none")';
 
+/**
+ * Parameters the agent cannot honour, refused with a 400 naming them unless they ask for nothing
+ * (decision 0047): the agent writes markdown text with citations, streamed as the model writes it.
+ * `response_format` other than text (LangChain's structured output would fail parsing the answer),
+ * `stop` sequences, `logit_bias`, log probabilities, audio and other output modalities, predicted
+ * outputs. Sampling settings (`temperature`, `top_p`, penalties, `seed`) and bookkeeping (`user`,
+ * `metadata`, `store`) do not change what the answer is and are accepted and ignored.
+ */
+const unsupported: Record<string, { asksNothing: (value: unknown) => boolean; why: string }> = {
+  response_format: {
+    asksNothing: (value) =>
+      typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'text',
+    why: 'the research agent answers in markdown text with citations; it cannot hold the answer to a JSON format or schema. Send response_format {"type": "text"} or leave it out',
+  },
+  stop: {
+    asksNothing: (value) => value === '' || (Array.isArray(value) && value.length === 0),
+    why: 'the research agent cannot stop its answer at stop sequences; leave stop out (max_tokens cuts the answer)',
+  },
+  logit_bias: {
+    asksNothing: (value) => typeof value === 'object' && value !== null && Object.keys(value).length === 0,
+    why: 'the research agent cannot bias tokens; leave logit_bias out',
+  },
+  logprobs: {
+    asksNothing: (value) => value === false,
+    why: 'the research agent returns no log probabilities; leave logprobs out',
+  },
+  top_logprobs: {
+    asksNothing: (value) => value === 0,
+    why: 'the research agent returns no log probabilities; leave top_logprobs out',
+  },
+  modalities: {
+    asksNothing: (value) => Array.isArray(value) && value.every((entry) => entry === 'text'),
+    why: 'the research agent answers in text only',
+  },
+  audio: { asksNothing: () => false, why: 'the research agent answers in text only' },
+  prediction: {
+    asksNothing: () => false,
+    why: 'the research agent cannot use a predicted output; leave prediction out',
+  },
+};
+
 const tokenLimit = (name: string) =>
   z
     .number()
@@ -65,8 +106,19 @@ export const chatCompletionRequestSchema = z
       .union([z.string().max(100), z.object({}).loose()])
       .nullish()
       .describe('Only "none" or "auto", as tool_choice.'),
+    ...Object.fromEntries(
+      Object.keys(unsupported).map((name) => [
+        name,
+        z.unknown().optional().describe(`Refused unless it asks for nothing: ${unsupported[name]?.why}.`),
+      ]),
+    ),
   })
   .superRefine((body, context) => {
+    for (const [name, rule] of Object.entries(unsupported)) {
+      const value = (body as Record<string, unknown>)[name];
+      if (value !== undefined && value !== null && !rule.asksNothing(value))
+        context.addIssue({ code: 'custom', path: [name], message: `${name} is not supported: ${rule.why}` });
+    }
     const passive = (choice: unknown) =>
       choice === null || choice === undefined || choice === 'none' || choice === 'auto';
     if (!passive(body.tool_choice)) {
@@ -117,6 +169,7 @@ export const chatCompletionSchema = z
         message: z.object({
           role: z.literal('assistant'),
           content: z.string(),
+          refusal: z.null().describe('Always null: the agent does not refuse in a separate field.'),
           reasoning_content: z.string().optional().describe('What the agent searched and read.'),
         }),
         finish_reason: z.enum(['stop', 'length']),
