@@ -154,6 +154,8 @@ export function completeDocument(document: OpenApiDocument): OpenApiDocument {
       if (key === 'POST /api/add_to_project') operation.requestBody = addToProjectBody(operation);
       if (key === 'POST /api/projects/{id}/import') operation.requestBody = importBody;
       if (key === 'POST /api/verify_references') operation.requestBody = verifyReferencesBody;
+      // The route names the missing pdf_id itself, so the schema leaves it optional; it is required.
+      if (key === 'DELETE /api/documents') operation.parameters = requiring(operation.parameters, 'pdf_id');
       if (key === 'GET /api/save-citation')
         operation.parameters = [...(operation.parameters ?? []), ...zoteroHeaders];
       if (searchOperations.has(key)) withHeaders(operation, '200', searchResponseHeaders);
@@ -272,6 +274,13 @@ function addToProjectBody(operation: OpenApiOperation): NonNullable<OpenApiOpera
       'application/pdf': { schema: { ...binary, description: 'The PDF itself.' } },
     },
   };
+}
+
+/** The parameters with `name` marked required (copied: parameters may be shared). */
+function requiring(parameters: OpenApiOperation['parameters'], name: string): OpenApiOperation['parameters'] {
+  return parameters?.map((parameter) =>
+    parameter.name === name ? { ...parameter, required: true } : parameter,
+  );
 }
 
 /**
