@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { searchOperations, searchResponseHeaders } from './openapi-search-headers.js';
 import { varyByOrigin } from './public-origin.js';
+import { blankMarker, integerMarker } from './query.js';
 
 /**
  * OpenAPI 3.1 generated from the route schemas, with the API-key and bearer schemes, served at
@@ -153,11 +154,75 @@ export function completeDocument(document: OpenApiDocument): OpenApiDocument {
       if (key === 'POST /api/add_to_project') operation.requestBody = addToProjectBody(operation);
       if (key === 'POST /api/projects/{id}/import') operation.requestBody = importBody;
       if (key === 'POST /api/verify_references') operation.requestBody = verifyReferencesBody;
+      // The route names the missing pdf_id itself, so the schema leaves it optional; it is required.
+      if (key === 'DELETE /api/documents') operation.parameters = requiring(operation.parameters, 'pdf_id');
+      if (key === 'GET /api/save-citation')
+        operation.parameters = [...(operation.parameters ?? []), ...zoteroHeaders];
       if (searchOperations.has(key)) withHeaders(operation, '200', searchResponseHeaders);
+      withParserRefusals(operation);
       for (const status of ['429', '503']) withHeaders(operation, status, retryAfterHeader);
+      const consequential = consequence[key];
+      if (consequential !== undefined) operation['x-openai-isConsequential'] = consequential;
     }
   }
-  return document;
+  return exactIntegers(document) as OpenApiDocument;
+}
+
+/**
+ * GPT Actions ask the user before an operation marked consequential, and by default treat every
+ * GET as safe and every other method as consequential. These are the exceptions: POSTs that only
+ * read (a reference check, a question to the research agent) need no confirmation, and GETs that
+ * write (filing a paper into a project, saving a citation to Zotero) do.
+ */
+export const consequence: Record<string, boolean> = {
+  'POST /api/verify_references': false,
+  'POST /api/chat/completions': false,
+  'GET /api/add_to_project': true,
+  'GET /api/save-citation': true,
+};
+
+/**
+ * What Node's HTTP parser refuses before any route runs, on every operation alike
+ * (src/http/client-errors.ts): a url or headers longer than it reads, a request not received in time.
+ */
+const parserRefusals: Record<string, string> = {
+  '408': 'The request was not received in time.',
+  '414': 'The request url is longer than the server reads (16 KB with the headers).',
+  '431': 'The request headers are larger than the server reads (16 KB in all).',
+};
+
+function withParserRefusals(operation: OpenApiOperation): void {
+  const responses = (operation.responses ?? {}) as Record<string, unknown>;
+  const added: Record<string, unknown> = {};
+  for (const [status, description] of Object.entries(parserRefusals)) {
+    if (responses[status] !== undefined) continue;
+    added[status] = {
+      description,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+    };
+  }
+  operation.responses = { ...responses, ...added };
+}
+
+/**
+ * Replaces each schema marked by `queryInt` (its validator reads a number or a numeric string) with
+ * the integer and bounds the server enforces, everywhere in the document.
+ */
+function exactIntegers(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(exactIntegers);
+  if (node === null || typeof node !== 'object') return node;
+  const record = node as Record<string, unknown>;
+  const bounds = record[integerMarker] as Record<string, number> | undefined;
+  const { [blankMarker]: blank, ...unmarked } = record;
+  if (bounds !== undefined) {
+    const { [integerMarker]: _marker, type: _type, anyOf: _anyOf, ...rest } = unmarked;
+    const integer = { type: 'integer', ...bounds };
+    // A blank value means "not given" there, so it is admitted too (src/http/routes/search-routes.ts).
+    if (blank === true) return { ...rest, anyOf: [integer, { type: 'string', pattern: '^\\s*$' }] };
+    return { ...rest, ...integer };
+  }
+  if (blank !== undefined) return exactIntegers(unmarked);
+  return Object.fromEntries(Object.entries(record).map(([name, value]) => [name, exactIntegers(value)]));
 }
 
 /** `Retry-After` on every 429 and 503 an operation declares (the error boundary sends it). */
@@ -211,6 +276,34 @@ function addToProjectBody(operation: OpenApiOperation): NonNullable<OpenApiOpera
   };
 }
 
+/** The parameters with `name` marked required (copied: parameters may be shared). */
+function requiring(parameters: OpenApiOperation['parameters'], name: string): OpenApiOperation['parameters'] {
+  return parameters?.map((parameter) =>
+    parameter.name === name ? { ...parameter, required: true } : parameter,
+  );
+}
+
+/**
+ * The Zotero credentials save-citation reads from headers (src/http/routes/zotero-routes.ts); the
+ * route reads them itself, so they are declared here. `zotero-api-key` is an alias of the first.
+ */
+const zoteroHeaders = [
+  {
+    name: 'x-zotero-api-key',
+    in: 'header',
+    required: false,
+    schema: { type: 'string' },
+    description: 'Zotero API key (zotero.org/settings/keys); else the stored one.',
+  },
+  {
+    name: 'x-zotero-user-id',
+    in: 'header',
+    required: false,
+    schema: { type: 'string' },
+    description: 'Zotero user id; else zotero_user_id or the stored one.',
+  },
+];
+
 const referenceText = { type: 'string', description: 'The BibTeX, RIS or CSL-JSON file.' };
 
 /**
@@ -224,14 +317,19 @@ const verifyReferencesBody = {
       schema: {
         type: 'object',
         properties: {
-          text: { type: 'string', description: 'The BibTeX, RIS or CSL-JSON text.' },
+          text: { type: 'string', minLength: 1, description: 'The BibTeX, RIS or CSL-JSON text.' },
           format: { type: 'string', enum: ['bibtex', 'ris', 'csl'] },
           pdf_id: {
             type: 'string',
+            minLength: 1,
+            maxLength: 4000,
             description:
               'A stored or fetched PDF (PROJ:<project>/<document>, PDF_URL:<url>) whose reference list is checked; instead of text.',
           },
+          pdf_url: { type: 'string', minLength: 1, maxLength: 4000, description: 'Same as pdf_id.' },
         },
+        // The route refuses any other field (verifyBodySchema is strict).
+        additionalProperties: false,
       },
     },
     'multipart/form-data': {
@@ -266,7 +364,12 @@ const importBody = {
     'application/x-bibtex': { schema: referenceText },
     'application/x-research-info-systems': { schema: referenceText },
     'application/json': {
-      schema: { type: 'array', items: { type: 'object' }, description: 'CSL-JSON items.' },
+      // An item that is not an object is skipped and reported in `skipped`, as one without a title is.
+      schema: {
+        type: 'array',
+        items: { description: 'A CSL-JSON item (an object; anything else is skipped).' },
+        description: 'CSL-JSON items.',
+      },
     },
   },
 };

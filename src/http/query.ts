@@ -13,8 +13,29 @@ export const queryBoolean = z.union([z.boolean(), z.string()]).transform((value,
   return z.NEVER;
 });
 
+/**
+ * Marks a schema the OpenAPI document declares as `{type: integer, minimum, maximum}` instead of
+ * the number-or-string union the validator reads (src/http/openapi.ts replaces it), so the
+ * document carries the bounds the server enforces.
+ */
+export const integerMarker = 'x-alexandria-integer';
+
+/**
+ * Marks a parameter where a blank value means "not given" (ScholarAI clients send every parameter,
+ * empty ones included): the document admits a blank string beside the integer.
+ */
+export const blankMarker = 'x-alexandria-blank';
+
 /** An integer in [min, max], from a number or a numeric string. */
 export function queryInt(options: { min?: number; max?: number } = {}) {
+  const bounds = {
+    ...(options.min === undefined ? {} : { minimum: options.min }),
+    ...(options.max === undefined ? {} : { maximum: options.max }),
+  };
+  return integerBetween(options).meta({ [integerMarker]: bounds });
+}
+
+function integerBetween(options: { min?: number; max?: number }) {
   return z.union([z.number(), z.string()]).transform((value, context) => {
     const text = typeof value === 'number' ? String(value) : value.trim();
     if (!/^-?\d+$/.test(text)) {

@@ -88,12 +88,34 @@ function typeNamePattern(name: string): string {
     .join('');
 }
 
+/** `word` in any ASCII letter case, as a regular expression's `i` flag reads it (no flags in JSON Schema). */
+function anyCase(word: string): string {
+  return word.replace(/[a-z]/gi, (letter) => `[${letter.toUpperCase()}${letter.toLowerCase()}]`);
+}
+
 /**
- * The shape of a typed paper identifier, `<TYPE>:<value>` with a known TYPE, as a pattern without
- * flags (a JSON-Schema `pattern` has none, so the letter case is spelled out). parsePaperIdentifier
- * refuses every text outside it (a property test checks that), and also checks the value's syntax for
- * its type (a DOI, an arXiv id).
+ * What normalizeIdentifier (src/domain/identifiers.ts) accepts as the value of each type, before its
+ * trim: the prefixes it strips, then the syntax it checks. `[0-9]`, never `\d`: JavaScript's `\d`
+ * is ASCII only, other engines' is not.
+ */
+const identifierValues: Record<(typeof identifierTypes)[number], string> = {
+  DOI: `(?:(?:${anyCase('http')}[Ss]?://)?(?:${anyCase('dx')}\\.)?${anyCase('doi')}\\.${anyCase('org')}/)?(?:${anyCase('doi')}:\\s*)?10\\.[0-9]{4,9}/\\S+`,
+  ARXIV: `(?:(?:${anyCase('http')}[Ss]?://)?(?:${anyCase('www')}\\.)?${anyCase('arxiv')}\\.${anyCase('org')}/(?:${anyCase('abs')}|${anyCase('pdf')})/)?(?:${anyCase('arxiv')}:)?(?:[0-9]{4}\\.[0-9]{4,5}|[A-Za-z-]+(?:\\.[A-Za-z]{2})?/[0-9]{7})(?:[Vv][0-9]+)?(?:\\.${anyCase('pdf')})?`,
+  PMCID: `(?:${anyCase('pmc')})?[0-9]+`,
+  PMID: '[0-9]+',
+  MAG: '[0-9]+',
+  SS_ID: `(?:[0-9A-Fa-f]{40}|${anyCase('corpusid')}:[0-9]+)`,
+  ACL: '[A-Za-z0-9][A-Za-z0-9.-]{2,40}',
+};
+
+/**
+ * A typed paper identifier, `<TYPE>:<value>`, exactly as parsePaperIdentifier accepts it: a known
+ * TYPE in any case, then a value of that type's syntax (a DOI, an arXiv id, digits, …), as a pattern
+ * without flags (a JSON-Schema `pattern` has none, so the letter case is spelled out). The document
+ * declares it; parsePaperIdentifier enforces it, with its own messages (decision 0052).
  */
 export const paperIdPattern = new RegExp(
-  `^\\s*(?:${identifierTypes.map(typeNamePattern).join('|')})\\s*:[\\s\\S]*\\S`,
+  `^\\s*(?:${identifierTypes
+    .map((type) => `${typeNamePattern(type)}\\s*:\\s*${identifierValues[type]}`)
+    .join('|')})\\s*$`,
 );

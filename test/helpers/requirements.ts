@@ -192,3 +192,22 @@ export function needsTesseract(): boolean {
   if (runs('tesseract', ['--version'])) return false;
   return skipBecause('tesseract', 'not installed — apt-get install tesseract-ocr tesseract-ocr-eng');
 }
+
+/**
+ * The folder schemathesis (pinned by scripts/setup-schemathesis.mjs) is installed in, for
+ * `PYTHONPATH=<folder> python3 -m schemathesis.cli`; undefined when it is not installed.
+ */
+export function schemathesisFolder(): string | undefined {
+  const result = spawnSync(
+    process.execPath,
+    [join(repositoryRoot, 'scripts', 'setup-schemathesis.mjs'), '--installed'],
+    { encoding: 'utf8', timeout: 30_000 },
+  );
+  return result.status === 0 ? result.stdout.trim() : undefined;
+}
+
+/** True (skip) when schemathesis is not installed where scripts/setup-schemathesis.mjs puts it. */
+export function needsSchemathesis(): boolean {
+  if (schemathesisFolder() !== undefined) return false;
+  return skipBecause('schemathesis', 'not installed — run `node scripts/setup-schemathesis.mjs` (pip, PyPI)');
+}

@@ -133,6 +133,46 @@ describe('GPT Actions lint of /openapi.json', () => {
     expect(created.statusCode).toBe(200);
   });
 
+  it('marks POSTs that only read as not consequential, and GETs that write as consequential', () => {
+    const consequential = (method: string, path: string) =>
+      (find(method, path) as Record<string, unknown>)['x-openai-isConsequential'];
+    expect(consequential('post', '/api/verify_references')).toBe(false);
+    expect(consequential('post', '/api/chat/completions')).toBe(false);
+    expect(consequential('get', '/api/add_to_project')).toBe(true);
+    expect(consequential('get', '/api/save-citation')).toBe(true);
+    // Writes keep the GPT Actions default: the user confirms them.
+    expect(consequential('post', '/api/create_project')).toBeUndefined();
+    expect(consequential('post', '/api/add_to_project')).toBeUndefined();
+  });
+
+  it('documents on every operation what the HTTP parser refuses before a route runs', () => {
+    for (const { method, path, operation } of operations()) {
+      const responses = (operation as { responses?: Record<string, unknown> }).responses ?? {};
+      for (const status of ['408', '414', '431'])
+        expect(responses[status], `${method} ${path} ${status}`).toBeDefined();
+    }
+  });
+
+  it('declares the bounds of integer parameters', () => {
+    const parameter = (method: string, path: string, name: string) =>
+      (find(method, path) as { parameters: Array<{ name: string; schema: unknown }> }).parameters.find(
+        (candidate) => candidate.name === name,
+      )?.schema;
+    expect(parameter('get', '/api/literature_map', 'limit')).toEqual({
+      type: 'integer',
+      minimum: 1,
+      maximum: 50,
+    });
+    // The searches read a blank value as "not given" (ScholarAI clients send every parameter).
+    expect(parameter('get', '/api/fast_paper_search', 'limit')).toEqual({
+      anyOf: [
+        { type: 'integer', minimum: 1, maximum: 100 },
+        { type: 'string', pattern: '^\\s*$' },
+      ],
+    });
+    expect(JSON.stringify(document)).not.toMatch(/x-alexandria-(integer|blank)/);
+  });
+
   it('documents /healthz, /readyz and /metrics under `system`, without an API key', () => {
     for (const path of ['/healthz', '/readyz', '/metrics']) {
       expect(find('get', path).tags).toEqual(['system']);

@@ -94,10 +94,18 @@ export const chatRoutes: RouteModule = (app, { services, config }) => {
             description: 'The answer: one JSON object, or server-sent events with `stream: true`.',
             content: {
               'application/json': { schema: chatCompletionSchema },
+              // In OpenAPI 3.1 the schema of an event stream describes one event (decision 0052).
               'text/event-stream': {
                 schema: z
-                  .string()
-                  .describe('`data: <chat.completion.chunk JSON>` events, ending with `data: [DONE]`.'),
+                  .object({
+                    data: z.string().describe('A chat.completion.chunk as JSON; the last event is `[DONE]`.'),
+                    event: z.string().optional(),
+                    id: z.string().optional(),
+                    retry: z.number().int().optional(),
+                  })
+                  .describe(
+                    'One server-sent event: `data: <chat.completion.chunk JSON>`, ending with `data: [DONE]`.',
+                  ),
               },
             },
           },

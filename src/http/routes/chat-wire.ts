@@ -91,19 +91,29 @@ export const chatCompletionRequestSchema = z
       .refine((n) => n === null || n === undefined || n === 1, {
         message: 'n must be 1: the research agent writes one answer per request (send several requests)',
       })
+      // The document says what the refinement enforces (decision 0052).
+      .meta({ enum: [1] })
       .describe('Only 1: one answer per request.'),
     tools: z
       .array(z.unknown())
       .max(128)
+      .meta({ maxItems: 0 })
       .nullish()
       .describe('Refused unless empty: the agent uses its own tools.'),
     tool_choice: z
       .union([z.string().max(100), z.object({}).loose()])
+      .meta({ enum: ['none', 'auto'] })
       .nullish()
       .describe('Only "none" or "auto" (no client tools are called).'),
-    functions: z.array(z.unknown()).max(128).nullish().describe('Refused unless empty, as tools.'),
+    functions: z
+      .array(z.unknown())
+      .max(128)
+      .meta({ maxItems: 0 })
+      .nullish()
+      .describe('Refused unless empty, as tools.'),
     function_call: z
       .union([z.string().max(100), z.object({}).loose()])
+      .meta({ enum: ['none', 'auto'] })
       .nullish()
       .describe('Only "none" or "auto", as tool_choice.'),
     ...Object.fromEntries(

@@ -15,11 +15,26 @@ const deletedSchema = z
   })
   .meta({ id: 'DeletedDocument' });
 
+/**
+ * A segment of a project path as parseDocumentRef accepts it (src/domain/document-ref.ts): a letter,
+ * digit or `_`, then those, `-` and single dots. Without a lookahead (generators lack it), so its
+ * length is not bounded here: the server refuses a segment over 128 characters.
+ */
+const segment = '[A-Za-z0-9_](?:\\.?[A-Za-z0-9_-])*\\.?';
+
+/**
+ * What the storage service accepts (src/services/storage/storage-service.ts): a document id, or
+ * `PROJ:<project>/<document>` of two safe segments. Declared for clients; the service enforces it
+ * with its own messages (decision 0052).
+ */
+const documentReferencePattern = `^\\s*(?:doc_[0-9a-f]{24}|[Pp][Rr][Oo][Jj]:/*${segment}/${segment})\\s*$`;
+
 const documentReference = z
   .string()
   .trim()
   .min(1, 'must not be empty')
-  .max(300, 'must be at most 300 characters');
+  .max(300, 'must be at most 300 characters')
+  .meta({ pattern: documentReferencePattern });
 
 const description =
   'Deletes your stored PDF (pdf_id `PROJ:<project>/<document>`, or `doc_…`) with its text, figures, page images and vectors; entries that held it stay without a PDF. Bytes another tenant stored are kept for them.';

@@ -6,7 +6,7 @@ import { parsePaperIdentifier } from '../../domain/identifiers.js';
 import { paperSchema } from '../../domain/paper.js';
 import type { AddPaperInput } from '../../services/services.js';
 import { principalOf } from '../auth.js';
-import { errorEnvelopeSchema, errorResponses, parseErrorResponses } from '../schemas.js';
+import { errorEnvelopeSchema, errorResponses, paperIdPattern, parseErrorResponses } from '../schemas.js';
 import { abortOnClientClose } from './client-abort.js';
 import { type RouteModule, typed } from './route-context.js';
 
@@ -23,6 +23,8 @@ const addFields = z.object({
     .string()
     .trim()
     .max(500)
+    // A blank value is "not given"; else what parsePaperIdentifier accepts (decision 0052).
+    .meta({ pattern: `^\\s*$|${paperIdPattern.source}` })
     .optional()
     .describe('A typed identifier `<TYPE>:<value>`, TYPE one of DOI, PMID, SS_ID, ARXIV, MAG, ACL, PMCID.'),
   pdf_url: z.string().trim().max(4000).optional().describe('Url of a PDF to fetch and store.'),

@@ -22,7 +22,9 @@ const projectNameSchema = z
   .string()
   .trim()
   .min(1, 'must not be empty')
-  .max(200, 'must be at most 200 characters');
+  .max(200, 'must be at most 200 characters')
+  // What the project service accepts once trimmed: no control character (decision 0052).
+  .meta({ pattern: '^\\s*[^\\s\\u0000-\\u001f](?:[^\\u0000-\\u001f]*[^\\s\\u0000-\\u001f])?\\s*$' });
 
 /** Projects of the caller's tenant: create, list, read, delete, remove a paper. */
 export const projectRoutes: RouteModule = (app, { services }) => {

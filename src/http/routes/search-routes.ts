@@ -6,7 +6,7 @@ import { type SearchRequest, type SearchResult, sortOrders } from '../../domain/
 import { sourcesHeader } from '../../services/federation/source-monitor.js';
 import { hintHeaderName, hintHeaderValue } from '../hint-header.js';
 import { memoizedValidatorCompiler } from '../memo-validator.js';
-import { queryBoolean, queryInt } from '../query.js';
+import { blankMarker, queryBoolean, queryInt } from '../query.js';
 import { type CachedResponse, ResponseCache } from '../response-cache.js';
 import { errorResponses } from '../schemas.js';
 import { abortOnClientClose } from './client-abort.js';
@@ -15,7 +15,8 @@ import type { RouteModule } from './route-context.js';
 /** ScholarAI clients send every parameter as a string, empty ones included: "" means "not given". */
 const blankToUndefined = (value: unknown) =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;
-const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blankToUndefined, schema.optional());
+const optional = <T extends z.ZodType>(schema: T) =>
+  z.preprocess(blankToUndefined, schema.optional()).meta({ [blankMarker]: true });
 
 const searchText = (description: string) =>
   optional(z.string().trim().max(2000, 'must be at most 2000 characters')).describe(description);

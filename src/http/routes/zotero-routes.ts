@@ -108,8 +108,10 @@ export const zoteroRoutes: RouteModule = (app, { services, config }) => {
           'Keeps the Zotero user id and API key for the caller’s tenant, encrypted at rest, so save-citation needs no Zotero headers. The key is never returned or logged.',
         tags: ['citations'],
         body: z.object({
-          user_id: z.string().trim().min(1, 'must not be empty').max(20),
-          api_key: z.string().trim().min(1, 'must not be empty').max(64),
+          // The patterns are what the service checks (src/services/zotero-service.ts); not trimmed,
+          // so the document's bounds are the server's (decision 0052).
+          user_id: z.string().min(1, 'must not be empty').max(20).meta({ pattern: '^[0-9]{1,12}$' }),
+          api_key: z.string().min(1, 'must not be empty').max(64).meta({ pattern: '^[A-Za-z0-9]{8,64}$' }),
         }),
         response: { 200: credentialsStatusSchema, ...errorResponses, ...bodyErrorResponses },
       },
