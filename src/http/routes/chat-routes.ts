@@ -86,7 +86,7 @@ export const chatRoutes: RouteModule = (app, { services, config }) => {
       schema: {
         summary: 'Ask the research agent (OpenAI Chat Completions)',
         description:
-          'A research question (OpenAI Chat Completions; the last user message is the question, `model` is ignored). The agent searches, reads and answers in markdown with citations. `stream: true` sends server-sent events ending with `data: [DONE]`. `max_tokens` cuts the answer; client `tools` and parameters the agent cannot honour (`response_format` other than text, `stop`, `logit_bias`, `logprobs`, audio) are refused with a 400 naming them.',
+          'A research question (the last user message). It searches, reads and answers in markdown with citations; `stream: true` sends server-sent events ending with `data: [DONE]`. Client `tools`, `stop`, `logit_bias`, `logprobs`, audio and a non-text `response_format` get a 400 naming them.',
         tags: ['chat'],
         body: chatCompletionRequestSchema,
         response: {
