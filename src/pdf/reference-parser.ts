@@ -137,6 +137,15 @@ const familyOnly =
   /^(?:(?:van|von|de|der|den|del|della|da|di|du|la|le|ter)\s+)*[\p{L}'’]+(?:-\s?[\p{L}'’]+)*$/iu;
 const givenLike = /^(?:\p{Lu}[\p{L}'’]*\.?[\s-]*)+$/u;
 
+/**
+ * Whether a name's final period is its own (an initial: "Smith, J.", "J. Smith", "C.J.") rather
+ * than the list's: Vancouver initials are set without periods ("Jentsch S.").
+ */
+function keepsFinalPeriod(piece: string): boolean {
+  if (!/(?:^|[\s.,-])\p{Lu}\.$/u.test(piece)) return false;
+  return !/^[\p{L}'’ -]+\s\p{Lu}{1,3}\.$/u.test(piece) || /\p{Lu}\.\s/u.test(piece) || /,/.test(piece);
+}
+
 /** Names of an author or editor span, one string each. */
 export function namesOf(text: string): string[] {
   const cleaned = text
@@ -151,7 +160,7 @@ export function namesOf(text: string): string[] {
   const pieces = cleaned
     .split(semicolons ? /\s*;\s*(?:and\s+|&\s*)?/ : /\s*,\s*(?:and\s+|&\s*)?|\s+and\s+|\s*&\s*/)
     .map((piece) => piece.replace(/^(?:and|&)\s+/i, '').trim())
-    .map((piece) => (/(?:^|[\s.,-])\p{Lu}\.$/u.test(piece) ? piece : piece.replace(/\.$/, '')))
+    .map((piece) => (keepsFinalPeriod(piece) ? piece : piece.replace(/\.$/, '')))
     .filter((piece) => /\p{L}/u.test(piece));
   if (semicolons) return pieces;
   // "Smith, J., Jones, K." and "Nichols, Bill": a family name alone, then its given names.
@@ -205,7 +214,25 @@ export function parseReference(raw: string, model: LabellerModel = labeller): Pa
     number: /\d+/.exec(first('citation-number') ?? '')?.[0] ?? null,
     spans,
   };
-  return withVancouverLocator(parsed, text);
+  return withVancouverLocator(withTitleCut(parsed), text);
+}
+
+/** Where a title the labeller ran on is followed by its venue: ". arXiv preprint", ". In Proceedings". */
+const venueAfterTitle =
+  /^(.{8,}?[.?!])\s+((?:In:?\s|arXiv\b|CoRR\b|Proc\.|Proceedings\b|Advances in\b|Journal\b|Transactions\b|Technical [Rr]eport\b).*)$/u;
+/** A year or range of years the labeller left at a title's start ("2008–2023. Grobid"). */
+const yearBeforeTitle = /^\(?(?:1[5-9]|20)\d{2}[a-z]?(?:\s*[–-]\s*(?:1[5-9]|20)\d{2})?\)?[.,:]\s+(?=\S)/;
+
+function withTitleCut(parsed: ParsedReference): ParsedReference {
+  if (!parsed.title) return parsed;
+  let title = parsed.title.replace(yearBeforeTitle, '');
+  let containerTitle = parsed.containerTitle;
+  const cut = venueAfterTitle.exec(title);
+  if (cut?.[1] && cut[2]) {
+    title = cut[1].replace(/[.]$/, '');
+    containerTitle ??= cleanContainer(cut[2]);
+  }
+  return { ...parsed, title: cleanTitle(title), containerTitle };
 }
 
 /**
