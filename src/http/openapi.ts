@@ -111,6 +111,7 @@ export const operationIds: Record<string, string> = {
   'GET /api/question': 'question',
   'GET /api/references': 'references',
   'GET /api/citation_contexts': 'citation_contexts',
+  'POST /api/parse_references': 'parse_references',
   'POST /api/verify_references': 'verify_references',
   'GET /api/project_graph': 'project_graph',
   'GET /api/page_image': 'page_image',
@@ -153,6 +154,7 @@ export function completeDocument(document: OpenApiDocument): OpenApiDocument {
       if (key === 'POST /api/add_to_project') operation.requestBody = addToProjectBody(operation);
       if (key === 'POST /api/projects/{id}/import') operation.requestBody = importBody;
       if (key === 'POST /api/verify_references') operation.requestBody = verifyReferencesBody;
+      if (key === 'POST /api/parse_references') operation.requestBody = parseReferencesBody;
       if (searchOperations.has(key)) withHeaders(operation, '200', searchResponseHeaders);
       for (const status of ['429', '503']) withHeaders(operation, status, retryAfterHeader);
     }
@@ -224,8 +226,12 @@ const verifyReferencesBody = {
       schema: {
         type: 'object',
         properties: {
-          text: { type: 'string', description: 'The BibTeX, RIS or CSL-JSON text.' },
-          format: { type: 'string', enum: ['bibtex', 'ris', 'csl'] },
+          text: {
+            type: 'string',
+            description:
+              'The BibTeX, RIS or CSL-JSON text; or, with format "text", a plain reference list (one reference per line, a numbered list, or a References section).',
+          },
+          format: { type: 'string', enum: ['bibtex', 'ris', 'csl', 'text'] },
           pdf_id: {
             type: 'string',
             description:
@@ -249,6 +255,29 @@ const verifyReferencesBody = {
     'application/pdf': { schema: { ...binary, description: 'A PDF whose reference list is checked.' } },
     'text/plain': { schema: referenceText },
     'application/x-bibtex': { schema: referenceText },
+  },
+};
+
+/** What `parse_references` reads: `{text, format: "text"}` JSON or the list as a text/plain body. */
+const parseReferencesBody = {
+  required: true,
+  content: {
+    'application/json': {
+      schema: {
+        type: 'object',
+        properties: {
+          text: {
+            type: 'string',
+            maxLength: 1_000_000,
+            description:
+              'The reference list: one reference per line, a numbered or bracketed list, or a References section.',
+          },
+          format: { type: 'string', enum: ['text'] },
+        },
+        required: ['text'],
+      },
+    },
+    'text/plain': { schema: { type: 'string', description: 'The reference list as text.' } },
   },
 };
 
