@@ -268,7 +268,7 @@ const parseReferencesBody = {
         properties: {
           text: {
             type: 'string',
-            maxLength: 1_000_000,
+            maxLength: 400_000,
             description:
               'The reference list: one reference per line, a numbered or bracketed list, or a References section.',
           },

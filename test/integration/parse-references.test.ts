@@ -112,7 +112,7 @@ describe('POST /api/parse_references', () => {
       { type: 'application/json', payload: '{"text": "x", "extra": 1}', status: 400, param: 'extra' },
       {
         type: 'application/json',
-        payload: JSON.stringify({ text: 'x'.repeat(1_000_001) }),
+        payload: JSON.stringify({ text: 'x'.repeat(400_001) }),
         status: 400,
         param: 'text',
       },
