@@ -102,7 +102,19 @@ interface TokenFacts {
   kind: string;
 }
 
+/** Facts of words seen before: references repeat their words ("and", "In", "pp.", "2019,"). */
+const factsCache = new Map<string, TokenFacts>();
+
 function factsOf(word: string): TokenFacts {
+  const known = factsCache.get(word);
+  if (known) return known;
+  const facts = computeFacts(word);
+  if (factsCache.size >= 50_000) factsCache.clear();
+  factsCache.set(word, facts);
+  return facts;
+}
+
+function computeFacts(word: string): TokenFacts {
   const core = coreOf(word);
   const last = /[^\p{L}\p{N}]$/u.test(word) ? word.slice(-1) : '_';
   const first = /^[^\p{L}\p{N}]/u.test(word) ? word.charAt(0) : '_';
@@ -186,60 +198,83 @@ export function featuresOf(tokens: readonly Token[]): string[][] {
   return out;
 }
 
-/** Scores of every label for every token (the features' weights summed). */
-function emissions(model: LabellerModel, features: string[][]): Float64Array[] {
+/** A model laid out for decoding: dense weight rows and one flat transition table. */
+interface CompiledModel {
+  count: number;
+  weights: Map<string, Float64Array>;
+  /** transitions[(previous + 1) * count + current]; previous −1 is the start. */
+  transitions: Float64Array;
+}
+
+const compiled = new WeakMap<LabellerModel, CompiledModel>();
+
+function compile(model: LabellerModel): CompiledModel {
+  const known = compiled.get(model);
+  if (known) return known;
   const count = model.labels.length;
+  const weights = new Map<string, Float64Array>();
+  for (const [feature, pairs] of Object.entries(model.weights)) {
+    const row = new Float64Array(count);
+    for (let k = 0; k < pairs.length; k += 2) row[pairs[k] as number] = pairs[k + 1] as number;
+    weights.set(feature, row);
+  }
+  const transitions = new Float64Array((count + 1) * count);
+  model.transitions.forEach((row, p) => {
+    row.forEach((value, y) => {
+      transitions[p * count + y] = value;
+    });
+  });
+  const result = { count, weights, transitions };
+  compiled.set(model, result);
+  return result;
+}
+
+/** Scores of every label for every token (the features' weights summed). */
+function emissions(model: CompiledModel, features: string[][]): Float64Array[] {
+  const { count, weights } = model;
   return features.map((tokenFeatures) => {
     const scores = new Float64Array(count);
     for (const feature of tokenFeatures) {
-      const pairs = model.weights[feature];
-      if (!pairs) continue;
-      for (let k = 0; k < pairs.length; k += 2) {
-        scores[pairs[k] as number] = (scores[pairs[k] as number] as number) + (pairs[k + 1] as number);
-      }
+      const row = weights.get(feature);
+      if (!row) continue;
+      for (let y = 0; y < count; y += 1) scores[y] = (scores[y] as number) + (row[y] as number);
     }
     return scores;
   });
 }
 
 /** The best label sequence (label indexes) under the model. */
-function viterbi(model: LabellerModel, scores: Float64Array[]): number[] {
-  const count = model.labels.length;
+function viterbi(model: CompiledModel, scores: Float64Array[]): number[] {
+  const { count, transitions } = model;
   const n = scores.length;
   if (n === 0) return [];
-  const best: Float64Array[] = [];
-  const back: Int32Array[] = [];
-  const first = new Float64Array(count);
-  const start = model.transitions[0] ?? [];
-  for (let y = 0; y < count; y += 1) first[y] = (scores[0]?.[y] ?? 0) + (start[y] ?? 0);
-  best.push(first);
-  back.push(new Int32Array(count));
+  const best = new Float64Array(n * count);
+  const back = new Int32Array(n * count);
+  const first = scores[0] as Float64Array;
+  for (let y = 0; y < count; y += 1) best[y] = (first[y] as number) + (transitions[y] as number);
   for (let i = 1; i < n; i += 1) {
-    const row = new Float64Array(count);
-    const from = new Int32Array(count);
-    const previous = best[i - 1] as Float64Array;
+    const row = scores[i] as Float64Array;
+    const previous = (i - 1) * count;
     for (let y = 0; y < count; y += 1) {
       let top = Number.NEGATIVE_INFINITY;
       let arg = 0;
       for (let p = 0; p < count; p += 1) {
-        const value = (previous[p] as number) + (model.transitions[p + 1]?.[y] ?? 0);
+        const value = (best[previous + p] as number) + (transitions[(p + 1) * count + y] as number);
         if (value > top) {
           top = value;
           arg = p;
         }
       }
-      row[y] = top + (scores[i]?.[y] ?? 0);
-      from[y] = arg;
+      best[i * count + y] = top + (row[y] as number);
+      back[i * count + y] = arg;
     }
-    best.push(row);
-    back.push(from);
   }
-  const last = best[n - 1] as Float64Array;
+  const last = (n - 1) * count;
   let y = 0;
-  for (let k = 1; k < count; k += 1) if ((last[k] as number) > (last[y] as number)) y = k;
+  for (let k = 1; k < count; k += 1) if ((best[last + k] as number) > (best[last + y] as number)) y = k;
   const path = [y];
   for (let i = n - 1; i > 0; i -= 1) {
-    y = back[i]?.[y] ?? 0;
+    y = back[i * count + y] as number;
     path.push(y);
   }
   return path.reverse();
@@ -247,7 +282,8 @@ function viterbi(model: LabellerModel, scores: Float64Array[]): number[] {
 
 /** The label of every token of `tokens`. */
 export function labelTokens(model: LabellerModel, tokens: readonly Token[]): string[] {
-  const path = viterbi(model, emissions(model, featuresOf(tokens)));
+  const ready = compile(model);
+  const path = viterbi(ready, emissions(ready, featuresOf(tokens)));
   return path.map((index) => model.labels[index] ?? 'note');
 }
 
@@ -312,7 +348,6 @@ export function trainLabeller(
     }
     for (const at of order) {
       const { features, gold } = prepared[at] as (typeof prepared)[number];
-      const model = { labels, weights: {}, transitions: [] } as LabellerModel;
       const scores = features.map((tokenFeatures) => {
         const row = new Float64Array(count);
         for (const feature of tokenFeatures) {
@@ -321,8 +356,11 @@ export function trainLabeller(
         }
         return row;
       });
-      model.transitions = transitions as unknown as number[][];
-      const guess = viterbi(model, scores);
+      const flat = new Float64Array((count + 1) * count);
+      transitions.forEach((row, p) => {
+        flat.set(row, p * count);
+      });
+      const guess = viterbi({ count, weights: new Map(), transitions: flat }, scores);
       for (let i = 0; i < gold.length; i += 1) {
         const right = gold[i] as number;
         const wrong = guess[i] as number;
