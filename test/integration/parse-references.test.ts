@@ -131,6 +131,27 @@ describe('POST /api/parse_references', () => {
     }
   });
 
+  it('gives items a project imports as CSL-JSON (the web page\'s "Add to project")', async () => {
+    const parsed = await post('/api/parse_references', JSON.stringify({ text: numbered, format: 'text' }));
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/create_project?project_name=Pasted',
+      headers: withKey(t.key),
+    });
+    expect(created.statusCode).toBe(200);
+    const imported = await post(
+      '/api/projects/Pasted/import',
+      JSON.stringify(parsed.json().entries),
+      'text/plain; charset=utf-8',
+    );
+    expect(imported.statusCode, imported.body).toBe(200);
+    expect(imported.json()).toMatchObject({ imported: 3, skipped: [] });
+    const titles = imported.json().papers.map((paper: { title: string }) => paper.title);
+    expect(titles).toContain('Cardiovascular outcomes of immune checkpoint inhibitors');
+    const nat = imported.json().papers.find((paper: { doi: string | null }) => paper.doi);
+    expect(nat).toMatchObject({ doi: '10.1038/s41591-021-01386-7', year: 2021 });
+  });
+
   it('needs a key', async () => {
     const response = await t.app.inject({
       method: 'POST',
