@@ -452,7 +452,8 @@ describe.skipIf(needsChromium())('web UI in a real browser (chromium)', () => {
     await screenshot(page, '08-citation-opened');
   }, 300_000);
 
-  // Last: the pasted references join the project, which the chat above must not see yet.
+  // Last: importing the pasted DoTAT replaces the project's richer DoTAT entry (abstract, DOI), which
+  // the chat above answers from (decision 0048, known limits).
   it('pastes a bibliography: checks it, then adds it to the project (decision 0048)', async () => {
     await page.getByRole('link', { name: 'Projects' }).click();
     await page.getByRole('link', { name: /^Annotation tools/ }).click();
