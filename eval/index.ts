@@ -6,6 +6,7 @@ import { rankingLevers } from './lib/ranking-levers.js';
 import { pdfMetadataEval } from './pdf-metadata.eval.js';
 import { pdfQaEval } from './pdf-qa.eval.js';
 import { readerQaEval } from './reader-qa.eval.js';
+import { referenceStringsEval } from './reference-strings.eval.js';
 import { referencesEval } from './references.eval.js';
 import { searchEval } from './search.eval.js';
 import { verdictClassifierEval } from './verdict-classifier.eval.js';
@@ -33,6 +34,9 @@ export const evaluations: Evaluation[] = [
   { name: 'pdf-metadata', run: (options) => pdfMetadataEval(options) },
   { name: 'search', run: (options) => searchEval(options) },
   { name: 'references', run: (options) => referencesEval(options) },
+  // The same name: reference strings on AnyStyle's labelled data (decision 0048); alone as `reference-strings`.
+  { name: 'references', run: () => referenceStringsEval() },
+  { name: 'reference-strings', run: () => referenceStringsEval(), onlyWhenNamed: true },
   { name: 'agent', run: (options) => agentEval(options) },
   // The same name: `npm run eval -- agent` runs both (the local model needs the project agentEval fills).
   { name: 'agent', run: (options) => localAgentEval(options) },

@@ -112,6 +112,7 @@ export const operationIds: Record<string, string> = {
   'GET /api/question': 'question',
   'GET /api/references': 'references',
   'GET /api/citation_contexts': 'citation_contexts',
+  'POST /api/parse_references': 'parse_references',
   'POST /api/verify_references': 'verify_references',
   'GET /api/project_graph': 'project_graph',
   'GET /api/page_image': 'page_image',
@@ -158,6 +159,7 @@ export function completeDocument(document: OpenApiDocument): OpenApiDocument {
       if (key === 'DELETE /api/documents') operation.parameters = requiring(operation.parameters, 'pdf_id');
       if (key === 'GET /api/save-citation')
         operation.parameters = [...(operation.parameters ?? []), ...zoteroHeaders];
+      if (key === 'POST /api/parse_references') operation.requestBody = parseReferencesBody;
       if (searchOperations.has(key)) withHeaders(operation, '200', searchResponseHeaders);
       withParserRefusals(operation);
       for (const status of ['429', '503']) withHeaders(operation, status, retryAfterHeader);
@@ -171,11 +173,12 @@ export function completeDocument(document: OpenApiDocument): OpenApiDocument {
 /**
  * GPT Actions ask the user before an operation marked consequential, and by default treat every
  * GET as safe and every other method as consequential. These are the exceptions: POSTs that only
- * read (a reference check, a question to the research agent) need no confirmation, and GETs that
+ * read (a reference check or parse, a question to the research agent) need no confirmation, and GETs that
  * write (filing a paper into a project, saving a citation to Zotero) do.
  */
 export const consequence: Record<string, boolean> = {
   'POST /api/verify_references': false,
+  'POST /api/parse_references': false,
   'POST /api/chat/completions': false,
   'GET /api/add_to_project': true,
   'GET /api/save-citation': true,
@@ -317,8 +320,13 @@ const verifyReferencesBody = {
       schema: {
         type: 'object',
         properties: {
-          text: { type: 'string', minLength: 1, description: 'The BibTeX, RIS or CSL-JSON text.' },
-          format: { type: 'string', enum: ['bibtex', 'ris', 'csl'] },
+          text: {
+            type: 'string',
+            minLength: 1,
+            description:
+              'The BibTeX, RIS or CSL-JSON text; or, with format "text", a plain reference list (one reference per line, a numbered list, or a References section).',
+          },
+          format: { type: 'string', enum: ['bibtex', 'ris', 'csl', 'text'] },
           pdf_id: {
             type: 'string',
             minLength: 1,
@@ -347,6 +355,29 @@ const verifyReferencesBody = {
     'application/pdf': { schema: { ...binary, description: 'A PDF whose reference list is checked.' } },
     'text/plain': { schema: referenceText },
     'application/x-bibtex': { schema: referenceText },
+  },
+};
+
+/** What `parse_references` reads: `{text, format: "text"}` JSON or the list as a text/plain body. */
+const parseReferencesBody = {
+  required: true,
+  content: {
+    'application/json': {
+      schema: {
+        type: 'object',
+        properties: {
+          text: {
+            type: 'string',
+            maxLength: 400_000,
+            description:
+              'The reference list: one reference per line, a numbered or bracketed list, or a References section.',
+          },
+          format: { type: 'string', enum: ['text'] },
+        },
+        required: ['text'],
+      },
+    },
+    'text/plain': { schema: { type: 'string', description: 'The reference list as text.' } },
   },
 };
 

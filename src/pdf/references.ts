@@ -295,3 +295,55 @@ function stream(pieces: Piece[]) {
   };
   return { text, chunkAt, paragraphStarts };
 }
+
+// ----- pasted text: a reference list without its document
+
+/** One entry of a pasted reference list, as printed, with its list marker when it had one. */
+export interface TextEntry {
+  raw: string;
+  number: number | null;
+  label: string | null;
+}
+
+/**
+ * The entries of a reference list given as text (decision 0048): one reference per line, a
+ * numbered or bracketed list ("[1] …", "1. …", "(1) …", wrapped lines allowed), a labelled list
+ * ("[Ada93] …"), or a "References" section copied from a paper (its heading dropped). In a list
+ * without markers, paragraphs separated by blank lines are entries when the text has them, else
+ * lines are, a line continuing the one before (starting in lower case, with "pp.", "In ", a DOI…,
+ * or after a line ending in a hyphen, a comma or a word such as "of" or "the") joined to it. Entries keep their input order.
+ */
+export function splitReferenceText(text: string): TextEntry[] {
+  const lines = text
+    .replace(/\r\n?/g, '\n')
+    .split('\n')
+    .map((line) => line.replace(/\s+/g, ' ').trim());
+  while (lines.length > 0 && (lines[0] === '' || isReferencesHeading(lines[0] ?? ''))) lines.shift();
+  const pieces: Piece[] = lines.filter(Boolean).map((line) => ({ text: line, chunk: 1 }));
+  if (pieces.length === 0) return [];
+  const marked = (entries: ReferenceEntry[]) =>
+    entries.map(({ raw, number, label }) => ({ raw, number, label }));
+  const numbered = numberedStyle(pieces);
+  if (numbered) return marked(splitNumbered(pieces, numbered));
+  if (pieces.filter((piece) => labelStart.test(piece.text)).length >= Math.min(3, pieces.length)) {
+    return marked(splitLabelled(pieces));
+  }
+  const paragraphs = text
+    .replace(/\r\n?/g, '\n')
+    .split(/\n\s*\n/)
+    .map((paragraph) => paragraph.replace(/\s+/g, ' ').trim())
+    .filter((paragraph) => paragraph && !isReferencesHeading(paragraph));
+  if (paragraphs.length > 1 && paragraphs.length < pieces.length) {
+    return paragraphs.map((raw) => ({ raw, number: null, label: null }));
+  }
+  const entries: string[] = [];
+  for (const piece of pieces) {
+    const previous = entries.length - 1;
+    const last = entries[previous];
+    const open = /[-–,:;&]$|\b(?:and|of|the|in|for|on|with|to|a|an)$/i.test(last ?? '');
+    if (last !== undefined && (continuationStart.test(piece.text) || open)) {
+      entries[previous] = /\p{L}-$/u.test(last) ? `${last}${piece.text}` : `${last} ${piece.text}`;
+    } else entries.push(piece.text);
+  }
+  return entries.map((raw) => ({ raw, number: null, label: null }));
+}

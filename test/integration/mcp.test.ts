@@ -63,6 +63,7 @@ describe('MCP over streamable HTTP (stateless, at /mcp)', () => {
       'get_references',
       'list_projects',
       'literature_map',
+      'parse_references',
       'read_full_text',
       'search_papers',
       'search_patents',

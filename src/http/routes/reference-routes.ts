@@ -10,6 +10,7 @@ import {
 } from '../../domain/references.js';
 import { citationFormats } from '../../services/citation-service.js';
 import type { VerifyInput } from '../../services/citations/reference-service.js';
+import { parseReferenceText, referenceTextLimits } from '../../services/citations/reference-text.js';
 import { principalOf } from '../auth.js';
 import { queryInt, queryText } from '../query.js';
 import {
@@ -90,11 +91,15 @@ export const projectGraphSchema = z
   })
   .meta({ id: 'ProjectGraph' });
 
+/** What a check reads as text: a bibliography file's format, or `text`, a plain reference list. */
+const verifyFormats = [...citationFormats, 'text'] as const;
+const verifyFormatError = 'format must be one of bibtex, ris, csl, text';
+
 /** The JSON body of a check: a bibliography's text (and its format when known), or a PDF's pdf_id. */
 const verifyBodySchema = z
   .object({
     text: z.string().min(1, 'must not be empty').optional(),
-    format: z.enum(citationFormats, { error: 'format must be one of bibtex, ris, csl' }).optional(),
+    format: z.enum(verifyFormats, { error: verifyFormatError }).optional(),
     pdf_id: documentRef.min(1, 'must not be empty').optional(),
     pdf_url: documentRef.min(1, 'must not be empty').optional(),
   })
@@ -185,7 +190,13 @@ async function checkInputOf(
       throw invalid(param, `${param}: ${issue?.message ?? 'invalid'} (${sendHint})`);
     }
     const { text, format, pdf_id, pdf_url } = parsed.data;
-    if (text !== undefined) inputs.push({ param: 'text', input: { kind: 'bibliography', text, format } });
+    if (text !== undefined) {
+      inputs.push({
+        param: 'text',
+        input:
+          format === 'text' ? { kind: 'text', text, param: 'text' } : { kind: 'bibliography', text, format },
+      });
+    }
     if (pdf_id)
       inputs.push({ param: 'pdf_id', input: { kind: 'document', pdfRef: pdf_id, param: 'pdf_id' } });
     if (pdf_url)
@@ -204,6 +215,81 @@ async function checkInputOf(
     );
   }
   return first.input;
+}
+
+/** The body `parse_references` reads: the text's characters at up to 4 bytes each, and JSON around them. */
+const parseReferencesBodyLimit = referenceTextLimits.maxChars * 4 + 64 * 1024;
+
+const parseReferencesBodySchema = z
+  .object({
+    text: z
+      .string({ error: 'text must be a string: the reference list' })
+      .min(1, 'must not be empty')
+      .max(referenceTextLimits.maxChars, `must be at most ${referenceTextLimits.maxChars} characters`),
+    format: z.enum(['text'], { error: 'format must be text (BibTeX and RIS are read by import)' }).optional(),
+  })
+  .strict();
+
+/** One CSL-JSON item (https://citationstyles.org/), as the parser fills it. */
+const cslItemSchema = z
+  .object({
+    id: z.string(),
+    type: z.string(),
+    title: z.string().optional(),
+    author: z.array(z.record(z.string(), z.string())).optional(),
+    editor: z.array(z.record(z.string(), z.string())).optional(),
+    translator: z.array(z.record(z.string(), z.string())).optional(),
+    'container-title': z.string().optional(),
+    issued: z.object({ 'date-parts': z.array(z.array(z.number().int())) }).optional(),
+    volume: z.string().optional(),
+    issue: z.string().optional(),
+    page: z.string().optional(),
+    publisher: z.string().optional(),
+    'publisher-place': z.string().optional(),
+    edition: z.string().optional(),
+    genre: z.string().optional(),
+    DOI: z.string().optional(),
+    URL: z.string().optional(),
+    ISBN: z.string().optional(),
+    number: z.string().optional(),
+    note: z.string().optional(),
+    'citation-number': z.string().optional(),
+    'citation-label': z.string().optional(),
+  })
+  .meta({ id: 'CslItem' });
+
+const parseReferencesResultSchema = z
+  .object({ entries: z.array(cslItemSchema).describe('One CSL-JSON item per reference, in input order.') })
+  .meta({ id: 'ParsedReferences' });
+
+/** The text of a `parse_references` body: `{"text", "format": "text"}` JSON, or the body as text. */
+function parseReferencesText(body: unknown, type: string | undefined): string {
+  if (typeof body !== 'string' || body.trim() === '') {
+    throw invalid(
+      'text',
+      'Nothing to parse: send {"text": "<references>", "format": "text"} or a text/plain body',
+    );
+  }
+  if (!/^application\/json/i.test(type ?? '')) {
+    if (body.length > referenceTextLimits.maxChars) {
+      throw invalid('text', `text must be at most ${referenceTextLimits.maxChars} characters`);
+    }
+    return body;
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    throw invalid('text', 'The body is not valid JSON: send {"text": "<references>", "format": "text"}');
+  }
+  const parsed = parseReferencesBodySchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const key = issue?.code === 'unrecognized_keys' ? issue.keys[0] : issue?.path[0];
+    const param = typeof key === 'string' ? key : 'text';
+    throw invalid(param, `${param}: ${issue?.message ?? 'invalid'}`);
+  }
+  return parsed.data.text;
 }
 
 function tooLarge(limit: number): AppError {
@@ -346,6 +432,31 @@ export const referenceRoutes: RouteModule = async (root, { services, config }) =
     );
 
     app.post(
+      '/api/parse_references',
+      {
+        config: { access: 'key' },
+        bodyLimit: parseReferencesBodyLimit,
+        schema: {
+          summary: 'Parse a pasted reference list into CSL-JSON',
+          description:
+            'Parses a reference list given as text (one reference per line, a numbered list, or a References section) with the parser that reads PDFs\' reference lists, into one CSL-JSON item per reference in input order. Send {"text", "format": "text"} or a text/plain body. Nothing is stored.',
+          tags: ['references'],
+          response: {
+            200: parseReferencesResultSchema,
+            ...errorResponses,
+            ...bodyErrorResponses,
+            422: errorEnvelopeSchema.describe('The text holds no references.'),
+          },
+        },
+      },
+      // The items are built field by field from the schema's own fields (reference-text.ts).
+      async (request) =>
+        parseReferenceText(parseReferencesText(request.body, request.headers['content-type'])) as z.infer<
+          typeof parseReferencesResultSchema
+        >,
+    );
+
+    app.post(
       '/api/verify_references',
       {
         config: { access: 'key' },
@@ -353,13 +464,15 @@ export const referenceRoutes: RouteModule = async (root, { services, config }) =
         schema: {
           summary: 'Check a bibliography or a PDF’s references',
           description:
-            'Per entry: exists (the matched record), mismatch (which of year, authors, venue, DOI differ), not_found, or preprint_now_published (a preprint whose published version is known). Send BibTeX/RIS as {"text"} JSON, a file or the body; or a PDF (multipart file, PDF body, or pdf_id).',
+            'Per entry: exists (the matched record), mismatch (which of year, authors, venue, DOI differ), not_found, or preprint_now_published. Send BibTeX/RIS as {"text"}, a file or the body; a plain reference list with format=text; or a PDF (multipart file, PDF body, or pdf_id).',
           tags: ['references'],
           querystring: z.object({
             format: z
-              .enum(citationFormats, { error: 'format must be one of bibtex, ris, csl' })
+              .enum(verifyFormats, { error: verifyFormatError })
               .optional()
-              .describe('bibtex, ris or csl; detected from the content when omitted.'),
+              .describe(
+                'bibtex, ris or csl; detected from the content when omitted. text: a plain reference list (one reference per line, a numbered list, or a References section), read by the PDF reference parser.',
+              ),
             pdf_id: documentRef
               .optional()
               .describe(
@@ -385,10 +498,14 @@ export const referenceRoutes: RouteModule = async (root, { services, config }) =
           bibliography: maxBibliographyBytes,
           pdf: pdfLimit,
         });
-        const checked =
-          input.kind === 'bibliography' && request.query.format && !input.format
-            ? { ...input, format: request.query.format }
-            : input;
+        const queryFormat = request.query.format;
+        let checked: VerifyInput = input;
+        if (input.kind === 'bibliography' && !input.format && queryFormat) {
+          checked =
+            queryFormat === 'text'
+              ? { kind: 'text', text: input.text, param: 'text' }
+              : { ...input, format: queryFormat };
+        }
         return services.references.verify(checked, { tenantId: principalOf(request).tenantId, signal });
       },
     );

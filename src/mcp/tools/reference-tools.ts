@@ -2,13 +2,14 @@ import { z } from 'zod';
 import { invalid } from '../../domain/errors.js';
 import type { CitationGraphService } from '../../services/citations/citation-graph.js';
 import type { ReferenceService } from '../../services/citations/reference-service.js';
+import { parseReferenceText, referenceTextLimits } from '../../services/citations/reference-text.js';
 import { mcpHints } from '../mcp-hints.js';
 import { guarded, jsonResult, type ToolModule } from '../tool-kit.js';
 import { compactPaper } from './compact.js';
 
 /**
- * get_references, get_citation_contexts, verify_references and get_project_graph (the REST names,
- * decision 0026).
+ * get_references, get_citation_contexts, verify_references, parse_references and get_project_graph
+ * (the REST names, decision 0026).
  */
 export function referenceTools(references: ReferenceService, graph?: CitationGraphService): ToolModule {
   return (server, context) => {
@@ -128,7 +129,7 @@ export function referenceTools(references: ReferenceService, graph?: CitationGra
       {
         title: 'Check a bibliography or a PDF’s references',
         description:
-          'Checks every entry of a BibTeX or RIS bibliography (text), or of a stored PDF’s reference list (pdf_id), against the local index (and the federated sources when online): exists (the matched paper), mismatch (which of year, authors, venue, doi differ), not_found (possibly invented) or preprint_now_published (a preprint whose published version is known: published).',
+          'Checks every entry of a BibTeX or RIS bibliography (text), a plain-text reference list (text with format "text": one reference per line, a numbered list or a References section), or of a stored PDF’s reference list (pdf_id), against the local index (and the federated sources when online): exists (the matched paper), mismatch (which of year, authors, venue, doi differ), not_found (possibly invented) or preprint_now_published (a preprint whose published version is known: published).',
         inputSchema: {
           text: z
             .string()
@@ -137,9 +138,11 @@ export function referenceTools(references: ReferenceService, graph?: CitationGra
             .optional()
             .describe('The BibTeX or RIS text; or give pdf_id instead.'),
           format: z
-            .enum(['bibtex', 'ris', 'csl'])
+            .enum(['bibtex', 'ris', 'csl', 'text'])
             .optional()
-            .describe('Detected from the text when omitted.'),
+            .describe(
+              'bibtex, ris or csl, detected from the text when omitted; text for a plain reference list as pasted from a paper.',
+            ),
           pdf_id: z
             .string()
             .trim()
@@ -163,7 +166,9 @@ export function referenceTools(references: ReferenceService, graph?: CitationGra
           const result = await references.verify(
             pdf_id !== undefined
               ? { kind: 'document', pdfRef: pdf_id, param: 'pdf_id' }
-              : { kind: 'bibliography', text: text ?? '', format },
+              : format === 'text'
+                ? { kind: 'text', text: text ?? '', param: 'text' }
+                : { kind: 'bibliography', text: text ?? '', format },
             { tenantId: context.tenantId, signal: extra.signal, hints: mcpHints },
           );
           const compact = result.results.map(({ paper, preprint, published, ...entry }) => ({
@@ -175,6 +180,30 @@ export function referenceTools(references: ReferenceService, graph?: CitationGra
           return jsonResult(
             { ...(result.pdf_id ? { pdf_id: result.pdf_id } : {}), results: compact, counts: result.counts },
             result.hint,
+          );
+        }),
+    );
+    server.registerTool(
+      'parse_references',
+      {
+        title: 'Parse a pasted reference list',
+        description:
+          'Reads a reference list given as text — one reference per line, a numbered or bracketed list, or a References section copied from a paper — into one CSL-JSON item per reference (type, title, author, container-title, issued, volume, issue, page, publisher, DOI, …), in input order, with the parser that reads PDFs’ reference lists. Nothing is stored or looked up; to check the references against the index, use verify_references with format "text".',
+        inputSchema: {
+          text: z
+            .string()
+            .min(1, 'must not be empty')
+            .max(referenceTextLimits.maxChars)
+            .describe('The reference list as text.'),
+        },
+        annotations: { readOnlyHint: true, openWorldHint: false },
+      },
+      ({ text }) =>
+        guarded(context, async () => {
+          const { entries } = parseReferenceText(text);
+          return jsonResult(
+            { entries },
+            `${entries.length} reference${entries.length === 1 ? '' : 's'} parsed; check them with verify_references (format "text").`,
           );
         }),
     );

@@ -31,6 +31,7 @@ import {
   checkReferences,
 } from './reference-check.js';
 import { scoreCandidate } from './reference-linker.js';
+import { referenceEntriesOfText } from './reference-text.js';
 import { contextView, partialHint, presentCheck, referencesHint, viewsOf } from './reference-views.js';
 import { memoizedSearches } from './search-memo.js';
 
@@ -76,6 +77,8 @@ export interface ReferenceServiceOptions {
 /** What `verify` checks: a bibliography file, an uploaded PDF, or a stored or fetched PDF. */
 export type VerifyInput =
   | { kind: 'bibliography'; text: string; format?: CitationFormat | undefined }
+  /** A plain-text reference list (decision 0048), read by the PDF reference parser. */
+  | { kind: 'text'; text: string; param?: string }
   | { kind: 'upload'; bytes: Uint8Array; param?: string }
   | { kind: 'document'; pdfRef: string; param?: string };
 
@@ -258,6 +261,17 @@ export class ReferenceService {
       if (remembered) return remembered;
       const report = await this.checkKept(key, (progress) =>
         checkReferences(context, request.text, request.format, progress),
+      );
+      return this.keepCheck(key, content, presentCheck(report, true, online !== undefined));
+    }
+    if (request.kind === 'text') {
+      const entries = referenceEntriesOfText(request.text, request.param ?? 'text');
+      const content = { bibliography: request.text, format: 'text' };
+      const key = this.results.checkKey(content, version);
+      const remembered = await this.results.get<VerifyReferencesResult>(key);
+      if (remembered) return remembered;
+      const report = await this.checkKept(key, (progress) =>
+        checkReferenceEntries(context, entries, [], progress),
       );
       return this.keepCheck(key, content, presentCheck(report, true, online !== undefined));
     }

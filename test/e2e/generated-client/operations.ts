@@ -182,6 +182,18 @@ export function operationSteps(client: GeneratedClient, fixtures: Fixtures) {
         'exists',
         'not_found',
       ]);
+      const pasted = ok(
+        await client.POST('/api/parse_references', {
+          body: {
+            text: '[1] Yupian Lin and Tong Ruan. 2022. DoTAT: A Domain-oriented Text Annotation Tool. In Proceedings of ACL 2022: System Demonstrations, pages 1–8.\n[2] Vaswani, A. (2017). Attention is all you need. NeurIPS, 30, 5998–6008.',
+            format: 'text',
+          },
+        }),
+      );
+      expect(pasted.entries.map((entry: { title?: string }) => entry.title)).toEqual([
+        'DoTAT: A Domain-oriented Text Annotation Tool',
+        'Attention is all you need',
+      ]);
     },
 
     async projectGraph() {

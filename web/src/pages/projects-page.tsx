@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { BusyStatus } from '../components/busy-status';
 import { CitationGraph } from '../components/citation-graph';
 import { PaperCard } from '../components/paper-card';
+import { PasteBibliography } from '../components/paste-bibliography';
 import { getJson, messageOf, request, type UploadProgress, uploadWithProgress } from '../lib/api';
 import { loadProjects, onProjectsChanged, projectsChanged } from '../lib/projects';
 import { href, navigate } from '../lib/router';
@@ -269,6 +270,7 @@ export function ProjectsPage({ params }: { params: URLSearchParams }) {
                 disabled={busy !== null}
               />
             </div>
+            <PasteBibliography projectId={selected} disabled={busy !== null} run={run} />
             <fieldset class="stack">
               <legend>Export</legend>
               <div class="row">
