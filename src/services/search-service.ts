@@ -172,7 +172,7 @@ export class SearchService implements PaperSearch, PaperLookup {
    * of those that have vectors, then cut to the page (its tail past the candidates is BM25's).
    * Totals are BM25's. Any failure of the dense step answers with BM25's page.
    */
-  private async page(query: IndexQuery, text: string): Promise<IndexPage> {
+  private async page(query: IndexQuery, text: string): Promise<RankedPage> {
     const hybrid = this.options.hybrid;
     const n = Math.min(100, hybrid?.candidates ?? 0);
     if (
@@ -181,10 +181,13 @@ export class SearchService implements PaperSearch, PaperLookup {
       query.sort !== 'relevance' ||
       query.offset >= n ||
       !this.index.recordVectors ||
-      !this.index.recordsByIds ||
-      Date.now() < this.noVectorsUntil
+      !this.index.recordsByIds
     ) {
       return this.index.search(query);
+    }
+    if (Date.now() < this.noVectorsUntil) {
+      // The last candidates had no vector at all: keyword ranking, and the hint says why.
+      return { ...(await this.index.search(query)), vectorless: 'all' };
     }
     // The query is embedded while BM25 runs (the ONNX model's own query thread).
     const queryVector = this.queryVector(hybrid, text);
@@ -197,7 +200,10 @@ export class SearchService implements PaperSearch, PaperLookup {
       end > n && ids.length === n
         ? await this.index.search({ ...query, offset: n, limit: end - n })
         : undefined;
-    let order = await this.denseOrder(hybrid, ids, head.scores, queryVector).catch((error: unknown) => {
+    let vectorless: RankedPage['vectorless'];
+    let order = await this.denseOrder(hybrid, ids, head.scores, queryVector, (missing) => {
+      if (missing > 0) vectorless = missing === ids.length ? 'all' : { missing, of: ids.length };
+    }).catch((error: unknown) => {
       hybrid.onFallback?.(error);
       return null;
     });
@@ -212,12 +218,13 @@ export class SearchService implements PaperSearch, PaperLookup {
     }
     const window = (order ?? ids.map((_, position) => position)).slice(query.offset, Math.min(end, n));
     const records = await readRecords(window.map((position) => ids[position] as number));
-    const page: IndexPage = {
+    const page: RankedPage = {
       papers: [],
       scores: [],
       total: head.total,
       totalIsExact: head.totalIsExact,
       ids: [],
+      ...(vectorless ? { vectorless } : {}),
     };
     for (const position of window) {
       const id = ids[position] as number;
@@ -242,9 +249,11 @@ export class SearchService implements PaperSearch, PaperLookup {
     ids: number[],
     scores: readonly number[],
     queryVector: Promise<Float32Array>,
+    onCoverage: (missing: number) => void,
   ): Promise<number[] | null> {
     if (ids.length < 2 || !this.index.recordVectors) return null;
     const vectors = await this.index.recordVectors(hybrid.model.id, ids);
+    onCoverage(ids.length - vectors.size);
     if (vectors.size === 0) {
       // Likely an index without vectors yet: BM25 pages of `limit` rows for a minute.
       this.noVectorsUntil = Date.now() + noVectorsPauseMs;
@@ -364,10 +373,16 @@ interface HintContext {
   indexEmpty: boolean;
 }
 
+/**
+ * A page with how many of the hybrid step's candidates had no record vector yet (still waiting
+ * for the embedding backlog): `'all'` when none had one, so the order is BM25's alone.
+ */
+type RankedPage = IndexPage & { vectorless?: 'all' | { missing: number; of: number } };
+
 function toResult(
   kind: IndexKind,
   request: SearchRequest,
-  page: IndexPage,
+  page: RankedPage,
   context: HintContext,
 ): SearchResult {
   const papers = page.papers.map(presentRecord);
@@ -387,7 +402,7 @@ function toResult(
 function hintFor(
   kind: IndexKind,
   request: SearchRequest,
-  page: IndexPage,
+  page: RankedPage,
   context: HintContext & { more: boolean; end: number },
 ): string {
   const hint = bareHint(kind, request, page, context);
@@ -397,7 +412,7 @@ function hintFor(
 function bareHint(
   kind: IndexKind,
   request: SearchRequest,
-  page: IndexPage,
+  page: RankedPage,
   context: HintContext & { more: boolean; end: number },
 ): string {
   const noun = kind === 'patent' ? 'patents' : 'papers';
@@ -413,10 +428,23 @@ function bareHint(
     );
   }
   if (context.more) parts.push(`Next page: offset=${context.end}.`);
+  const vectorNote = vectorlessNote(page.vectorless);
+  if (vectorNote) parts.push(vectorNote);
   parts.push(
     `Read a paper's full text with ${context.hints.searchResult()} when it has a pdf_id; quote a phrase in query to require it.`,
   );
   return parts.join(' ');
+}
+
+/**
+ * What the hint says when the index's record vectors lag behind its records (an ingest whose
+ * vectors are still being computed): the ranking is then partly or wholly by keywords.
+ */
+export function vectorlessNote(vectorless: RankedPage['vectorless']): string | null {
+  if (!vectorless) return null;
+  const backlog = 'their vectors are still being computed (`alexandria status` shows the backlog)';
+  if (vectorless === 'all') return `Ranked by keywords alone: ${backlog}.`;
+  return `${vectorless.missing} of the ${vectorless.of} best keyword matches have no vector yet and keep their keyword rank: ${backlog}.`;
 }
 
 /**

@@ -120,6 +120,22 @@ describe('hybrid search (BM25 candidates re-ranked by RRF with record vectors)',
     expect(model.calls.at(-1)).toEqual({ texts: ['models of protein folding'], inputType: 'query' });
   });
 
+  it('says how many candidates wait for their vectors while an ingest is being embedded', async () => {
+    const model = new TopicModel();
+    const index = await embeddedIndex(model);
+    const { service } = hybridService(index, model);
+    const complete = await service.searchPapers(request({ query: 'models' }));
+    expect(complete.hint).not.toContain('vector');
+    // Two more records arrive; their vectors are not computed yet.
+    await index.upsert([
+      paper('Grammar models revisited', 'Language models and parsing.', { doi: '10.9/5' }),
+      paper('Trade models', 'Market price models.', { doi: '10.9/6' }),
+    ]);
+    const lagging = await service.searchPapers(request({ query: 'models' }));
+    expect(lagging.total).toBe(6);
+    expect(lagging.hint).toContain('2 of the 6 best keyword matches have no vector yet');
+  });
+
   it('cuts the re-ranked candidates to the page, and keeps BM25 order past them', async () => {
     const model = new TopicModel();
     const index = await embeddedIndex(model);
@@ -246,9 +262,12 @@ describe('hybrid search (BM25 candidates re-ranked by RRF with record vectors)',
     const first = await service.searchPapers(request({ query: 'models of protein folding', limit: 2 }));
     expect(titles(first)).toEqual(titles(bm25));
     expect(first.total).toBe(bm25.total);
+    expect(first.hint).toContain('Ranked by keywords alone: their vectors are still being computed');
+    expect(bm25.hint).not.toContain('vector');
     expect(model.calls).toHaveLength(1);
-    // For a minute, searches are BM25's without embedding anything.
-    await service.searchPapers(request({ query: 'language models' }));
+    // For a minute, searches are BM25's without embedding anything, and say so.
+    const next = await service.searchPapers(request({ query: 'language models' }));
+    expect(next.hint).toContain('Ranked by keywords alone');
     const withVectors = await embeddedIndex(new TopicModel());
     const other = hybridService(withVectors, model);
     await other.service.searchPapers(request({ query: 'protein models', sort: 'cited_by_count' }));
