@@ -18,7 +18,7 @@ import {
   sentenceLine,
   withoutBibliography,
 } from './compose.js';
-import { readFollowUp } from './conversation.js';
+import { readFollowUp, readingLine } from './conversation.js';
 import {
   agentSearchRequest,
   figureUrls,
@@ -111,10 +111,8 @@ export class ExtractiveAgent implements ResearchAgent {
     };
 
     const keywords = followUp.keywords;
-    if (followUp.previousQuestion) {
-      const about = followUp.referred ? followUp.referred.title : followUp.previousQuestion;
-      yield { type: 'progress', text: `Reading this as a follow-up about: ${about.slice(0, 200)}\n` };
-    }
+    const reading = readingLine(followUp);
+    if (reading) yield { type: 'progress', text: reading };
     yield { type: 'progress', text: `Searching for: ${keywords.join(', ') || shortened(question)}\n` };
     const papers: Paper[] = [];
     const notes: string[] = [];

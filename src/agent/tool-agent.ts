@@ -20,7 +20,7 @@ import type {
 import { questionOf } from './agent-types.js';
 import { CitationFilter } from './citation-filter.js';
 import { anchorSentences, referencesSection, selectSentences, sentenceLine } from './compose.js';
-import { fitHistory, followUpNote, readFollowUp } from './conversation.js';
+import { fitHistory, followUpNote, readFollowUp, readingLine } from './conversation.js';
 import { DocumentProvenance, projectDocumentRefs } from './document-provenance.js';
 import { turnReply, turnText } from './model-turn.js';
 import { answerNowPrompt, compactResearchSystemPrompt, researchSystemPrompt } from './prompts.js';
@@ -147,8 +147,9 @@ export class ToolAgent implements ResearchAgent {
       role: message.role,
       content: message.content,
     }));
-    // What "them"/"it" points at, told right before the question (a small model otherwise searches
-    // for the bare follow-up's words).
+    // What "them"/"it" points at, or that a new question refers to nothing earlier, told right before
+    // the question (a small model otherwise searches for the bare follow-up's words, or reads a new
+    // question's "they" as the previous subject).
     const asked = conversation.map((message) => message.role).lastIndexOf('user');
     if (note && asked >= 0) conversation.splice(asked, 0, { role: 'system', content: note });
     const messages: ChatModelMessage[] = [
@@ -199,6 +200,8 @@ export class ToolAgent implements ResearchAgent {
     };
 
     try {
+      const reading = readingLine(followUp);
+      if (reading) yield { type: 'progress', text: reading };
       if (this.options.searchFirst) {
         const keywords = (followUp.keywords.join(' ') || question).slice(0, 300);
         const first: ChatToolCall[] = [];
