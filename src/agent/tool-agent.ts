@@ -52,6 +52,7 @@ import {
   verdictFindings,
   verdictPrompt,
 } from './verdict.js';
+import { mixedEvidenceNote, verdictConflict } from './verdict-consistency.js';
 
 export interface ToolAgentOptions {
   budgets: AgentBudgets;
@@ -375,6 +376,13 @@ export class ToolAgent implements ResearchAgent {
       }
     }
 
+    // An answer never contradicts its own verdict: a sentence saying the opposite gets a sentence
+    // added after the answer, that the evidence is mixed (the model's sentences stay as written).
+    const conflict = verdict && written.trim() ? verdictConflict(question, verdict, written) : undefined;
+    if (conflict) {
+      const out = write(mixedEvidenceNote(conflict));
+      if (out) yield out;
+    }
     if (stoppedBy === 'time' || written.trim().length === 0) {
       // No usable answer from the model: compose one from the retrieved text, extractively.
       const selected = await anchorSentences(
@@ -421,6 +429,7 @@ export class ToolAgent implements ResearchAgent {
         citations: filter.report,
         ledger,
         ...(verdict ? { verdict } : {}),
+        ...(conflict ? { verdictContradicted: conflict.sentence } : {}),
         ...(verdictProbabilities ? { verdictProbabilities } : {}),
         ...(option ? { option: option.letter } : {}),
         ...(optionProbabilities ? { optionProbabilities } : {}),
