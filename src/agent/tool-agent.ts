@@ -31,6 +31,7 @@ import {
   verdictQuestion,
 } from './question-kind.js';
 import { ReferencesGuard } from './references-guard.js';
+import { notAnsweredText, relatedSources } from './relevance.js';
 import { SourceLedger } from './source-ledger.js';
 import { logToolCall, ToolGate } from './tool-gate.js';
 import {
@@ -176,6 +177,13 @@ export class ToolAgent implements ResearchAgent {
     /** The model chose to answer (with `answerSeparately`): the next call answers. */
     let chose = false;
     let stoppedBy: RunSummary['stoppedBy'];
+    /** What the run searched for (each search call's keywords or query). */
+    const searchedFor: string[] = [];
+    /** Searches were made and no record they found is related to the question (shares its key terms). */
+    const nothingRelated = () =>
+      searchedFor.length > 0 &&
+      relatedSources(followUp.resolved, ledger.sources(), ledger.evidence).length === 0;
+    let notAnswered = false;
     let failure: string | undefined;
     const write = (text: string): AgentEvent | undefined => {
       const checked = filter.push(guard.push(text));
@@ -185,6 +193,7 @@ export class ToolAgent implements ResearchAgent {
     /** Runs one tool call: its progress line, then its result as the call's `tool` message. */
     const execute = async function* (call: ChatToolCall): AsyncGenerator<AgentEvent, void> {
       made.add(`${call.name} ${canonicalArguments(call.arguments)}`);
+      if (call.name.startsWith('search_')) searchedFor.push(searchTerms(call.arguments));
       const prepared = prepareToolCall(tools, call);
       yield { type: 'progress', text: `${prepared.progress}\n` };
       const content = await prepared.execute({
@@ -243,6 +252,14 @@ export class ToolAgent implements ResearchAgent {
           // After a repeated or pointless call its result already says to answer: a second note
           // is what the 1.5B model then wrote as its whole answer (seen on the web page).
           if (!deciding && !repeated) messages.push({ role: 'system', content: answerNowPrompt });
+        }
+        if (mustAnswer && nothingRelated()) {
+          // Nothing retrieved is about the question: the answer says so and what was searched,
+          // instead of one from the model's memory.
+          notAnswered = true;
+          const out = write(notAnsweredText(unique(searchedFor).join('; '), ledger.sources()));
+          if (out) yield out;
+          break;
         }
         if (deciding && yesNo) {
           const decided = await this.decideVerdict(messages, yesNo, ledger, budgets, signal, usage);
@@ -376,6 +393,13 @@ export class ToolAgent implements ResearchAgent {
       }
     }
 
+    if (!notAnswered && written.trim() && nothingRelated()) {
+      // The model answered although nothing retrieved is about the question: said after its answer.
+      const out = write(
+        `\n\n*(The papers found do not answer this: searched for ${unique(searchedFor).join('; ')}, and no record found is about the question's subject; the answer above is not from them.)*\n`,
+      );
+      if (out) yield out;
+    }
     // An answer never contradicts its own verdict: a sentence saying the opposite gets a sentence
     // added after the answer, that the evidence is mixed (the model's sentences stay as written).
     const conflict = verdict && written.trim() ? verdictConflict(question, verdict, written) : undefined;
@@ -597,4 +621,20 @@ export function pastAnswerMark(
   if (budgets.answerAfterMs !== undefined && elapsedMs >= budgets.answerAfterMs) return true;
   if (budgets.answerByMs === undefined || stepMs.length === 0) return false;
   return elapsedMs + Math.max(...stepMs) >= budgets.answerByMs;
+}
+
+/** The keywords or query of a search call's arguments, as the model wrote them. */
+function searchTerms(args: string): string {
+  try {
+    const parsed = JSON.parse(args) as { keywords?: unknown; query?: unknown };
+    const terms = parsed.keywords ?? parsed.query;
+    if (typeof terms === 'string') return terms.replace(/\s+/g, ' ').slice(0, 200);
+  } catch {
+    // Not JSON: the arguments as written.
+  }
+  return args.replace(/\s+/g, ' ').slice(0, 200);
+}
+
+function unique(items: string[]): string[] {
+  return [...new Set(items)];
 }
