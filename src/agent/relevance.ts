@@ -8,13 +8,13 @@ export function keyTerms(question: string): string[] {
 }
 
 /**
- * How many key terms a related record must share: half of them, rounded up, and at least two (all
- * of them when the question has fewer). A record with fewer is about something else: sharing
- * "DNA" does not make a paper on DNA repair an answer to "Which DNA topology does Dps condense
- * fastest?".
+ * How many key terms a related record must share: two, more for long questions (a third of them, at
+ * most four: the rule the extractive answer already quotes sentences by), all of them when the
+ * question has fewer. A record with fewer is about something else: sharing "DNA" does not make a
+ * paper on DNA repair an answer to "Which DNA topology does Dps condense fastest?".
  */
 export function termsNeeded(keys: number): number {
-  return Math.min(keys, Math.max(2, Math.ceil(keys / 2)));
+  return Math.min(keys, Math.max(2, Math.min(4, Math.ceil(keys / 3))));
 }
 
 /** Whether `text` (a record's title, abstract and what the run read of it) shares the question's key terms. */
