@@ -4,6 +4,7 @@ import { localAgentEval } from './agent-local.eval.js';
 import { citationSupportEval } from './citation-support.eval.js';
 import { followUpsEval } from './follow-ups.eval.js';
 import { rankingLevers } from './lib/ranking-levers.js';
+import { notAnsweredEval } from './not-answered.eval.js';
 import { pdfMetadataEval } from './pdf-metadata.eval.js';
 import { pdfQaEval } from './pdf-qa.eval.js';
 import { readerQaEval } from './reader-qa.eval.js';
@@ -45,6 +46,8 @@ export const evaluations: Evaluation[] = [
   { name: 'verdict-classifier', run: (options) => verdictClassifierEval(options), onlyWhenNamed: true },
   // When a message is read against the previous turn, on labelled turn pairs (decision 0047; no model).
   { name: 'follow-ups', run: (options) => followUpsEval(options), onlyWhenNamed: true },
+  // How often no retrieved record is related to the question (decision 0047; no model).
+  { name: 'not-answered', run: () => notAnsweredEval(), onlyWhenNamed: true },
   // Whether shared words can judge a citation's support, on SciFact's labelled pairs (decision 0047).
   { name: 'citation-support', run: () => citationSupportEval(), onlyWhenNamed: true },
 ];
