@@ -26,6 +26,22 @@ describe('relevance of retrieved records to the question', () => {
     expect(relatedText(keys, 'DNA repair by homologous recombination in yeast')).toBe(false);
   });
 
+  it("finds the README's example question unrelated to NLP papers, related to the paper on it", () => {
+    const keys = keyTerms('Which antibiotics did Acinetobacter lwoffii evolve resistance to?');
+    expect(
+      relatedText(
+        keys,
+        'Adversarial training improves the resistance of question answering models to distractor sentences.',
+      ),
+    ).toBe(false);
+    expect(
+      relatedText(
+        keys,
+        'A. baumannii readily evolved resistance to meropenem, but Acinetobacter lwoffii only evolved resistance to ciprofloxacin.',
+      ),
+    ).toBe(true);
+  });
+
   it('finds no related record among papers on other subjects, and says what was searched', () => {
     const ledger = new SourceLedger();
     const sources = [
