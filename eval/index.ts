@@ -2,7 +2,9 @@ import { agentEval } from './agent.eval.js';
 import { agentInjectionEval } from './agent-injection.eval.js';
 import { localAgentEval } from './agent-local.eval.js';
 import { citationSupportEval } from './citation-support.eval.js';
+import { followUpsEval } from './follow-ups.eval.js';
 import { rankingLevers } from './lib/ranking-levers.js';
+import { notAnsweredEval } from './not-answered.eval.js';
 import { pdfMetadataEval } from './pdf-metadata.eval.js';
 import { pdfQaEval } from './pdf-qa.eval.js';
 import { readerQaEval } from './reader-qa.eval.js';
@@ -46,6 +48,10 @@ export const evaluations: Evaluation[] = [
   { name: 'agent-injection', run: (options) => agentInjectionEval(options) },
   // When a message needs a verdict, on labelled questions (decision 0047; no model needed).
   { name: 'verdict-classifier', run: (options) => verdictClassifierEval(options), onlyWhenNamed: true },
+  // When a message is read against the previous turn, on labelled turn pairs (decision 0047; no model).
+  { name: 'follow-ups', run: (options) => followUpsEval(options), onlyWhenNamed: true },
+  // How often no retrieved record is related to the question (decision 0047; no model).
+  { name: 'not-answered', run: () => notAnsweredEval(), onlyWhenNamed: true },
   // Whether shared words can judge a citation's support, on SciFact's labelled pairs (decision 0047).
   { name: 'citation-support', run: () => citationSupportEval(), onlyWhenNamed: true },
 ];

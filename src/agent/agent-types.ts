@@ -52,6 +52,8 @@ export interface RunSummary {
   ledger: SourceLedger;
   /** The verdict step's reply to a yes/no question, when one was taken (the answer starts with it). */
   verdict?: 'yes' | 'no' | 'maybe';
+  /** An answer's sentence that said the opposite of its verdict (a note then says the evidence is mixed). */
+  verdictContradicted?: string;
   /** The model's probabilities of yes, no and maybe at the verdict step, when it gave them. */
   verdictProbabilities?: Record<string, number>;
   /**

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../domain/chat.js';
-import { fitHistory, followUpNote, papersOf, readFollowUp } from './conversation.js';
+import {
+  fitHistory,
+  followUpNote,
+  papersOf,
+  readAgainstPrevious,
+  readFollowUp,
+  readingLine,
+} from './conversation.js';
 
 const previousAnswer = `Dialogue state tracking keeps a belief over slots [Mrkšić et al., 2017](https://doi.org/10.1/nbt) and can be learned end to end [Wu et al., 2019](https://doi.org/10.1/trade).
 
@@ -12,6 +19,34 @@ const previousAnswer = `Dialogue state tracking keeps a belief over slots [Mrkš
 
 const conversation = (...turns: string[]): ChatMessage[] =>
   turns.map((content, index) => ({ role: index % 2 === 0 ? 'user' : 'assistant', content }));
+
+describe('readAgainstPrevious', () => {
+  it('lets a question that names its own subject stand alone, pronouns or not', () => {
+    for (const message of [
+      'What tools exist for collaborative text annotation, and how do they differ?',
+      'Statins in elderly patients: do they prevent a first heart attack?',
+      'Is it safe to stop anticoagulation before dental extraction?',
+      'Which methods detect machine-generated text?',
+      'What is CRISPR?',
+    ])
+      expect(readAgainstPrevious(message), message).toMatchObject({ followUp: false });
+  });
+
+  it('reads elliptic messages and pointers at the previous answer as follow-ups', () => {
+    const cases: Array<[string, string]> = [
+      ['And in mice?', 'continues the previous question'],
+      ['What about the second one?', 'points at the previous answer'],
+      ['Why?', 'continues the previous question'],
+      ['Which of them is open source?', 'points at the previous answer'],
+      ['Can they export to CoNLL format?', 'refers back with a pronoun'],
+      ['How many patients were included?', 'names no subject of its own'],
+      ['Is bottled water worse?', 'compares with something not named'],
+      ['In which cancers?', 'continues the previous question'],
+    ];
+    for (const [message, reason] of cases)
+      expect(readAgainstPrevious(message), message).toEqual({ followUp: true, reason });
+  });
+});
 
 describe('readFollowUp', () => {
   it('reads "them" against the previous question: its keywords join the search', () => {
@@ -57,8 +92,12 @@ describe('readFollowUp', () => {
       ),
     );
     expect(standalone.previousQuestion).toBeUndefined();
+    expect(standalone.standalone).toBe('How do dialogue systems track state?');
     expect(standalone.resolved).toBe('Which methods detect machine-generated text?');
-    expect(followUpNote(standalone)).toBeUndefined();
+    expect(followUpNote(standalone)).toMatch(/^The next question is a new question/);
+    expect(readingLine(standalone)).toBe(
+      'Read as a new question, not as a follow-up to: "How do dialogue systems track state?"\n',
+    );
     expect(readFollowUp(conversation('Does it work?')).previousQuestion).toBeUndefined();
   });
 

@@ -18,7 +18,8 @@ import {
   sentenceLine,
   withoutBibliography,
 } from './compose.js';
-import { readFollowUp } from './conversation.js';
+import { readFollowUp, readingLine } from './conversation.js';
+import { notAnsweredText, relatedSources } from './relevance.js';
 import {
   agentSearchRequest,
   figureUrls,
@@ -111,10 +112,8 @@ export class ExtractiveAgent implements ResearchAgent {
     };
 
     const keywords = followUp.keywords;
-    if (followUp.previousQuestion) {
-      const about = followUp.referred ? followUp.referred.title : followUp.previousQuestion;
-      yield { type: 'progress', text: `Reading this as a follow-up about: ${about.slice(0, 200)}\n` };
-    }
+    const reading = readingLine(followUp);
+    if (reading) yield { type: 'progress', text: reading };
     yield { type: 'progress', text: `Searching for: ${keywords.join(', ') || shortened(question)}\n` };
     const papers: Paper[] = [];
     const notes: string[] = [];
@@ -173,7 +172,17 @@ export class ExtractiveAgent implements ResearchAgent {
         ledger.addEvidence({ source, text: source.paper.abstract, kind: 'abstract' });
     }
     const used = new Set<string>();
-    const fromAbstracts = selectSentences(question, ledger.evidence, { max: 4, perSource: 2, exclude: used });
+    // Only records related to the question are quoted (they share its key terms): a sentence of an
+    // unrelated paper that happens to share a word is no answer.
+    const ofRelated = (evidence: Evidence[]) => {
+      const related = new Set(relatedSources(question, sources, ledger.evidence));
+      return evidence.filter((item) => related.has(item.source));
+    };
+    const fromAbstracts = selectSentences(question, ofRelated(ledger.evidence), {
+      max: 4,
+      perSource: 2,
+      exclude: used,
+    });
     if (fromAbstracts.length > 0) {
       const event = emit(
         `Passages of the retrieved papers that bear on the question, quoted verbatim.\n\n**From the abstracts**\n\n${fromAbstracts.map(sentenceLine).join('')}`,
@@ -227,7 +236,7 @@ export class ExtractiveAgent implements ResearchAgent {
       const fromFullTexts = await anchorSentences(
         reader,
         request.tenantId,
-        selectSentences(question, fullTextEvidence, { max: 5, perSource: 3, exclude: used }),
+        selectSentences(question, ofRelated(fullTextEvidence), { max: 5, perSource: 3, exclude: used }),
       );
       if (fromFullTexts.length > 0) {
         const lead =
@@ -239,14 +248,17 @@ export class ExtractiveAgent implements ResearchAgent {
       }
     }
 
+    const related = relatedSources(question, sources, ledger.evidence);
     if (answer.length === 0) {
       const text =
         sources.length === 0
           ? nothingFound(question, keywords, found?.result)
-          : `No sentence of the retrieved papers answers the question closely. The closest records:\n\n${sources
-              .slice(0, 5)
-              .map((source) => `- ${citationMarkdown(source)} — ${plainLine(source.paper.title)}\n`)
-              .join('')}`;
+          : related.length === 0
+            ? notAnsweredText(keywords.join(', ') || shortened(question), sources)
+            : `No sentence of the retrieved papers answers the question closely. The closest records:\n\n${related
+                .slice(0, 5)
+                .map((source) => `- ${citationMarkdown(source)} — ${plainLine(source.paper.title)}\n`)
+                .join('')}`;
       const event = emit(text);
       if (event) yield event;
     }

@@ -20,7 +20,7 @@ import type {
 import { questionOf } from './agent-types.js';
 import { CitationFilter } from './citation-filter.js';
 import { anchorSentences, referencesSection, selectSentences, sentenceLine } from './compose.js';
-import { fitHistory, followUpNote, readFollowUp } from './conversation.js';
+import { fitHistory, followUpNote, readFollowUp, readingLine } from './conversation.js';
 import { DocumentProvenance, projectDocumentRefs } from './document-provenance.js';
 import { turnReply, turnText } from './model-turn.js';
 import { answerNowPrompt, compactResearchSystemPrompt, researchSystemPrompt } from './prompts.js';
@@ -31,6 +31,7 @@ import {
   verdictQuestion,
 } from './question-kind.js';
 import { ReferencesGuard } from './references-guard.js';
+import { notAnsweredText, relatedSources } from './relevance.js';
 import { SourceLedger } from './source-ledger.js';
 import { logToolCall, ToolGate } from './tool-gate.js';
 import {
@@ -52,6 +53,7 @@ import {
   verdictFindings,
   verdictPrompt,
 } from './verdict.js';
+import { mixedEvidenceNote, verdictConflict } from './verdict-consistency.js';
 
 export interface ToolAgentOptions {
   budgets: AgentBudgets;
@@ -147,8 +149,9 @@ export class ToolAgent implements ResearchAgent {
       role: message.role,
       content: message.content,
     }));
-    // What "them"/"it" points at, told right before the question (a small model otherwise searches
-    // for the bare follow-up's words).
+    // What "them"/"it" points at, or that a new question refers to nothing earlier, told right before
+    // the question (a small model otherwise searches for the bare follow-up's words, or reads a new
+    // question's "they" as the previous subject).
     const asked = conversation.map((message) => message.role).lastIndexOf('user');
     if (note && asked >= 0) conversation.splice(asked, 0, { role: 'system', content: note });
     const messages: ChatModelMessage[] = [
@@ -174,6 +177,13 @@ export class ToolAgent implements ResearchAgent {
     /** The model chose to answer (with `answerSeparately`): the next call answers. */
     let chose = false;
     let stoppedBy: RunSummary['stoppedBy'];
+    /** What the run searched for (each search call's keywords or query). */
+    const searchedFor: string[] = [];
+    /** Searches were made and no record they found is related to the question (shares its key terms). */
+    const nothingRelated = () =>
+      searchedFor.length > 0 &&
+      relatedSources(followUp.resolved, ledger.sources(), ledger.evidence).length === 0;
+    let notAnswered = false;
     let failure: string | undefined;
     const write = (text: string): AgentEvent | undefined => {
       const checked = filter.push(guard.push(text));
@@ -183,6 +193,7 @@ export class ToolAgent implements ResearchAgent {
     /** Runs one tool call: its progress line, then its result as the call's `tool` message. */
     const execute = async function* (call: ChatToolCall): AsyncGenerator<AgentEvent, void> {
       made.add(`${call.name} ${canonicalArguments(call.arguments)}`);
+      if (call.name.startsWith('search_')) searchedFor.push(searchTerms(call.arguments));
       const prepared = prepareToolCall(tools, call);
       yield { type: 'progress', text: `${prepared.progress}\n` };
       const content = await prepared.execute({
@@ -199,6 +210,8 @@ export class ToolAgent implements ResearchAgent {
     };
 
     try {
+      const reading = readingLine(followUp);
+      if (reading) yield { type: 'progress', text: reading };
       if (this.options.searchFirst) {
         const keywords = (followUp.keywords.join(' ') || question).slice(0, 300);
         const first: ChatToolCall[] = [];
@@ -239,6 +252,14 @@ export class ToolAgent implements ResearchAgent {
           // After a repeated or pointless call its result already says to answer: a second note
           // is what the 1.5B model then wrote as its whole answer (seen on the web page).
           if (!deciding && !repeated) messages.push({ role: 'system', content: answerNowPrompt });
+        }
+        if (mustAnswer && nothingRelated()) {
+          // Nothing retrieved is about the question: the answer says so and what was searched,
+          // instead of one from the model's memory.
+          notAnswered = true;
+          const out = write(notAnsweredText(unique(searchedFor).join('; '), ledger.sources()));
+          if (out) yield out;
+          break;
         }
         if (deciding && yesNo) {
           const decided = await this.decideVerdict(messages, yesNo, ledger, budgets, signal, usage);
@@ -372,6 +393,20 @@ export class ToolAgent implements ResearchAgent {
       }
     }
 
+    if (!notAnswered && written.trim() && nothingRelated()) {
+      // The model answered although nothing retrieved is about the question: said after its answer.
+      const out = write(
+        `\n\n*(The papers found do not answer this: searched for ${unique(searchedFor).join('; ')}, and no record found is about the question's subject; the answer above is not from them.)*\n`,
+      );
+      if (out) yield out;
+    }
+    // An answer never contradicts its own verdict: a sentence saying the opposite gets a sentence
+    // added after the answer, that the evidence is mixed (the model's sentences stay as written).
+    const conflict = verdict && written.trim() ? verdictConflict(question, verdict, written) : undefined;
+    if (conflict) {
+      const out = write(mixedEvidenceNote(conflict));
+      if (out) yield out;
+    }
     if (stoppedBy === 'time' || written.trim().length === 0) {
       // No usable answer from the model: compose one from the retrieved text, extractively.
       const selected = await anchorSentences(
@@ -418,6 +453,7 @@ export class ToolAgent implements ResearchAgent {
         citations: filter.report,
         ledger,
         ...(verdict ? { verdict } : {}),
+        ...(conflict ? { verdictContradicted: conflict.sentence } : {}),
         ...(verdictProbabilities ? { verdictProbabilities } : {}),
         ...(option ? { option: option.letter } : {}),
         ...(optionProbabilities ? { optionProbabilities } : {}),
@@ -585,4 +621,20 @@ export function pastAnswerMark(
   if (budgets.answerAfterMs !== undefined && elapsedMs >= budgets.answerAfterMs) return true;
   if (budgets.answerByMs === undefined || stepMs.length === 0) return false;
   return elapsedMs + Math.max(...stepMs) >= budgets.answerByMs;
+}
+
+/** The keywords or query of a search call's arguments, as the model wrote them. */
+function searchTerms(args: string): string {
+  try {
+    const parsed = JSON.parse(args) as { keywords?: unknown; query?: unknown };
+    const terms = parsed.keywords ?? parsed.query;
+    if (typeof terms === 'string') return terms.replace(/\s+/g, ' ').slice(0, 200);
+  } catch {
+    // Not JSON: the arguments as written.
+  }
+  return args.replace(/\s+/g, ' ').slice(0, 200);
+}
+
+function unique(items: string[]): string[] {
+  return [...new Set(items)];
 }

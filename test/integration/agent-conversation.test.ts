@@ -48,11 +48,34 @@ describe('the extractive agent on a follow-up', () => {
     const { progress, summary } = await collect(
       agent.run({ tenantId: 't', messages: conversation, signal: new AbortController().signal }),
     );
-    expect(progress).toMatch(/^Reading this as a follow-up about: Acinetobacter lwoffii has been evolved/);
+    expect(progress).toMatch(/^Read as a follow-up to: "Acinetobacter lwoffii has been evolved/);
     // The first search is the question's text, with what "they" refers to spelled out.
     const query = search.calls[0]?.request.query ?? '';
     expect(query).toMatch(/^Which mutations did they carry\? \(Acinetobacter lwoffii has been evolved/);
     expect(summary.citations.cited.map((entry) => entry.paper.doi)).toContain('10.1128/msphere.00109-24');
+  });
+});
+
+// The case of issue 35: a new question with "they" after an unrelated one stands alone.
+const dps = 'Which DNA topology does Dps condense fastest?';
+const annotation = 'What tools exist for collaborative text annotation, and how do they differ?';
+const switched: ChatMessage[] = [
+  { role: 'user', content: dps },
+  { role: 'assistant', content: firstAnswer },
+  { role: 'user', content: annotation },
+];
+
+describe('the extractive agent on a new question after another', () => {
+  it('searches with the new question alone and says it was not read as a follow-up', async () => {
+    const search = new FakePaperSearch(researchPapers);
+    const agent = new ExtractiveAgent({ search }, { budgets: defaultBudgets });
+    const { progress } = await collect(
+      agent.run({ tenantId: 't', messages: switched, signal: new AbortController().signal }),
+    );
+    expect(progress).toMatch(/^Read as a new question, not as a follow-up to: "Which DNA topology does Dps/);
+    const query = search.calls[0]?.request.query ?? '';
+    expect(query).toBe(annotation);
+    expect(query).not.toMatch(/Dps/);
   });
 });
 
@@ -104,6 +127,22 @@ describe('the tool agent on a follow-up (scripted model)', () => {
       /Papers of the previous answer:\n1\. Hartman et al\., 2024: Differential development/,
     );
     expect(messages[4]?.content).toBe(followUp);
+  });
+
+  it('tells the model that a new question with "they" does not refer to the previous one', async () => {
+    server.setScript([{ text: 'Several tools exist.' }]);
+    server.requests.length = 0;
+    const { progress } = await collect(
+      agent().run({ tenantId: 't', messages: switched, signal: new AbortController().signal }),
+    );
+    expect(progress).toMatch(/^Read as a new question, not as a follow-up to: "Which DNA topology/);
+    const messages = server.requests[0]?.messages ?? [];
+    expect(messages[3]?.role).toBe('system');
+    expect(messages[3]?.content).toMatch(
+      /^The next question is a new question: .*does not refer to the previous one/,
+    );
+    expect(messages[3]?.content).not.toMatch(/follows up/);
+    expect(messages[4]?.content).toBe(annotation);
   });
 
   it('cuts a history that does not fit, and the answer says so', async () => {

@@ -266,6 +266,7 @@ function logSummary(summary: RunSummary) {
     removedCitations: summary.citations.removed.length,
     fallback: summary.fallback,
     refusedToolCalls: summary.refusedToolCalls,
+    verdictContradicted: summary.verdictContradicted !== undefined ? true : undefined,
     usage: summary.usage,
   };
 }

@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OpenAiChatModel } from '../../src/adapters/chat/openai-chat-model.js';
+import { type AgentEvent, defaultBudgets, type RunSummary } from '../../src/agent/agent-types.js';
+import { auditCitations } from '../../src/agent/citation-audit.js';
+import { ExtractiveAgent } from '../../src/agent/extractive-agent.js';
+import { ToolAgent } from '../../src/agent/tool-agent.js';
+import { FakePaperSearch, paper } from '../fakes/agent-service-fakes.js';
+import { type FakeOpenAiServer, startFakeOpenAiServer } from '../fakes/fake-openai-server.js';
+import { dps } from '../fakes/research-corpus.js';
+
+/**
+ * Say when the papers do not answer (issue 35, item 4): when no record the search found shares the
+ * question's key terms, the answer says "The papers found do not answer this" and what was
+ * searched, and quotes or writes nothing from them or from a model's memory.
+ */
+const question = 'What tools exist for collaborative text annotation, and how do they differ?';
+// Each shares one word with the question ("text", "collaborative"), none its subject.
+const offTopic = [
+  paper({
+    title: 'Text classification with convolutional networks',
+    authors: ['Yoon Kim'],
+    year: 2014,
+    doi: '10.1/textcnn',
+    url: 'https://doi.org/10.1/textcnn',
+    abstract: 'Convolutional networks over word vectors classify the sentiment of a text.',
+  }),
+  paper({
+    title: 'Collaborative filtering for implicit feedback datasets',
+    authors: ['Yifan Hu'],
+    year: 2008,
+    doi: '10.1/cf',
+    url: 'https://doi.org/10.1/cf',
+    abstract: 'Collaborative filtering recommends items from the viewing history of users.',
+  }),
+];
+
+async function collect(events: AsyncIterable<AgentEvent>) {
+  let content = '';
+  let summary: RunSummary | undefined;
+  for await (const event of events) {
+    if (event.type === 'content') content += event.text;
+    else if (event.type === 'done') summary = event.summary;
+  }
+  if (!summary) throw new Error('no summary');
+  expect(auditCitations(content, summary.ledger)).toEqual([]);
+  return { content, summary };
+}
+
+const ask = (text: string) => ({
+  tenantId: 't',
+  messages: [{ role: 'user' as const, content: text }],
+  signal: new AbortController().signal,
+});
+
+describe('the extractive agent when the papers found do not answer', () => {
+  it('says so and names what it searched, quoting no sentence of the unrelated papers', async () => {
+    const search = new FakePaperSearch(offTopic);
+    const agent = new ExtractiveAgent({ search }, { budgets: defaultBudgets });
+    const { content, summary } = await collect(agent.run(ask(question)));
+    expect(summary.sources).toBe(2);
+    expect(content).toMatch(
+      /^The papers found do not answer this\. Searched for: [^;]*annotation[^;]*; 2 record\(s\) were found \(“Text classification/,
+    );
+    expect(content).not.toContain('“Convolutional networks');
+    expect(summary.citations.cited).toEqual([]);
+  });
+
+  it('still quotes a related record', async () => {
+    const search = new FakePaperSearch([...offTopic, dps]);
+    const agent = new ExtractiveAgent({ search }, { budgets: defaultBudgets });
+    const { content } = await collect(agent.run(ask('Which DNA topology does Dps condense most quickly?')));
+    expect(content).not.toMatch(/do not answer this/);
+    expect(content).toMatch(/supercoiled and doubly tethered DNA compacted most quickly/);
+  });
+});
+
+describe('the tool agent when the papers found do not answer (scripted model)', () => {
+  let server: FakeOpenAiServer;
+  beforeAll(async () => {
+    server = await startFakeOpenAiServer();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  function agent(options: { verdictStep?: boolean } = {}) {
+    const model = new OpenAiChatModel({
+      baseUrl: server.baseUrl,
+      model: 'fake',
+      timeoutMs: 10_000,
+      maxRetries: 0,
+    });
+    return new ToolAgent(
+      model,
+      { search: new FakePaperSearch(offTopic) },
+      { budgets: defaultBudgets, today: () => '2026-11-29', searchFirst: true, ...options },
+    );
+  }
+
+  it('writes the answer itself, without asking the model, when it must answer', async () => {
+    // A yes/no question: the model chooses to answer (no text), and the answer step finds nothing related.
+    server.setScript([{ text: '' }, { text: 'Yes. From memory: BRAT and WebAnno.' }]);
+    server.requests.length = 0;
+    const { content } = await collect(
+      agent({ verdictStep: true }).run(
+        ask('Do collaborative text annotation tools support several annotators at once?'),
+      ),
+    );
+    expect(server.requests).toHaveLength(1);
+    expect(content).toMatch(/^The papers found do not answer this\. Searched for: [^;]*annotation/);
+    expect(content).not.toMatch(/BRAT/);
+  });
+
+  it('says after an answer the model wrote anyway that the papers found do not answer', async () => {
+    server.setScript([{ text: 'BRAT and WebAnno are common tools.' }]);
+    server.requests.length = 0;
+    const { content } = await collect(agent().run(ask(question)));
+    expect(content).toMatch(
+      /^BRAT and WebAnno are common tools\.\n\n\*\(The papers found do not answer this: searched for .*annotation.*; the answer above is not from them\.\)\*/,
+    );
+  });
+});
