@@ -9,12 +9,14 @@ import {
   type IngestReport,
   ingest,
 } from '../../ingest/ingest-pipeline.js';
-import { openPaperIndex } from '../../main.js';
+import { openPaperIndex, recordVectorModelOf } from '../../main.js';
+import { readVectorBacklog } from '../../services/status/deployment-status.js';
 import { CliError } from '../cli-error.js';
 import { cliConfig, cliContainer, cliLogger } from '../context.js';
 import { createProgressDisplay, pdfProgressLine } from '../ingest-progress.js';
 import { output } from '../output.js';
 import { ingestPdfs, type PdfIngestReport } from './ingest-pdfs.js';
+import { backlogLine, seconds } from './status.js';
 
 interface IngestOptions {
   format?: string;
@@ -25,6 +27,7 @@ interface IngestOptions {
   project?: string;
   tenant: string;
   embed: boolean;
+  sample: number;
 }
 
 /**
@@ -60,6 +63,12 @@ export function registerIngest(program: Command): void {
     .option('--no-progress', 'no progress bar or progress lines')
     .option('--optimize', 'compact the full-text index afterwards (faster queries after a large load)')
     .option('--json', 'print the summary as JSON')
+    .option(
+      '--sample <seconds>',
+      'after the ingest, watch the record-vector backlog this long to measure its drain rate (0: read it once)',
+      seconds,
+      0,
+    )
     .action(async (target: string, options: IngestOptions) => {
       const config = cliConfig();
       const { pdfs, records } = await separatePdfs(await inputsOf(target));
@@ -78,6 +87,7 @@ export function registerIngest(program: Command): void {
           output.json(pdfReport ? { records: recordReport ?? null, pdfs: pdfReport } : recordReport);
         } else {
           if (recordReport && (recordReport.read > 0 || !pdfReport)) printSummary(recordReport);
+          if (recordReport?.backlog?.vectors) printBacklog(recordReport.backlog.vectors);
           if (pdfReport) printPdfSummary(pdfReport);
         }
         if (recordReport && recordReport.read === 0 && !pdfReport) {
@@ -124,7 +134,7 @@ async function ingestRecords(
   options: IngestOptions,
   signal: AbortSignal,
   withPdfs: boolean,
-): Promise<IngestReport> {
+): Promise<IngestReport & { backlog?: VectorBacklog }> {
   const index = await openPaperIndex(config, cliLogger(config));
   const display = options.progress
     ? createProgressDisplay({ tty: Boolean(process.stderr.isTTY) })
@@ -138,11 +148,21 @@ async function ingestRecords(
     });
     display?.stop();
     if (options.optimize) await index.optimize();
+    // What the summary says about vectors: the records that still wait for one, and how fast a
+    // running serve or worker computes them (measured only with --sample).
+    const backlog =
+      report.inserted + report.merged > 0
+        ? await readVectorBacklog({
+            index,
+            vectorModel: await recordVectorModelOf(config, index),
+            sampleMs: options.sample * 1000,
+          }).catch(() => undefined)
+        : undefined;
     // Beside PDFs, a file in no record format (a README, notes) is listed as skipped, not an error.
     if (withPdfs && report.read === 0 && !options.json) {
       for (const file of report.files) output.error(`skipped ${file.file}: ${file.error ?? 'no records'}`);
     }
-    return report;
+    return backlog ? { ...report, backlog } : report;
   } finally {
     display?.stop();
     await index.close();
@@ -243,6 +263,18 @@ function nothingIngested(target: string, report: IngestReport): CliError {
 function names(files: FileReport[]): string {
   const shown = files.slice(0, 3).map((file) => (file.file === '-' ? 'standard input' : file.file));
   return files.length > 3 ? `${shown.join(', ')} and ${files.length - 3} more` : shown.join(', ');
+}
+
+type VectorBacklog = Awaited<ReturnType<typeof readVectorBacklog>>;
+
+/** The record-vector backlog after the ingest (issue 38): what waits, and what computes it. */
+function printBacklog(vectors: NonNullable<VectorBacklog['vectors']>): void {
+  output.line(`Vectors: ${backlogLine(vectors)}.`);
+  if (vectors.pending > 0 && vectors.drainPerSecond === undefined) {
+    output.line(
+      '  A running `alexandria serve` (or `alexandria worker`) computes them; until then searches rank these records by keywords. `alexandria status` shows the drain rate and the time to finish.',
+    );
+  }
 }
 
 function printSummary(report: IngestReport): void {

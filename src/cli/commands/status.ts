@@ -81,19 +81,7 @@ function printStatus(where: { kind: string; location: string }, status: Deployme
   output.line(`index      ${count(status.index.records)} records`);
   const vectors = status.vectors;
   if (!vectors) output.line('vectors    off (ALEXANDRIA_RECORD_VECTORS=false)');
-  else {
-    const pace =
-      vectors.pending === 0
-        ? 'done'
-        : vectors.drainPerSecond === undefined
-          ? 'drain rate not measured (--sample)'
-          : vectors.etaSeconds === undefined
-            ? `not draining (nothing stored in ${vectors.sampledSeconds.toFixed(0)} s: is a process running jobs?)`
-            : `draining ${vectors.drainPerSecond.toFixed(1)}/s, done in ~${duration(vectors.etaSeconds)}`;
-    output.line(
-      `vectors    ${count(vectors.pending)} records waiting, ${count(vectors.stored)} embedded (${vectors.model}); ${pace}`,
-    );
-  }
+  else output.line(`vectors    ${backlogLine(vectors)}`);
   if (!status.jobs) output.line('jobs       in-process (no REDIS_URL): see /metrics of the server');
   else {
     output.line('jobs');
@@ -122,7 +110,7 @@ function printStatus(where: { kind: string; location: string }, status: Deployme
   }
 }
 
-function seconds(value: string): number {
+export function seconds(value: string): number {
   const parsed = Number(value);
   if (!Number.isFinite(parsed) || parsed < 0)
     throw new InvalidArgumentError('Give a number of seconds, 0 or more.');
@@ -140,6 +128,22 @@ function bytes(value: number): string {
     unit += 1;
   }
   return `${unit === 0 ? scaled : scaled.toFixed(1)} ${units[unit]}`;
+}
+
+/**
+ * The record-vector backlog in words, as `alexandria status` and the `alexandria ingest` summary
+ * print it: "12 records waiting, 500 embedded (model); draining 9.6/s, done in ~2 s".
+ */
+export function backlogLine(vectors: NonNullable<DeploymentStatus['vectors']>): string {
+  const pace =
+    vectors.pending === 0
+      ? 'done'
+      : vectors.drainPerSecond === undefined
+        ? 'drain rate not measured (--sample)'
+        : vectors.etaSeconds === undefined
+          ? `not draining (nothing stored in ${vectors.sampledSeconds.toFixed(0)} s: is a process running jobs?)`
+          : `draining ${vectors.drainPerSecond.toFixed(1)}/s, done in ~${duration(vectors.etaSeconds)}`;
+  return `${count(vectors.pending)} records waiting, ${count(vectors.stored)} embedded (${vectors.model}); ${pace}`;
 }
 
 function duration(totalSeconds: number): string {

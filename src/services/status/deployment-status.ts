@@ -35,15 +35,30 @@ export interface DeploymentStatusSources {
 
 /** Reads the status: the index (twice, `sampleMs` apart, while vectors are pending), jobs, storage. */
 export async function readDeploymentStatus(sources: DeploymentStatusSources): Promise<DeploymentStatus> {
-  const now = sources.now ?? Date.now;
-  const sleep = sources.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  const [first, jobs, storage] = await Promise.all([
-    sources.index.stats(sources.vectorModel),
+  const [backlog, jobs, storage] = await Promise.all([
+    readVectorBacklog(sources),
     sources.jobs?.queue.counts(sources.jobs.types),
     sources.projects.storageByTenant(),
   ]);
-  const status: DeploymentStatus = { index: { records: first.records }, jobs, storage };
-  if (!first.vectors) return status;
+  return {
+    index: { records: backlog.records },
+    jobs,
+    storage,
+    ...(backlog.vectors ? { vectors: backlog.vectors } : {}),
+  };
+}
+
+/**
+ * The index's size and its record-vector backlog with the drain rate (`alexandria status`, the
+ * `alexandria ingest` summary): read twice, `sampleMs` apart, while vectors are pending.
+ */
+export async function readVectorBacklog(
+  sources: Pick<DeploymentStatusSources, 'index' | 'vectorModel' | 'sampleMs' | 'now' | 'sleep'>,
+): Promise<{ records: number; vectors?: DeploymentStatus['vectors'] }> {
+  const now = sources.now ?? Date.now;
+  const sleep = sources.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const first = await sources.index.stats(sources.vectorModel);
+  if (!first.vectors) return { records: first.records };
   const trend = new VectorBacklogTrend(Number.POSITIVE_INFINITY);
   const started = now();
   trend.observe(started, first.vectors);
@@ -52,14 +67,15 @@ export async function readDeploymentStatus(sources: DeploymentStatusSources): Pr
     await sleep(sources.sampleMs);
     last = await sources.index.stats(sources.vectorModel);
     if (last.vectors) trend.observe(now(), last.vectors);
-    status.index.records = last.records;
   }
   const vectors = last.vectors ?? first.vectors;
-  status.vectors = {
-    model: vectors.model,
-    stored: vectors.stored,
-    ...(trend.estimate() as BacklogEstimate),
-    sampledSeconds: (now() - started) / 1000,
+  return {
+    records: last.records,
+    vectors: {
+      model: vectors.model,
+      stored: vectors.stored,
+      ...(trend.estimate() as BacklogEstimate),
+      sampledSeconds: (now() - started) / 1000,
+    },
   };
-  return status;
 }
