@@ -266,6 +266,51 @@ export function runProjectStoreContract(name: string, create: () => Promise<Proj
       await store.close();
     });
 
+    it('files a batch all or nothing (an import failing halfway left part of it visible)', async () => {
+      const store = await create();
+      await store.ensureTenant('t1');
+      await store.createProject('t1', { id: 'p1', name: 'Import' });
+      const input = (value: Paper, entryId: string) => ({
+        entryId,
+        paper: value,
+        document: null,
+        identityKeys: identityKeys(value),
+      });
+      const good = [
+        paper('One', '10.1000/one'),
+        paper('Two', '10.1000/two'),
+        paper('Three', '10.1000/three'),
+      ];
+      // The third of four entries cannot be stored: the two before it must not stay filed.
+      const unstorable = { ...paper('Broken'), year: 10n as unknown as number };
+      await expect(
+        store.addEntries('t1', 'p1', [
+          input(good[0] as Paper, 'e1'),
+          input(good[1] as Paper, 'e2'),
+          input(unstorable, 'e3'),
+          input(good[2] as Paper, 'e4'),
+        ]),
+      ).rejects.toThrow();
+      expect(await store.listEntries('t1', 'p1')).toEqual([]);
+      // The retry without the broken entry files all three; a paper twice in one batch is one entry.
+      const filed = await store.addEntries('t1', 'p1', [
+        ...good.map((value, index) => input(value, `f${index}`)),
+        input(good[0] as Paper, 'f9'),
+      ]);
+      expect(filed.map((result) => [result.entry.entryId, result.created])).toEqual([
+        ['f0', true],
+        ['f1', true],
+        ['f2', true],
+        ['f0', false],
+      ]);
+      expect((await store.listEntries('t1', 'p1')).map((entry) => entry.paper.title)).toEqual([
+        'One',
+        'Two',
+        'Three',
+      ]);
+      await store.close();
+    });
+
     it('files concurrent first adds with one new project name into one project', async () => {
       const store = await create();
       await store.ensureTenant('t1');
