@@ -311,6 +311,46 @@ export function runProjectStoreContract(name: string, create: () => Promise<Proj
       await store.close();
     });
 
+    it('keeps every bibliographic field of a paper record (0049)', async () => {
+      const store = await create();
+      await store.ensureTenant('t1');
+      await store.createProject('t1', { id: 'p1', name: 'Rich' });
+      const rich: Paper = {
+        ...paper('Sediment Budgets of Small Deltas', '10.1000/deltas'),
+        bibliographic: {
+          author_names: [
+            { family: 'García Márquez', given: 'Ana' },
+            { family: 'Berg', given: 'Pieter', particle: 'van der' },
+          ],
+          more_authors: true,
+          editors: [{ family: 'Østergaard', given: 'Søren' }],
+          volume: '12',
+          issue: '3',
+          pages: '101–130',
+          publisher: 'Example Academic',
+          place: 'Zürich',
+          isbn: '978-3-16-148410-0',
+          issn: '1234-5679',
+          edition: '3',
+          series: 'Studies in Hydrology',
+          number: 'TR-7',
+          institution: 'Example Agency',
+          arxiv_class: 'cs.CL',
+          note: 'Read chapter 2',
+          keywords: ['deltas', 'sediment'],
+        },
+      };
+      await store.addEntry('t1', 'p1', {
+        entryId: 'e1',
+        paper: rich,
+        document: null,
+        identityKeys: identityKeys(rich),
+      });
+      const [entry] = await store.listEntries('t1', 'p1');
+      expect(entry?.paper.bibliographic).toEqual(rich.bibliographic);
+      await store.close();
+    });
+
     it('files concurrent first adds with one new project name into one project', async () => {
       const store = await create();
       await store.ensureTenant('t1');

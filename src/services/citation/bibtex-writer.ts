@@ -77,12 +77,14 @@ export function bibtexEntry(item: CslItem, moreAuthors = false): string {
   const type = item.type ?? 'document';
   const entryType = entryTypeOfCsl[type] ?? 'misc';
   const fields: Array<[string, string | null | undefined]> = [];
-  const plain = (value: unknown) => (typeof value === 'string' || typeof value === 'number' ? String(value) : null);
+  const plain = (value: unknown) =>
+    typeof value === 'string' || typeof value === 'number' ? String(value) : null;
   fields.push(['author', names(item.author, moreAuthors)]);
   fields.push(['editor', names((item as { editor?: CslName[] }).editor)]);
   fields.push(['title', item.title ? protectCase(item.title) : null]);
   const container = plain(item['container-title']);
-  const containerField = entryType === 'article' ? 'journal' : entryType === 'misc' ? 'howpublished' : 'booktitle';
+  const containerField =
+    entryType === 'article' ? 'journal' : entryType === 'misc' ? 'howpublished' : 'booktitle';
   fields.push([containerField, container ? protectCase(container) : null]);
   const [year, month] = item.issued?.['date-parts']?.[0] ?? [];
   fields.push(['year', plain(year)], ['month', plain(month)]);
@@ -102,8 +104,22 @@ export function bibtexEntry(item: CslItem, moreAuthors = false): string {
   fields.push(['isbn', plain(item.ISBN)], ['issn', plain(item.ISSN)]);
   fields.push(['doi', plain(item.DOI)], ['url', plain(item.URL)]);
   fields.push(['pmid', plain(item.PMID)], ['pmcid', plain(item.PMCID)]);
-  fields.push(['keywords', plain(item.keyword)], ['note', plain(item.note)], ['abstract', plain(item.abstract)]);
-  const verbatim = new Set(['doi', 'url', 'eprint', 'author', 'editor', 'title', 'journal', 'booktitle', 'howpublished']);
+  fields.push(
+    ['keywords', plain(item.keyword)],
+    ['note', plain(item.note)],
+    ['abstract', plain(item.abstract)],
+  );
+  const verbatim = new Set([
+    'doi',
+    'url',
+    'eprint',
+    'author',
+    'editor',
+    'title',
+    'journal',
+    'booktitle',
+    'howpublished',
+  ]);
   const seen = new Set<string>();
   const lines = fields.flatMap(([key, value]) => {
     if (!value || seen.has(key)) return [];

@@ -3,7 +3,13 @@ import { normalizeArxivId, normalizeDoi, normalizePmcid } from '../../domain/ide
 import { nameParticles as particles } from '../../domain/name-particles.js';
 import { emptyPaper, type Paper, type PaperType } from '../../domain/paper.js';
 import { venueIdentifiersOfUrl } from '../../domain/venue-identifiers.js';
-import { bibliographicOfCsl, cleanLatex, cslOfBibliographic, cslOfPerson, displayName } from './csl-bibliographic.js';
+import {
+  bibliographicOfCsl,
+  cleanLatex,
+  cslOfBibliographic,
+  cslOfPerson,
+  displayName,
+} from './csl-bibliographic.js';
 
 /**
  * Paper records ↔ CSL-JSON, the interchange form citation-js converts to and from BibTeX and RIS.
@@ -139,7 +145,6 @@ function authorsOf(paper: Paper): CslName[] {
   if (parts && parts.length === paper.authors.length) return parts.map(cslOfPerson);
   return paper.authors.map(splitPersonName);
 }
-
 
 function firstDate(item: CslItem): { year: number | null; publicationDate: string | null } {
   for (const date of [item.issued, item['event-date']]) {

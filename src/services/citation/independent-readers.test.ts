@@ -48,7 +48,13 @@ function readBibtex(text: string): Canonical[] {
     const record: Canonical = {};
     const creators = (key: string) => (fields[key] as Creator[] | undefined) ?? [];
     const others = (creator: Creator) => creator.lastName === 'others' && !creator.firstName;
-    put(record, 'authors', creators('author').filter((creator) => !others(creator)).map(creatorText));
+    put(
+      record,
+      'authors',
+      creators('author')
+        .filter((creator) => !others(creator))
+        .map(creatorText),
+    );
     if (creators('author').some(others)) record['et al.'] = 'yes';
     put(record, 'editors', creators('editor').map(creatorText));
     put(record, 'title', fields.title);
@@ -91,7 +97,8 @@ function cslName(name: Record<string, string>): string {
 function readCsl(items: Csl[]): Canonical[] {
   return items.map((item) => {
     const record: Canonical = {};
-    const names = (key: string) => ((item[key] as Array<Record<string, string>> | undefined) ?? []).map(cslName);
+    const names = (key: string) =>
+      ((item[key] as Array<Record<string, string>> | undefined) ?? []).map(cslName);
     put(record, 'authors', names('author'));
     put(record, 'editors', names('editor'));
     put(record, 'title', item.title);
@@ -132,7 +139,10 @@ function lost(expected: Canonical[], actual: Canonical[], skip: string[] = []): 
     Object.entries(record)
       .filter(([key]) => !skip.includes(key))
       .filter(([key, value]) => actual[index]?.[key] !== value)
-      .map(([key, value]) => `${index}.${key}: ${JSON.stringify(value)} → ${JSON.stringify(actual[index]?.[key])}`),
+      .map(
+        ([key, value]) =>
+          `${index}.${key}: ${JSON.stringify(value)} → ${JSON.stringify(actual[index]?.[key])}`,
+      ),
   );
 }
 
