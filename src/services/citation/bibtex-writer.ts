@@ -35,15 +35,20 @@ function escapeValue(value: string): string {
 }
 
 /**
- * A title with its capitals kept: every word holding a capital (other than a first word's first
- * letter) is braced, so a style that lower-cases titles leaves "BERT" and "Annual" alone.
+ * A title with its capitals kept: a word holding a capital is braced, so a style that lower-cases
+ * titles leaves "BERT" and "Annual" alone. The first letter of the title and of a subtitle (after a
+ * colon) is left bare, as BibTeX styles never lower-case it; punctuation stays outside the braces.
  */
 function protectCase(title: string): string {
-  return escapeValue(title)
-    .split(' ')
+  const words = escapeValue(title).split(' ');
+  return words
     .map((word, index) => {
-      const rest = index === 0 ? word.slice(1) : word;
-      return /\p{Lu}/u.test(rest) && !word.includes('{') ? `{${word}}` : word;
+      const match = /^(\p{P}*)(.*?)(\p{P}*)$/u.exec(word);
+      const [, lead = '', core = '', trail = ''] = match ?? [];
+      const startsPart = index === 0 || /:$/.test(words[index - 1] ?? '');
+      const rest = startsPart ? core.slice(1) : core;
+      if (!/\p{Lu}/u.test(rest) || core.includes('{') || core.includes('\\')) return word;
+      return `${lead}{${core}}${trail}`;
     })
     .join(' ');
 }
