@@ -9,6 +9,7 @@ import { recordLimitViolation } from '../../ingest/limits/record-limits.js';
 import { assertReferenceFileWithinLimits } from '../../ingest/limits/reference-file-limits.js';
 import { bibtexEntry } from './bibtex-writer.js';
 import { citationKey, cslToPaper, paperToCsl } from './csl-mapping.js';
+import { risRecordTags, withRisTags } from './ris-tags.js';
 import { risRecord } from './ris-writer.js';
 
 /**
@@ -127,6 +128,13 @@ function parseBibtex(text: string): Array<{ item: CslItem; extra: EntryExtra }> 
   });
 }
 
+function parseRis(text: string): CslItem[] {
+  const items = chain(text, '@ris/file') as CslItem[];
+  // citation-js reads one item per record, in order; the tags fill what it left out.
+  const tags = risRecordTags(text);
+  return tags.length === items.length ? items.map((item, index) => withRisTags(item, tags[index])) : items;
+}
+
 function parseCslJson(text: string): CslItem[] {
   let value: unknown;
   try {
@@ -165,7 +173,7 @@ export function parseReferences(text: string, format?: CitationFormat): ParsedRe
   const parsed =
     kind === 'bibtex'
       ? parseBibtex(text)
-      : (kind === 'ris' ? (chain(text, '@ris/file') as CslItem[]) : parseCslJson(text)).map((item) => ({
+      : (kind === 'ris' ? parseRis(text) : parseCslJson(text)).map((item) => ({
           item,
           extra: { arxiv: null },
         }));

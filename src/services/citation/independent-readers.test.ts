@@ -5,7 +5,9 @@ import { Ajv } from 'ajv';
 import { parse as parseRisIndependently } from 'astrocite-ris';
 import { describe, expect, it } from 'vitest';
 import { fixtures } from '../../../test/helpers/requirements.js';
+import type { Paper } from '../../domain/paper.js';
 import { type CitationFormat, formatPapers, parseReferences } from './citation-formats.js';
+import { displayName } from './csl-bibliographic.js';
 
 /**
  * Issue 37 goals 1 and 3 (decision 0049): a rich BibTeX file imported and exported as BibTeX, RIS
@@ -171,6 +173,25 @@ describe('a rich BibTeX file through Alexandria, read back by independent reader
     expect(lost(expected, readCsl(items), ['et al.']).join('\n')).toBe('');
     const validate = new Ajv({ strict: false, allErrors: true }).compile(cslSchema);
     expect(validate(items) ? [] : validate.errors).toEqual([]);
+  });
+
+  it.each(['ris', 'csl'] as const)('re-importing our %s export keeps every field of the record', (format) => {
+    const papers = parseReferences(source, 'bibtex').papers;
+    const back = parseReferences(formatPapers(papers, format), format).papers;
+    // Names compare as displayed (a RIS name has no separate particle); "et al." has no RIS/CSL form.
+    const comparable = (paper: Paper) => {
+      const { author_names, more_authors: _more, editors, ...rest } = paper.bibliographic ?? {};
+      return {
+        ...paper,
+        source: undefined,
+        bibliographic: {
+          ...rest,
+          editors: editors?.map(displayName),
+          author_names: author_names?.map(displayName),
+        },
+      };
+    };
+    expect(back.map(comparable)).toEqual(papers.map(comparable));
   });
 
   it('never makes a person of "and others" (an author named "others" in every format before)', () => {
