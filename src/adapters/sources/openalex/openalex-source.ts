@@ -1,6 +1,6 @@
 import type { IdentifierType, PaperIdentifier } from '../../../domain/identifiers.js';
 import { normalizeDoi } from '../../../domain/identifiers.js';
-import type { Paper, PaperType } from '../../../domain/paper.js';
+import type { Bibliographic, Paper, PaperType } from '../../../domain/paper.js';
 import type {
   PaperSource,
   SourceCallOptions,
@@ -197,5 +197,21 @@ function toPaper(work: OpenAlexWork): Paper {
       pmcid: pmcid ? `PMC${pmcid.replace(/^PMC/i, '')}` : null,
       arxiv: doi?.startsWith('10.48550/arxiv.') ? doi.slice('10.48550/arxiv.'.length) : null,
     },
+    bibliographic: bibliographicOf(work),
   });
+}
+
+/** Volume, issue, pages, ISSN and publisher (decision 0049); undefined when OpenAlex has none. */
+function bibliographicOf(work: OpenAlexWork): Bibliographic | undefined {
+  const { volume, issue, first_page: first, last_page: last } = work.biblio ?? {};
+  const venue = work.primary_location?.source;
+  const fields: Bibliographic = {
+    volume: volume ?? null,
+    issue: issue ?? null,
+    pages: first ? (last && last !== first ? `${first}–${last}` : first) : null,
+    issn: venue?.issn_l ?? null,
+    publisher: venue?.host_organization_name ?? null,
+  };
+  const present = Object.entries(fields).filter(([, value]) => value !== null);
+  return present.length > 0 ? (Object.fromEntries(present) as Bibliographic) : undefined;
 }
