@@ -608,3 +608,38 @@ export function runProjectStoreContract(name: string, create: () => Promise<Proj
     });
   });
 }
+
+/**
+ * Migration 0005 (decision 0049) on a store that an older release left: `open` opens (and migrates)
+ * the same database each time, `forget` deletes a migration's row so the next open runs it again.
+ */
+export function runOthersMigrationCase(
+  name: string,
+  database: () => Promise<{
+    open: () => Promise<ProjectStore>;
+    forget: (migration: string) => Promise<void>;
+  }>,
+): void {
+  it(`${name}: migration 0005 turns an author named "others" from an older import into "et al."`, async () => {
+    const { open, forget } = await database();
+    const store = await open();
+    await store.ensureTenant('t1');
+    await store.createProject('t1', { id: 'p1', name: 'Old import' });
+    const old = { ...emptyPaper('S2ORC'), authors: ['Kyle Lo', 'Daniel Weld', 'others'], year: 2020 };
+    await store.addEntry('t1', 'p1', { entryId: 'e1', paper: old, document: null, identityKeys: [] });
+    const plain = { ...emptyPaper('Others in the title'), authors: ['Ada Lovelace'] };
+    await store.addEntry('t1', 'p1', { entryId: 'e2', paper: plain, document: null, identityKeys: [] });
+    await store.close();
+    // As a release before 0049 left the database: the rows as they were, the migration not yet run.
+    await forget('0005_others_is_et_al');
+    const reopened = await open();
+    const entries = await reopened.listEntries('t1', 'p1');
+    expect(entries.map((entry) => entry.paper.authors)).toEqual([
+      ['Kyle Lo', 'Daniel Weld'],
+      ['Ada Lovelace'],
+    ]);
+    expect(entries[0]?.paper.bibliographic?.more_authors).toBe(true);
+    expect(entries[1]?.paper.bibliographic).toBeUndefined();
+    await reopened.close();
+  });
+}
