@@ -2,7 +2,7 @@ import type { IdentifierType, PaperIdentifier } from '../../../domain/identifier
 import { normalizeDoi } from '../../../domain/identifiers.js';
 import type { Bibliographic, Paper, PaperType } from '../../../domain/paper.js';
 import type { PaperSource, SourceCallOptions, SourcePage, SourceQuery } from '../../../ports/paper-source.js';
-import { dateFromParts, paperRecord, plainText } from '../shared/records.js';
+import { bibliographicRecord, dateFromParts, paperRecord, plainText } from '../shared/records.js';
 import type { UpstreamClient } from '../shared/upstream-client.js';
 import {
   type CrossrefWork,
@@ -119,7 +119,7 @@ function toPaper(work: CrossrefWork): Paper[] {
 function bibliographicOf(work: CrossrefWork): Bibliographic | undefined {
   const person = (author: { given?: string | null; family?: string | null; name?: string | null }) =>
     author.name ? { literal: author.name } : { family: author.family ?? null, given: author.given ?? null };
-  const fields: Bibliographic = {
+  return bibliographicRecord({
     author_names: work.author?.length ? work.author.map(person) : null,
     editors: work.editor?.length ? work.editor.map(person) : null,
     volume: work.volume ?? null,
@@ -130,7 +130,5 @@ function bibliographicOf(work: CrossrefWork): Bibliographic | undefined {
     isbn: work.ISBN?.[0] ?? null,
     issn: work.ISSN?.[0] ?? null,
     edition: work['edition-number'] ?? null,
-  };
-  const present = Object.entries(fields).filter(([, value]) => value !== null && value !== undefined);
-  return present.length > 0 ? (Object.fromEntries(present) as Bibliographic) : undefined;
+  });
 }

@@ -5,7 +5,7 @@ import type { Bibliographic, Paper, PaperType } from '../../../domain/paper.js';
 import type { FullTextQuery, FullTextSource, SourcedFullText } from '../../../ports/full-text-source.js';
 import type { PaperSource, SourceCallOptions, SourcePage, SourceQuery } from '../../../ports/paper-source.js';
 import { jatsToMarkdown } from '../shared/jats-markdown.js';
-import { paperRecord, plainText } from '../shared/records.js';
+import { bibliographicRecord, paperRecord, plainText } from '../shared/records.js';
 import type { UpstreamClient } from '../shared/upstream-client.js';
 import { type EuropePmcResult, europePmcSearchSchema } from './europepmc-api.js';
 
@@ -167,12 +167,10 @@ function toPaper(result: EuropePmcResult): Paper[] {
 /** Volume, issue, pages and ISSN (decision 0049); undefined when the result has none. */
 function bibliographicOf(result: EuropePmcResult): Bibliographic | undefined {
   const issn = result.journalIssn?.split(';')[0]?.trim().toUpperCase();
-  const fields: Bibliographic = {
+  return bibliographicRecord({
     volume: result.journalVolume ?? null,
     issue: result.issue ?? null,
     pages: result.pageInfo?.replace(/(\d)\s*-+\s*(\d)/, '$1–$2') ?? null,
     issn: issn || null,
-  };
-  const present = Object.entries(fields).filter(([, value]) => value !== null);
-  return present.length > 0 ? (Object.fromEntries(present) as Bibliographic) : undefined;
+  });
 }

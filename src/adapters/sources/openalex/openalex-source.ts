@@ -8,7 +8,7 @@ import type {
   SourcePage,
   SourceQuery,
 } from '../../../ports/paper-source.js';
-import { lastSegment, paperRecord } from '../shared/records.js';
+import { bibliographicRecord, lastSegment, paperRecord } from '../shared/records.js';
 import type { UpstreamClient } from '../shared/upstream-client.js';
 import { type OpenAlexWork, openAlexFields, openAlexListSchema, openAlexWorkSchema } from './openalex-api.js';
 
@@ -205,13 +205,11 @@ function toPaper(work: OpenAlexWork): Paper {
 function bibliographicOf(work: OpenAlexWork): Bibliographic | undefined {
   const { volume, issue, first_page: first, last_page: last } = work.biblio ?? {};
   const venue = work.primary_location?.source;
-  const fields: Bibliographic = {
+  return bibliographicRecord({
     volume: volume ?? null,
     issue: issue ?? null,
     pages: first ? (last && last !== first ? `${first}–${last}` : first) : null,
     issn: venue?.issn_l ?? null,
     publisher: venue?.host_organization_name ?? null,
-  };
-  const present = Object.entries(fields).filter(([, value]) => value !== null);
-  return present.length > 0 ? (Object.fromEntries(present) as Bibliographic) : undefined;
+  });
 }

@@ -3,7 +3,7 @@ import type { IdentifierType, PaperIdentifier } from '../../../domain/identifier
 import { normalizeDoi, normalizePmcid } from '../../../domain/identifiers.js';
 import type { Bibliographic, Paper, PaperType } from '../../../domain/paper.js';
 import type { PaperSource, SourceCallOptions } from '../../../ports/paper-source.js';
-import { paperRecord } from '../shared/records.js';
+import { bibliographicRecord, paperRecord } from '../shared/records.js';
 import type { UpstreamClient } from '../shared/upstream-client.js';
 import { type PubmedArticle, parsePubmedArticles } from './pubmed-api.js';
 
@@ -114,15 +114,13 @@ function toPaper(article: PubmedArticle): Paper | null {
 
 /** Volume, issue, pages, ISSN and keywords (decision 0049); undefined when the record has none. */
 function bibliographicOf(article: PubmedArticle): Bibliographic | undefined {
-  const fields: Bibliographic = {
+  return bibliographicRecord({
     volume: article.volume ?? null,
     issue: article.issue ?? null,
     pages: article.pages ? medlinePages(article.pages) : null,
     issn: article.issn ?? null,
     keywords: article.keywords.length > 0 ? article.keywords : null,
-  };
-  const present = Object.entries(fields).filter(([, value]) => value !== null);
-  return present.length > 0 ? (Object.fromEntries(present) as Bibliographic) : undefined;
+  });
 }
 
 /** MEDLINE's page range with the end written out: "113-25" → "113–125". */
