@@ -27,6 +27,58 @@ export const paperIdentifiersSchema = z
 
 export type PaperIdentifiers = z.infer<typeof paperIdentifiersSchema>;
 
+/** A person's name in parts, as BibTeX, RIS and CSL-JSON carry it (CSL's name fields). */
+export const personNameSchema = z
+  .object({
+    family: z.string().nullish(),
+    given: z.string().nullish(),
+    /** "van der", "de la": kept with the family name when sorting (CSL non-dropping-particle). */
+    particle: z.string().nullish(),
+    suffix: z.string().nullish(),
+    /** An organisation or a name that has no parts (`{GROBID contributors}`). */
+    literal: z.string().nullish(),
+  })
+  .meta({ id: 'PersonName' });
+
+export type PersonName = z.infer<typeof personNameSchema>;
+
+/**
+ * The bibliographic fields reference managers carry beyond the search record (decision 0049), so an
+ * import keeps them and an export writes them back. Filled by imports and by upstream sources that
+ * have them; every field optional.
+ */
+export const bibliographicSchema = z
+  .object({
+    /** The authors in parts, in the order of `authors` (which holds them as display strings). */
+    author_names: z.array(personNameSchema).nullish(),
+    /** The author list goes on beyond the names given (BibTeX `and others`): "et al.". */
+    more_authors: z.boolean().nullish(),
+    editors: z.array(personNameSchema).nullish(),
+    volume: z.string().nullish(),
+    issue: z.string().nullish(),
+    /** Page range ("3615–3620") or article number ("e0012345"). */
+    pages: z.string().nullish(),
+    publisher: z.string().nullish(),
+    /** Where the publisher (or the conference) is: BibTeX `address`, RIS `CY`. */
+    place: z.string().nullish(),
+    isbn: z.string().nullish(),
+    issn: z.string().nullish(),
+    edition: z.string().nullish(),
+    /** The series a book or report belongs to. */
+    series: z.string().nullish(),
+    /** A report's (or a patent's) number. */
+    number: z.string().nullish(),
+    /** The university of a thesis, the institution of a report. */
+    institution: z.string().nullish(),
+    /** arXiv primary class (`cs.CL`); the id is `identifiers.arxiv`. */
+    arxiv_class: z.string().nullish(),
+    note: z.string().nullish(),
+    keywords: z.array(z.string()).nullish(),
+  })
+  .meta({ id: 'Bibliographic' });
+
+export type Bibliographic = z.infer<typeof bibliographicSchema>;
+
 /** Publication types; `peer_reviewed_only` keeps the reviewed ones (see docs/decisions). */
 export const paperTypes = [
   'journal-article',
@@ -76,6 +128,9 @@ export const paperSchema = z
     patent_number: z.string().optional(),
     kind: z.string().optional().describe('Patent kind code (B1, B2, A1, …).'),
     filing_date: z.string().nullable().optional(),
+    bibliographic: bibliographicSchema
+      .optional()
+      .describe('Volume, issue, pages, publisher, editors, …: the fields of a reference file (imports).'),
     entry_id: z.string().optional().describe('Entry id inside a project (project listings only).'),
   })
   .meta({ id: 'Paper' });

@@ -85,6 +85,15 @@ export interface ProjectStore {
     input: EntryInput,
   ): Promise<{ entry: ProjectEntry; created: boolean }>;
   /**
+   * Files several papers in a project as `addEntry` files each, in order, in one transaction: all
+   * are filed or, when one fails (or the process dies), none is visible. For imports (0049).
+   */
+  addEntries(
+    tenantId: string,
+    projectId: string,
+    inputs: readonly EntryInput[],
+  ): Promise<Array<{ entry: ProjectEntry; created: boolean }>>;
+  /**
    * `addEntry` into the tenant's project `project.name` (found as `findProject` finds it), creating
    * that project as `project` when the tenant has none, in the same transaction as the entry: a crash
    * or a failed write leaves both or neither, never an empty project no request finished. Two

@@ -35,7 +35,7 @@ export interface ImportReport {
 /**
  * Exports a project to BibTeX, RIS or CSL-JSON for reference managers, and imports such files into a
  * project. Imports are idempotent: a paper already filed (same DOI, arXiv id, … or title + year) is
- * updated, not duplicated.
+ * updated, not duplicated; and all or nothing (one transaction).
  */
 export class CitationService {
   constructor(private readonly projects: ProjectService) {}
@@ -65,19 +65,14 @@ export class CitationService {
     // Parsed (and checked against the input limits) first: a refused file leaves no trace.
     const { papers, skipped } = parseReferences(text, format);
     const project = await this.projects.resolve(tenantId, { projectId: idOrName });
-    const filed: Paper[] = [];
-    let created = 0;
-    for (const paper of papers) {
-      const result = await this.projects.addPaper(tenantId, project, paper, null);
-      filed.push(result.paper);
-      if (result.created) created += 1;
-    }
+    // One transaction: an import that fails or is killed halfway leaves nothing filed (0049).
+    const filed = await this.projects.addPapers(tenantId, project, papers);
     return {
       project: project.id,
       format: format ?? 'detected',
       imported: filed.length,
-      created,
-      papers: filed,
+      created: filed.filter((result) => result.created).length,
+      papers: filed.map((result) => result.paper),
       skipped,
     };
   }

@@ -201,6 +201,28 @@ export class ProjectService {
     return filedOf(entry, created, document);
   }
 
+  /**
+   * Files several metadata-only papers (an import) as `addPaper` files each, in one transaction: all
+   * or none (0049).
+   */
+  async addPapers(
+    tenantId: string,
+    project: Project,
+    papers: readonly Paper[],
+  ): Promise<Array<{ paper: Paper; created: boolean }>> {
+    const filed = await this.store.addEntries(
+      tenantId,
+      project.id,
+      papers.map((paper) => ({
+        entryId: newId('ent', 12),
+        paper,
+        document: null,
+        identityKeys: identityKeys(paper),
+      })),
+    );
+    return filed.map(({ entry, created }) => ({ paper: entryToPaper(entry), created }));
+  }
+
   async entries(tenantId: string, project: Project): Promise<ProjectEntry[]> {
     return this.store.listEntries(tenantId, project.id);
   }

@@ -253,6 +253,30 @@ export function runPaperIndexContract(name: string, create: () => Promise<PaperI
       await index.close();
     });
 
+    it('keeps the bibliographic fields of a record (0049)', async () => {
+      const index = await create();
+      const bibliographic = {
+        author_names: [{ family: 'García Márquez', given: 'Ana' }],
+        editors: [{ family: 'Brown', given: 'Alice' }],
+        volume: '12',
+        issue: '3',
+        pages: '101–130',
+        publisher: 'Example Academic',
+        place: 'Zürich',
+        isbn: '978-3-16-148410-0',
+        keywords: ['deltas'],
+      };
+      await index.upsert([
+        paper('Sediment budgets of small deltas', {
+          doi: '10.5555/deltas',
+          authors: ['Ana García Márquez'],
+          bibliographic,
+        }),
+      ]);
+      expect((await index.findByKeys(['doi:10.5555/deltas']))?.bibliographic).toEqual(bibliographic);
+      await index.close();
+    });
+
     it('finds by identity keys and returns null for unknown ones', async () => {
       const index = await create();
       await index.upsert([paper('Known paper with a digital object identifier', { doi: '10.5555/abc' })]);

@@ -266,6 +266,91 @@ export function runProjectStoreContract(name: string, create: () => Promise<Proj
       await store.close();
     });
 
+    it('files a batch all or nothing (an import failing halfway left part of it visible)', async () => {
+      const store = await create();
+      await store.ensureTenant('t1');
+      await store.createProject('t1', { id: 'p1', name: 'Import' });
+      const input = (value: Paper, entryId: string) => ({
+        entryId,
+        paper: value,
+        document: null,
+        identityKeys: identityKeys(value),
+      });
+      const good = [
+        paper('One', '10.1000/one'),
+        paper('Two', '10.1000/two'),
+        paper('Three', '10.1000/three'),
+      ];
+      // The third of four entries cannot be stored: the two before it must not stay filed.
+      const unstorable = { ...paper('Broken'), year: 10n as unknown as number };
+      await expect(
+        store.addEntries('t1', 'p1', [
+          input(good[0] as Paper, 'e1'),
+          input(good[1] as Paper, 'e2'),
+          input(unstorable, 'e3'),
+          input(good[2] as Paper, 'e4'),
+        ]),
+      ).rejects.toThrow();
+      expect(await store.listEntries('t1', 'p1')).toEqual([]);
+      // The retry without the broken entry files all three; a paper twice in one batch is one entry.
+      const filed = await store.addEntries('t1', 'p1', [
+        ...good.map((value, index) => input(value, `f${index}`)),
+        input(good[0] as Paper, 'f9'),
+      ]);
+      expect(filed.map((result) => [result.entry.entryId, result.created])).toEqual([
+        ['f0', true],
+        ['f1', true],
+        ['f2', true],
+        ['f0', false],
+      ]);
+      expect((await store.listEntries('t1', 'p1')).map((entry) => entry.paper.title)).toEqual([
+        'One',
+        'Two',
+        'Three',
+      ]);
+      await store.close();
+    });
+
+    it('keeps every bibliographic field of a paper record (0049)', async () => {
+      const store = await create();
+      await store.ensureTenant('t1');
+      await store.createProject('t1', { id: 'p1', name: 'Rich' });
+      const rich: Paper = {
+        ...paper('Sediment Budgets of Small Deltas', '10.1000/deltas'),
+        bibliographic: {
+          author_names: [
+            { family: 'García Márquez', given: 'Ana' },
+            { family: 'Berg', given: 'Pieter', particle: 'van der' },
+          ],
+          more_authors: true,
+          editors: [{ family: 'Østergaard', given: 'Søren' }],
+          volume: '12',
+          issue: '3',
+          pages: '101–130',
+          publisher: 'Example Academic',
+          place: 'Zürich',
+          isbn: '978-3-16-148410-0',
+          issn: '1234-5679',
+          edition: '3',
+          series: 'Studies in Hydrology',
+          number: 'TR-7',
+          institution: 'Example Agency',
+          arxiv_class: 'cs.CL',
+          note: 'Read chapter 2',
+          keywords: ['deltas', 'sediment'],
+        },
+      };
+      await store.addEntry('t1', 'p1', {
+        entryId: 'e1',
+        paper: rich,
+        document: null,
+        identityKeys: identityKeys(rich),
+      });
+      const [entry] = await store.listEntries('t1', 'p1');
+      expect(entry?.paper.bibliographic).toEqual(rich.bibliographic);
+      await store.close();
+    });
+
     it('files concurrent first adds with one new project name into one project', async () => {
       const store = await create();
       await store.ensureTenant('t1');
@@ -521,5 +606,40 @@ export function runProjectStoreContract(name: string, create: () => Promise<Proj
       await expect(store.ping()).resolves.toBeUndefined();
       await store.close();
     });
+  });
+}
+
+/**
+ * Migration 0005 (decision 0049) on a store that an older release left: `open` opens (and migrates)
+ * the same database each time, `forget` deletes a migration's row so the next open runs it again.
+ */
+export function runOthersMigrationCase(
+  name: string,
+  database: () => Promise<{
+    open: () => Promise<ProjectStore>;
+    forget: (migration: string) => Promise<void>;
+  }>,
+): void {
+  it(`${name}: migration 0005 turns an author named "others" from an older import into "et al."`, async () => {
+    const { open, forget } = await database();
+    const store = await open();
+    await store.ensureTenant('t1');
+    await store.createProject('t1', { id: 'p1', name: 'Old import' });
+    const old = { ...emptyPaper('S2ORC'), authors: ['Kyle Lo', 'Daniel Weld', 'others'], year: 2020 };
+    await store.addEntry('t1', 'p1', { entryId: 'e1', paper: old, document: null, identityKeys: [] });
+    const plain = { ...emptyPaper('Others in the title'), authors: ['Ada Lovelace'] };
+    await store.addEntry('t1', 'p1', { entryId: 'e2', paper: plain, document: null, identityKeys: [] });
+    await store.close();
+    // As a release before 0049 left the database: the rows as they were, the migration not yet run.
+    await forget('0005_others_is_et_al');
+    const reopened = await open();
+    const entries = await reopened.listEntries('t1', 'p1');
+    expect(entries.map((entry) => entry.paper.authors)).toEqual([
+      ['Kyle Lo', 'Daniel Weld'],
+      ['Ada Lovelace'],
+    ]);
+    expect(entries[0]?.paper.bibliographic?.more_authors).toBe(true);
+    expect(entries[1]?.paper.bibliographic).toBeUndefined();
+    await reopened.close();
   });
 }

@@ -1,5 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatPapers, parseReferences } from '../../src/services/citation/citation-formats.js';
 import { nestedMacroBomb } from '../fakes/bibtex-bomb.js';
+import { fixtures } from '../helpers/requirements.js';
 import { createTestApp, type TestApp, withKey } from '../helpers/test-app.js';
 
 let t: TestApp;
@@ -57,6 +61,32 @@ describe('project import and export', () => {
       headers: withKey(t.key),
     });
     expect(project.json().paper_count).toBe(2);
+  });
+
+  it('keeps every bibliographic field through the project store (rich.bib, decision 0049)', async () => {
+    const rich = readFileSync(join(fixtures, 'bibliography', 'rich.bib'), 'utf8');
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/create_project?project_name=Rich',
+      headers: withKey(t.key),
+    });
+    const imported = await importFile('Rich', rich, 'application/x-bibtex');
+    expect(imported.json()).toMatchObject({ imported: 10, created: 10 });
+    // What the stored records export is what the parsed file exports: storage lost nothing
+    // (src/services/citation/independent-readers.test.ts reads that export with other parsers).
+    const direct = parseReferences(rich, 'bibtex').papers;
+    for (const format of ['bibtex', 'ris', 'csl'] as const) {
+      const exported = await t.app.inject({
+        method: 'GET',
+        url: `/api/projects/Rich/export?format=${format}`,
+        headers: withKey(t.key),
+      });
+      expect(exported.statusCode).toBe(200);
+      expect(exported.body).toBe(formatPapers(direct, format));
+    }
+    const s2orc = imported.json().papers[1];
+    expect(s2orc.authors).not.toContain('others');
+    expect(s2orc.bibliographic).toMatchObject({ more_authors: true, pages: '4969–4983', place: 'Online' });
   });
 
   it('exports BibTeX, RIS and CSL-JSON with the right content types', async () => {

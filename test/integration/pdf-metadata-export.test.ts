@@ -47,8 +47,8 @@ describe.skipIf(needsSharedData('pdfs/papermage_emnlp2023_demo.pdf', 'pdfs/litqa
         'Chang, Joseph Chee',
       ]);
       expect(papermage?.split(' and ')).toHaveLength(17);
-      // citation-js braces capitalised words to keep their case.
-      expect(response.body).toContain('title = {PaperMage: A {Unified} {Toolkit} for {Processing}');
+      // Capitalised words are braced to keep their case (the title's first letter needs none).
+      expect(response.body).toContain('title = {{PaperMage}: A {Unified} {Toolkit} for {Processing}');
       expect(response.body).not.toContain('Kyle Lo Zejiang');
     });
 

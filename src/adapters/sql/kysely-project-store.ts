@@ -217,6 +217,19 @@ export class KyselyProjectStore implements ProjectStore {
     return this.db.transaction().execute((trx) => this.fileEntry(trx, tenantId, projectId, input));
   }
 
+  addEntries(
+    tenantId: string,
+    projectId: string,
+    inputs: readonly EntryInput[],
+  ): Promise<Array<{ entry: ProjectEntry; created: boolean }>> {
+    return this.db.transaction().execute(async (trx) => {
+      const filed: Array<{ entry: ProjectEntry; created: boolean }> = [];
+      // In order, not concurrently: a later entry may match (and update) an earlier one.
+      for (const input of inputs) filed.push(await this.fileEntry(trx, tenantId, projectId, input));
+      return filed;
+    });
+  }
+
   async addEntryCreatingProject(
     tenantId: string,
     project: { id: string; name: string },

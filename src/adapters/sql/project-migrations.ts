@@ -130,7 +130,74 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  // Imports before 0049 filed BibTeX `and others` as an author named "others": it becomes the
+  // record's "et al." flag (docs/decisions/0049-lossless-metadata.md). Rows are read in pages.
+  '0005_others_is_et_al': {
+    async up(db: Kysely<unknown>) {
+      const entries = db as unknown as Kysely<EntryRows>;
+      let after = { tenant_id: '', project_id: '', entry_id: '' };
+      for (;;) {
+        const rows = await entries
+          .selectFrom('project_entries')
+          .select(['tenant_id', 'project_id', 'entry_id', 'paper_json'])
+          .where((eb) =>
+            eb.or([
+              eb('tenant_id', '>', after.tenant_id),
+              eb.and([eb('tenant_id', '=', after.tenant_id), eb('project_id', '>', after.project_id)]),
+              eb.and([
+                eb('tenant_id', '=', after.tenant_id),
+                eb('project_id', '=', after.project_id),
+                eb('entry_id', '>', after.entry_id),
+              ]),
+            ]),
+          )
+          .orderBy('tenant_id')
+          .orderBy('project_id')
+          .orderBy('entry_id')
+          .limit(500)
+          .execute();
+        for (const row of rows) {
+          const fixed = withoutOthersAuthor(row.paper_json);
+          if (fixed === null) continue;
+          await entries
+            .updateTable('project_entries')
+            .set({ paper_json: fixed })
+            .where('tenant_id', '=', row.tenant_id)
+            .where('project_id', '=', row.project_id)
+            .where('entry_id', '=', row.entry_id)
+            .execute();
+        }
+        const last = rows[rows.length - 1];
+        if (!last || rows.length < 500) break;
+        after = last;
+      }
+    },
+  },
 };
+
+type EntryRows = {
+  project_entries: { tenant_id: string; project_id: string; entry_id: string; paper_json: string };
+};
+
+/**
+ * A stored paper record whose authors end in "others" (or "et al."), as the record it should be:
+ * that name dropped and `bibliographic.more_authors` set. Null when the record needs no change.
+ */
+export function withoutOthersAuthor(paperJson: string): string | null {
+  if (!/"(others|et al\.?)"/i.test(paperJson)) return null;
+  let paper: { authors?: unknown; bibliographic?: Record<string, unknown> };
+  try {
+    paper = JSON.parse(paperJson);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(paper.authors)) return null;
+  const isOthers = (name: unknown) => typeof name === 'string' && /^(others|et al\.?)$/i.test(name.trim());
+  if (!paper.authors.some(isOthers)) return null;
+  paper.authors = paper.authors.filter((name) => !isOthers(name));
+  paper.bibliographic = { ...(paper.bibliographic ?? {}), more_authors: true };
+  return JSON.stringify(paper);
+}
 
 /** Applies pending migrations; throws with the failing migration's error. */
 export async function migrateProjectStore(

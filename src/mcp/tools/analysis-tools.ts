@@ -3,7 +3,7 @@ import { invalid } from '../../domain/errors.js';
 import { analysisModes, maxQuestions, splitQuestions } from '../../services/analysis-service.js';
 import { mcpHints } from '../mcp-hints.js';
 import { guarded, type ToolModule, textResult } from '../tool-kit.js';
-import { projectOf, projectShape } from './project-params.js';
+import { projectOf, projectShape, strictInput } from './project-params.js';
 
 const questionText = z.string().trim().min(1, 'must not be empty').max(2000);
 const questionsShape = z.union([questionText, z.array(questionText).min(1).max(maxQuestions)]);
@@ -15,7 +15,7 @@ export const analysisTools: ToolModule = (server, context) => {
     {
       title: 'Analyze the papers of a project',
       description: `Asks one or more questions of EVERY paper in a project (its stored PDF, else its abstract) and returns a markdown table (paper × question; each cell quotes the answering sentence and cites its chunk) or, with analysis_mode "comprehensive", a synthesis per question. Use it to compare papers (methods, datasets, results) across a reading list. At most ${maxQuestions} questions. (\`questions\` and \`project\`, the old names of question and project_id, are still accepted.)`,
-      inputSchema: {
+      inputSchema: strictInput({
         question: questionsShape
           .optional()
           .describe(
@@ -30,7 +30,7 @@ export const analysisTools: ToolModule = (server, context) => {
           .optional()
           .meta({ deprecated: true })
           .describe('Deprecated: same as question.'),
-      },
+      }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     (args, extra) =>

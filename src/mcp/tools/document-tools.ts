@@ -6,6 +6,7 @@ import type { AddPaperInput, FullTextReader, PaperLibrary } from '../../services
 import { mcpHints } from '../mcp-hints.js';
 import { guarded, jsonResult, type ToolModule, textResult } from '../tool-kit.js';
 import { compactPaper } from './compact.js';
+import { strictInput } from './project-params.js';
 
 const pdfId = z
   .string()
@@ -135,7 +136,7 @@ export function libraryTools(library: PaperLibrary): ToolModule {
         title: 'Add a paper to a project',
         description:
           'Files a paper in one of the user\'s projects (default "gpt"), given a typed identifier (DOI:…, ARXIV:…, PMID:…, PMCID:…, SS_ID:…, MAG:…, ACL:…) or a PDF url. The open-access PDF is fetched and stored when there is one; the hint says whether it was and, if so, the read_full_text call that reads it. Adding the same paper twice keeps one entry.',
-        inputSchema: {
+        inputSchema: strictInput({
           paper_id: z
             .string()
             .trim()
@@ -153,7 +154,7 @@ export function libraryTools(library: PaperLibrary): ToolModule {
             .max(200)
             .optional()
             .describe('Project name; created when it does not exist.'),
-        },
+        }),
         annotations: { destructiveHint: false, idempotentHint: true, openWorldHint: true },
       },
       ({ paper_id, pdf_url, url, project_id, project_name }, extra) =>

@@ -16,6 +16,21 @@ export const projectShape = {
   project: projectText.optional().meta({ deprecated: true }).describe('Deprecated: same as project_id.'),
 };
 
+/**
+ * The input schema of a tool that takes a project: `shape`, refusing any argument it does not name.
+ * A misspelt or unsupported project argument used to be dropped, so the tool answered for the
+ * default project "gpt" instead of the one the client named (0049); now the call fails naming it.
+ */
+export function strictInput<Shape extends z.ZodRawShape>(shape: Shape) {
+  const known = Object.keys(shape).join(', ');
+  return z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `unknown argument ${issue.keys.map((key) => `"${key}"`).join(', ')}; this tool takes ${known || 'no arguments'}`
+        : undefined,
+  });
+}
+
 export interface ProjectArgs {
   project_id?: string | undefined;
   project_name?: string | undefined;

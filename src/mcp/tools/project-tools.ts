@@ -3,7 +3,7 @@ import { citationFormats } from '../../services/citation-service.js';
 import { mcpHints, toolCall } from '../mcp-hints.js';
 import { guarded, jsonResult, type ToolModule, textResult } from '../tool-kit.js';
 import { compactPaper } from './compact.js';
-import { asArgumentError, projectOf, projectShape } from './project-params.js';
+import { asArgumentError, projectOf, projectShape, strictInput } from './project-params.js';
 
 const projectName = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
 
@@ -19,7 +19,9 @@ export const projectTools: ToolModule = (server, context) => {
       title: 'Create a project',
       description:
         'Creates a project: a named collection of papers (a reading list) for this user. Papers are then filed in it with add_to_project. The default project "gpt" always exists and need not be created.',
-      inputSchema: { project_name: projectName.describe('Name of the new project, e.g. "CRISPR delivery".') },
+      inputSchema: strictInput({
+        project_name: projectName.describe('Name of the new project, e.g. "CRISPR delivery".'),
+      }),
       annotations: { destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
     ({ project_name }) =>
@@ -53,7 +55,7 @@ export const projectTools: ToolModule = (server, context) => {
     {
       title: 'Open a project',
       description: `The papers filed in a project: title, authors, year, DOI, entry_id and, when the PDF is stored, pdf_id (usable with read_full_text and ask_pdf).${aliasNote}`,
-      inputSchema: projectShape,
+      inputSchema: strictInput(projectShape),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     (args) =>
@@ -79,13 +81,13 @@ export const projectTools: ToolModule = (server, context) => {
     {
       title: 'Export a project as BibTeX, RIS or CSL-JSON',
       description: `The papers of a project as a reference-manager file (BibTeX for LaTeX/JabRef, RIS for EndNote/Zotero/Mendeley, CSL-JSON for Pandoc/Zotero), built from the stored metadata.${aliasNote}`,
-      inputSchema: {
+      inputSchema: strictInput({
         ...projectShape,
         format: z
           .enum(citationFormats, { error: 'format must be one of bibtex, ris, csl' })
           .default('bibtex')
           .describe('bibtex (default), ris, or csl.'),
-      },
+      }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     (args) =>

@@ -6,6 +6,7 @@ import { parseReferenceText, referenceTextLimits } from '../../services/citation
 import { mcpHints } from '../mcp-hints.js';
 import { guarded, jsonResult, type ToolModule } from '../tool-kit.js';
 import { compactPaper } from './compact.js';
+import { projectOf, projectShape, strictInput } from './project-params.js';
 
 /**
  * get_references, get_citation_contexts, verify_references, parse_references and get_project_graph
@@ -20,14 +21,8 @@ export function referenceTools(references: ReferenceService, graph?: CitationGra
           title: "A project's citation graph",
           description:
             'Which papers of a project cite each other (edges between entry ids) and the works its papers cite most that the project lacks (missing: title, how many cite it, the linked paper_id to add), read from the reference lists of its stored PDFs.',
-          inputSchema: {
-            project_name: z
-              .string()
-              .trim()
-              .min(1)
-              .max(200)
-              .optional()
-              .describe('Project name or id; the default project "gpt" when absent.'),
+          inputSchema: strictInput({
+            ...projectShape,
             min_citing: z
               .number()
               .int()
@@ -36,14 +31,15 @@ export function referenceTools(references: ReferenceService, graph?: CitationGra
               .default(2)
               .describe('A missing work is cited by at least this many papers of the project.'),
             limit: z.number().int().min(1).max(200).default(20).describe('Missing works listed.'),
-          },
+          }),
           annotations: { readOnlyHint: true, openWorldHint: false },
         },
-        ({ project_name, min_citing, limit }, extra) =>
+        ({ min_citing, limit, ...args }, extra) =>
           guarded(context, async () => {
+            const { ref, param } = projectOf(args);
             const result = await graph.projectGraph(
               context.tenantId,
-              { project: project_name, param: 'project_name' },
+              { project: ref, param },
               { minCiting: min_citing, limit, signal: extra.signal, hints: mcpHints },
             );
             return jsonResult(

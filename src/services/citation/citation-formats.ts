@@ -1,4 +1,4 @@
-import { Cite, type CslItem, plugins } from '@citation-js/core';
+import { type CslItem, plugins } from '@citation-js/core';
 import '@citation-js/plugin-bibtex';
 import '@citation-js/plugin-ris';
 import '@citation-js/plugin-csl';
@@ -7,10 +7,13 @@ import type { Paper } from '../../domain/paper.js';
 import { inputLimits } from '../../ingest/limits/input-limits.js';
 import { recordLimitViolation } from '../../ingest/limits/record-limits.js';
 import { assertReferenceFileWithinLimits } from '../../ingest/limits/reference-file-limits.js';
+import { bibtexEntry } from './bibtex-writer.js';
 import { citationKey, cslToPaper, paperToCsl } from './csl-mapping.js';
+import { risRecordTags, withRisTags } from './ris-tags.js';
+import { risRecord } from './ris-writer.js';
 
 /**
- * BibTeX, RIS and CSL-JSON through citation-js 0.8 (synchronous parsers only: `Cite.async` and the
+ * BibTeX, RIS and CSL-JSON read through citation-js 0.8 (synchronous parsers only: `Cite.async` and the
  * DOI plugin fetch over the network, so they are never used). Every parse names its input type
  * (`forceType`), so no text is ever guessed to be a URL and fetched.
  */
@@ -42,38 +45,18 @@ export function toCslItems(papers: Paper[]): CslItem[] {
   });
 }
 
-/** The papers as a BibTeX, RIS or CSL-JSON document. */
+/**
+ * The papers as a BibTeX, RIS or CSL-JSON document. BibTeX and RIS are written from the CSL-JSON
+ * items by our own writers (see `bibtex-writer.ts`, `ris-writer.ts`); `and others` goes out in
+ * BibTeX only (it has no form in RIS or CSL-JSON, where the list simply ends).
+ */
 export function formatPapers(papers: Paper[], format: CitationFormat): string {
   const items = toCslItems(papers);
   if (format === 'csl') return `${JSON.stringify(items, null, 2)}\n`;
-  if (items.length === 0) return '';
-  const cite = new Cite(items, { forceType: '@csl/list+object' });
-  return format === 'bibtex' ? formatBibtex(cite) : unwrapRis(cite.format('ris'));
-}
-
-/**
- * BibTeX in UTF-8 rather than LaTeX escapes: citation-js reads its own `{\' A}lvarez-Mellado` back
- * as a particle plus "Mellado", while biber, Zotero and JabRef read UTF-8 names exactly. The option
- * is global in citation-js, so it is switched for this synchronous call only.
- */
-function formatBibtex(cite: Cite): string {
-  const options = plugins.config.get('@bibtex') as { format: { asciiOnly: boolean } };
-  const previous = options.format.asciiOnly;
-  options.format.asciiOnly = false;
-  try {
-    return cite.format('bibtex');
-  } finally {
-    options.format.asciiOnly = previous;
-  }
-}
-
-/**
- * citation-js hard-wraps RIS values every 70 characters, mid-word, and its own reader joins the
- * pieces with a space ("Syste m"). Values hold no newlines (whitespace is collapsed when mapping), so
- * every line that does not start with a tag is such a piece and is joined back as it was.
- */
-function unwrapRis(text: string): string {
-  return `${text.replace(/\n(?![A-Z][A-Z0-9] {2}-)/g, '').trimEnd()}\n`;
+  if (format === 'ris') return items.map(risRecord).join('');
+  return items
+    .map((item, index) => bibtexEntry(item, papers[index]?.bibliographic?.more_authors === true))
+    .join('\n');
 }
 
 /** The format of a reference file, from its first meaningful characters. */
@@ -114,13 +97,21 @@ function chain(input: unknown, forceType: string, target?: string): unknown {
   }
 }
 
-function arxivOfEntry(entry: BiblatexEntry): string | null {
-  const { eprint, archiveprefix, eprinttype } = entry.properties;
-  const kind = String(archiveprefix ?? eprinttype ?? '').toLowerCase();
-  return kind === 'arxiv' && typeof eprint === 'string' ? eprint : null;
+/** What CSL has no variable for: the arXiv `eprint` and its `primaryclass`. */
+interface EntryExtra {
+  arxiv: string | null;
+  arxivClass?: string | null;
 }
 
-function parseBibtex(text: string): Array<{ item: CslItem; arxiv: string | null }> {
+function arxivOfEntry(entry: BiblatexEntry): EntryExtra {
+  const { eprint, archiveprefix, eprinttype, primaryclass, eprintclass } = entry.properties;
+  const kind = String(archiveprefix ?? eprinttype ?? '').toLowerCase();
+  if (kind !== 'arxiv' || typeof eprint !== 'string') return { arxiv: null };
+  const arxivClass = primaryclass ?? eprintclass;
+  return { arxiv: eprint, arxivClass: typeof arxivClass === 'string' ? arxivClass : null };
+}
+
+function parseBibtex(text: string): Array<{ item: CslItem; extra: EntryExtra }> {
   // With no entry the parser yields [], which citation-js then cannot type; answer "no entries".
   if (!/@[A-Za-z]+\s*[{(]/.test(text)) return [];
   const entries = chain(text, '@biblatex/text', '@biblatex/entries+list');
@@ -129,12 +120,19 @@ function parseBibtex(text: string): Array<{ item: CslItem; arxiv: string | null 
   const items = chain(list, '@biblatex/entries+list') as CslItem[];
   // The converter maps entries one to one, in order; the raw entry still gives `eprint`.
   if (items.length === list.length) {
-    return items.map((item, index) => ({ item, arxiv: arxivOfEntry(list[index] as BiblatexEntry) }));
+    return items.map((item, index) => ({ item, extra: arxivOfEntry(list[index] as BiblatexEntry) }));
   }
   return list.map((entry) => {
     const one = chain([entry], '@biblatex/entries+list') as CslItem[];
-    return { item: one[0] ?? {}, arxiv: arxivOfEntry(entry) };
+    return { item: one[0] ?? {}, extra: arxivOfEntry(entry) };
   });
+}
+
+function parseRis(text: string): CslItem[] {
+  const items = chain(text, '@ris/file') as CslItem[];
+  // citation-js reads one item per record, in order; the tags fill what it left out.
+  const tags = risRecordTags(text);
+  return tags.length === items.length ? items.map((item, index) => withRisTags(item, tags[index])) : items;
 }
 
 function parseCslJson(text: string): CslItem[] {
@@ -175,9 +173,9 @@ export function parseReferences(text: string, format?: CitationFormat): ParsedRe
   const parsed =
     kind === 'bibtex'
       ? parseBibtex(text)
-      : (kind === 'ris' ? (chain(text, '@ris/file') as CslItem[]) : parseCslJson(text)).map((item) => ({
+      : (kind === 'ris' ? parseRis(text) : parseCslJson(text)).map((item) => ({
           item,
-          arxiv: null,
+          extra: { arxiv: null },
         }));
   if (parsed.length === 0) {
     throw new AppError(
@@ -199,8 +197,8 @@ export function parseReferences(text: string, format?: CitationFormat): ParsedRe
   }
   const papers: Paper[] = [];
   const skipped: ParsedReferences['skipped'] = [];
-  parsed.forEach(({ item, arxiv }, index) => {
-    const paper = cslToPaper(item, { arxiv });
+  parsed.forEach(({ item, extra }, index) => {
+    const paper = cslToPaper(item, extra);
     const violation = paper ? recordLimitViolation(paper) : null;
     if (violation) {
       throw new AppError('payload_too_large', `Entry ${index + 1} is too large to store: ${violation}`, {

@@ -3,6 +3,13 @@ import { normalizeArxivId, normalizeDoi, normalizePmcid } from '../../domain/ide
 import { nameParticles as particles } from '../../domain/name-particles.js';
 import { emptyPaper, type Paper, type PaperType } from '../../domain/paper.js';
 import { venueIdentifiersOfUrl } from '../../domain/venue-identifiers.js';
+import {
+  bibliographicOfCsl,
+  cleanLatex,
+  cslOfBibliographic,
+  cslOfPerson,
+  displayName,
+} from './csl-bibliographic.js';
 
 /**
  * Paper records ↔ CSL-JSON, the interchange form citation-js converts to and from BibTeX and RIS.
@@ -114,8 +121,9 @@ export function paperToCsl(paper: Paper, id: string): CslItem {
     'citation-key': id,
     type: type && type in cslTypeOfPaperType ? cslTypeOfPaperType[type] : 'article-journal',
     title: oneLine(paper.title),
-    author: paper.authors.map(splitPersonName),
+    author: authorsOf(paper),
   };
+  Object.assign(item, cslOfBibliographic(paper.bibliographic ?? {}, item.type ?? '', arxiv));
   const issued = dateParts(paper);
   if (issued) item.issued = issued;
   if (paper.venue) item['container-title'] = oneLine(paper.venue);
@@ -127,8 +135,15 @@ export function paperToCsl(paper: Paper, id: string): CslItem {
   if (pmcid) item.PMCID = pmcid;
   const patentNumber = paper.patent_number ?? ids.patent_number;
   if (patentNumber) item.number = patentNumber;
-  if (paper.assignees?.length) item.publisher = paper.assignees.join('; ');
+  if (item.type === 'patent' && paper.assignees?.length) item.publisher = paper.assignees.join('; ');
   return item;
+}
+
+/** The record's authors in parts: as imported when the parts match the names, else split. */
+function authorsOf(paper: Paper): CslName[] {
+  const parts = paper.bibliographic?.author_names;
+  if (parts && parts.length === paper.authors.length) return parts.map(cslOfPerson);
+  return paper.authors.map(splitPersonName);
 }
 
 function firstDate(item: CslItem): { year: number | null; publicationDate: string | null } {
@@ -151,7 +166,7 @@ function firstDate(item: CslItem): { year: number | null; publicationDate: strin
 function text(value: unknown): string | null {
   if (typeof value === 'number') return String(value);
   if (typeof value !== 'string') return null;
-  const clean = value.replace(/\s+/g, ' ').trim();
+  const clean = cleanLatex(value.replace(/\s+/g, ' ').trim());
   return clean.length > 0 ? clean : null;
 }
 
@@ -160,11 +175,18 @@ function text(value: unknown): string | null {
  * without a title, which cannot be filed. `extra` carries identifiers found outside CSL (a BibTeX
  * `eprint`).
  */
-export function cslToPaper(item: CslItem, extra: { arxiv?: string | null } = {}): Paper | null {
+export function cslToPaper(
+  item: CslItem,
+  extra: { arxiv?: string | null; arxivClass?: string | null } = {},
+): Paper | null {
   const title = text(item.title);
   if (!title) return null;
   const paper = emptyPaper(title);
-  paper.authors = (item.author ?? []).map(joinPersonName).filter((name) => name.length > 0);
+  const { bibliographic, arxiv: numberedArxiv } = bibliographicOfCsl(item);
+  if (extra.arxivClass && !bibliographic.arxiv_class) bibliographic.arxiv_class = extra.arxivClass.trim();
+  // "and others" is the list going on (et al.), never a person.
+  paper.authors = (bibliographic.author_names ?? []).map(displayName).filter((name) => name.length > 0);
+  if (Object.keys(bibliographic).length > 0) paper.bibliographic = bibliographic;
   paper.abstract = text(item.abstract);
   const { year, publicationDate } = firstDate(item);
   paper.year = year;
@@ -176,6 +198,7 @@ export function cslToPaper(item: CslItem, extra: { arxiv?: string | null } = {})
   paper.doi = doi;
   const arxiv =
     normalizeArxivId(extra.arxiv ?? null) ??
+    normalizeArxivId(numberedArxiv) ??
     normalizeArxivId(url) ??
     (doi?.startsWith('10.48550/arxiv.') ? normalizeArxivId(doi.slice('10.48550/arxiv.'.length)) : null);
   const pmid = text(item.PMID);

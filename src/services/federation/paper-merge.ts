@@ -131,10 +131,20 @@ export function mergeRecords(group: Candidate[]): Paper {
   const localPdfId = group.find((candidate) => candidate.list === 'index' && candidate.paper.pdf_id)?.paper
     .pdf_id;
   const types = papers.map((paper) => paper.type).filter((type): type is string => Boolean(type));
+  const withAuthors = papers.find((paper) => paper.authors.length > 0);
+  // Reference-file fields (0049) field by field; the names in parts only with the names they split.
+  const bibliographic: Record<string, unknown> = {};
+  for (const paper of papers) {
+    for (const [key, value] of Object.entries(paper.bibliographic ?? {})) {
+      if (key === 'author_names' && paper !== withAuthors) continue;
+      if (value !== null && value !== undefined && bibliographic[key] === undefined)
+        bibliographic[key] = value;
+    }
+  }
   const merged: Paper = {
     ...primary,
     title: primary.title || (firstOf('title') ?? ''),
-    authors: papers.find((paper) => paper.authors.length > 0)?.authors ?? [],
+    authors: withAuthors?.authors ?? [],
     abstract: firstOf('abstract') ?? null,
     publication_date: firstOf('publication_date') ?? null,
     year: firstOf('year') ?? null,
@@ -149,6 +159,8 @@ export function mergeRecords(group: Candidate[]): Paper {
     identifiers: identifiers as PaperIdentifiers,
     source: [...new Set(byMetadata.map((candidate) => candidate.paper.source ?? candidate.list))].join('+'),
   };
+  if (Object.keys(bibliographic).length > 0) merged.bibliographic = bibliographic as Paper['bibliographic'];
+  else delete merged.bibliographic;
   if (localPdfId) merged.pdf_id = localPdfId;
   else if (pdfUrl) merged.pdf_id = `PDF_URL:${pdfUrl}`;
   else delete merged.pdf_id;

@@ -18,6 +18,8 @@ export const arxivEntrySchema = z.object({
     .nullish(),
   doi: text.nullish(),
   journal_ref: text.nullish(),
+  /** `<arxiv:primary_category term="cs.CL"/>`: the paper's arXiv class. */
+  primary_category: z.object({ term: z.string().nullish() }).nullish(),
 });
 
 export type ArxivEntry = z.infer<typeof arxivEntrySchema>;

@@ -28,6 +28,8 @@ describe('ArxivSource (recorded Atom feeds)', () => {
       identifiers: { arxiv: '1605.08386' },
     });
     expect(paper?.abstract).toMatch(/^Graphs on lattice points are studied/);
+    // The arXiv class, for BibTeX `primaryclass` (decision 0049).
+    expect(paper?.bibliographic).toEqual({ arxiv_class: 'math.CO' });
     expect(new URL(fetch.calls[0] ?? '').searchParams.get('id_list')).toBe('1605.08386');
   });
 

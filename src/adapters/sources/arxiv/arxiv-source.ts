@@ -111,6 +111,9 @@ function toPaper(entry: ArxivEntry): Paper[] {
       type: doi || journal ? 'journal-article' : 'preprint',
       pdf_url: (pdfLink ?? `https://arxiv.org/pdf/${id}`).replace(/^http:/, 'https:'),
       identifiers: { arxiv: id },
+      ...(entry.primary_category?.term
+        ? { bibliographic: { arxiv_class: entry.primary_category.term } }
+        : {}),
     }),
   ];
 }

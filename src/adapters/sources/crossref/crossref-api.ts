@@ -4,15 +4,27 @@ const dateParts = z
   .object({ 'date-parts': z.array(z.array(z.number().int().nullable())).nullish() })
   .nullish();
 
+const crossrefPersonSchema = z.object({
+  given: z.string().nullish(),
+  family: z.string().nullish(),
+  name: z.string().nullish(),
+});
+
 /** The parts of a Crossref REST work we read (https://api.crossref.org/swagger-ui/index.html). */
 export const crossrefWorkSchema = z.object({
   DOI: z.string(),
   title: z.array(z.string()).nullish(),
-  author: z
-    .array(
-      z.object({ given: z.string().nullish(), family: z.string().nullish(), name: z.string().nullish() }),
-    )
-    .nullish(),
+  author: z.array(crossrefPersonSchema).nullish(),
+  editor: z.array(crossrefPersonSchema).nullish(),
+  volume: z.string().nullish(),
+  issue: z.string().nullish(),
+  page: z.string().nullish(),
+  'article-number': z.string().nullish(),
+  publisher: z.string().nullish(),
+  'publisher-location': z.string().nullish(),
+  ISSN: z.array(z.string()).nullish(),
+  ISBN: z.array(z.string()).nullish(),
+  'edition-number': z.string().nullish(),
   abstract: z.string().nullish(),
   issued: dateParts,
   published: dateParts,
@@ -45,4 +57,14 @@ export const crossrefSelect = [
   'is-referenced-by-count',
   'URL',
   'resource',
+  'editor',
+  'volume',
+  'issue',
+  'page',
+  'article-number',
+  'publisher',
+  'publisher-location',
+  'ISSN',
+  'ISBN',
+  'edition-number',
 ].join(',');

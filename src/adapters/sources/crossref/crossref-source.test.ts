@@ -30,6 +30,15 @@ describe('CrossrefSource (recorded responses)', () => {
       source: 'crossref',
     });
     expect(paper?.authors[0]).toBe('Michael D. Skarlinski');
+    // The reference-file fields the record keeps (decision 0049).
+    expect(paper?.bibliographic).toMatchObject({
+      volume: '118',
+      issue: '23',
+      pages: '235306',
+      publisher: 'AIP Publishing',
+      issn: '0021-8979',
+    });
+    expect(paper?.bibliographic?.author_names?.[0]).toEqual({ family: 'Skarlinski', given: 'Michael D.' });
     expect(paper?.abstract).toMatch(
       /^Metal-oxide layers are likely to be present on metallic nano-structures/,
     );

@@ -1,8 +1,8 @@
 import type { IdentifierType, PaperIdentifier } from '../../../domain/identifiers.js';
 import { normalizeDoi } from '../../../domain/identifiers.js';
-import type { Paper, PaperType } from '../../../domain/paper.js';
+import type { Bibliographic, Paper, PaperType } from '../../../domain/paper.js';
 import type { PaperSource, SourceCallOptions, SourcePage, SourceQuery } from '../../../ports/paper-source.js';
-import { dateFromParts, paperRecord, plainText } from '../shared/records.js';
+import { bibliographicRecord, dateFromParts, paperRecord, plainText } from '../shared/records.js';
 import type { UpstreamClient } from '../shared/upstream-client.js';
 import {
   type CrossrefWork,
@@ -110,6 +110,25 @@ function toPaper(work: CrossrefWork): Paper[] {
       doi,
       venue: work['container-title']?.[0] ?? null,
       type: work.type ? (crossrefTypes[work.type] ?? 'other') : null,
+      bibliographic: bibliographicOf(work),
     }),
   ];
+}
+
+/** The reference-file fields Crossref has (decision 0049); undefined when it has none. */
+function bibliographicOf(work: CrossrefWork): Bibliographic | undefined {
+  const person = (author: { given?: string | null; family?: string | null; name?: string | null }) =>
+    author.name ? { literal: author.name } : { family: author.family ?? null, given: author.given ?? null };
+  return bibliographicRecord({
+    author_names: work.author?.length ? work.author.map(person) : null,
+    editors: work.editor?.length ? work.editor.map(person) : null,
+    volume: work.volume ?? null,
+    issue: work.issue ?? null,
+    pages: work.page?.replace(/(\d)\s*-+\s*(\d)/, '$1–$2') ?? work['article-number'] ?? null,
+    publisher: work.publisher ?? null,
+    place: work['publisher-location'] ?? null,
+    isbn: work.ISBN?.[0] ?? null,
+    issn: work.ISSN?.[0] ?? null,
+    edition: work['edition-number'] ?? null,
+  });
 }

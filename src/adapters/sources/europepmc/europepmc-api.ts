@@ -13,6 +13,11 @@ export const europePmcResultSchema = z.object({
   journalTitle: z.string().nullish(),
   journalInfo: z.object({ journal: z.object({ title: z.string().nullish() }).nullish() }).nullish(),
   pubYear: z.string().nullish(),
+  journalVolume: z.string().nullish(),
+  issue: z.string().nullish(),
+  pageInfo: z.string().nullish(),
+  /** "0140-6736; 1474-547x; ": print ISSN first. */
+  journalIssn: z.string().nullish(),
   firstPublicationDate: z.string().nullish(),
   abstractText: z.string().nullish(),
   citedByCount: z.number().int().nullish(),

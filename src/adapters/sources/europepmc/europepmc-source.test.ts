@@ -60,6 +60,13 @@ describe('EuropePmcSource (recorded responses)', () => {
       limit: 25,
     });
     expect(page.papers[0]?.authors).toEqual(['Schoenfeld JD', 'Haas-Kogan DA', "O'Neill AF"]);
+    // The reference-file fields the record keeps (decision 0049).
+    expect(page.papers[0]?.bibliographic).toEqual({
+      volume: '404',
+      issue: '10471',
+      pages: '2603–2604',
+      issn: '0140-6736',
+    });
     const none = await europepmc.search({
       text: 'nothing',
       sort: 'relevance',

@@ -1,11 +1,11 @@
 import { UpstreamError } from '../../../domain/errors.js';
 import type { IdentifierType, PaperIdentifier } from '../../../domain/identifiers.js';
 import { normalizeDoi, normalizePmcid } from '../../../domain/identifiers.js';
-import type { Paper, PaperType } from '../../../domain/paper.js';
+import type { Bibliographic, Paper, PaperType } from '../../../domain/paper.js';
 import type { FullTextQuery, FullTextSource, SourcedFullText } from '../../../ports/full-text-source.js';
 import type { PaperSource, SourceCallOptions, SourcePage, SourceQuery } from '../../../ports/paper-source.js';
 import { jatsToMarkdown } from '../shared/jats-markdown.js';
-import { paperRecord, plainText } from '../shared/records.js';
+import { bibliographicRecord, paperRecord, plainText } from '../shared/records.js';
 import type { UpstreamClient } from '../shared/upstream-client.js';
 import { type EuropePmcResult, europePmcSearchSchema } from './europepmc-api.js';
 
@@ -159,6 +159,18 @@ function toPaper(result: EuropePmcResult): Paper[] {
       type: paperType(result),
       pdf_url: pdf ?? null,
       identifiers: { pmid, pmcid },
+      bibliographic: bibliographicOf(result),
     }),
   ];
+}
+
+/** Volume, issue, pages and ISSN (decision 0049); undefined when the result has none. */
+function bibliographicOf(result: EuropePmcResult): Bibliographic | undefined {
+  const issn = result.journalIssn?.split(';')[0]?.trim().toUpperCase();
+  return bibliographicRecord({
+    volume: result.journalVolume ?? null,
+    issue: result.issue ?? null,
+    pages: result.pageInfo?.replace(/(\d)\s*-+\s*(\d)/, '$1–$2') ?? null,
+    issn: issn || null,
+  });
 }

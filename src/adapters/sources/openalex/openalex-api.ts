@@ -5,7 +5,13 @@ const location = z.object({
   is_oa: z.boolean().nullish(),
   landing_page_url: z.string().nullish(),
   pdf_url: z.string().nullish(),
-  source: z.object({ display_name: z.string().nullish() }).nullish(),
+  source: z
+    .object({
+      display_name: z.string().nullish(),
+      issn_l: z.string().nullish(),
+      host_organization_name: z.string().nullish(),
+    })
+    .nullish(),
 });
 
 export const openAlexWorkSchema = z.object({
@@ -33,6 +39,14 @@ export const openAlexWorkSchema = z.object({
     .array(z.object({ author: z.object({ display_name: z.string().nullish() }).nullish() }))
     .nullish(),
   cited_by_count: z.number().int().nullish(),
+  biblio: z
+    .object({
+      volume: z.string().nullish(),
+      issue: z.string().nullish(),
+      first_page: z.string().nullish(),
+      last_page: z.string().nullish(),
+    })
+    .nullish(),
   abstract_inverted_index: z.record(z.string(), z.array(z.number().int())).nullish(),
 });
 
@@ -59,5 +73,6 @@ export const openAlexFields = [
   'type_crossref',
   'authorships',
   'cited_by_count',
+  'biblio',
   'abstract_inverted_index',
 ].join(',');

@@ -44,6 +44,8 @@ describe('OpenAlexSource (recorded responses)', () => {
       identifiers: { openalex: 'W4408732759', pmid: '40120586' },
     });
     expect(paper?.authors[0]).toBe('Michael Herger');
+    // The reference-file fields the record keeps (decision 0049): an article number as its pages.
+    expect(paper?.bibliographic).toEqual({ pages: '100814', issn: '2666-979X', publisher: 'Elsevier BV' });
     expect(paper?.pdf_url ?? null).toBeNull();
     const called = new URL(fetch.calls[0] ?? '');
     expect(called.searchParams.get('mailto')).toBe('team@example.org');

@@ -1,6 +1,6 @@
 import type { IdentifierType, PaperIdentifier } from '../../../domain/identifiers.js';
 import { normalizeDoi } from '../../../domain/identifiers.js';
-import type { Paper, PaperType } from '../../../domain/paper.js';
+import type { Bibliographic, Paper, PaperType } from '../../../domain/paper.js';
 import type {
   PaperSource,
   SourceCallOptions,
@@ -8,7 +8,7 @@ import type {
   SourcePage,
   SourceQuery,
 } from '../../../ports/paper-source.js';
-import { lastSegment, paperRecord } from '../shared/records.js';
+import { bibliographicRecord, lastSegment, paperRecord } from '../shared/records.js';
 import type { UpstreamClient } from '../shared/upstream-client.js';
 import { type OpenAlexWork, openAlexFields, openAlexListSchema, openAlexWorkSchema } from './openalex-api.js';
 
@@ -197,5 +197,19 @@ function toPaper(work: OpenAlexWork): Paper {
       pmcid: pmcid ? `PMC${pmcid.replace(/^PMC/i, '')}` : null,
       arxiv: doi?.startsWith('10.48550/arxiv.') ? doi.slice('10.48550/arxiv.'.length) : null,
     },
+    bibliographic: bibliographicOf(work),
+  });
+}
+
+/** Volume, issue, pages, ISSN and publisher (decision 0049); undefined when OpenAlex has none. */
+function bibliographicOf(work: OpenAlexWork): Bibliographic | undefined {
+  const { volume, issue, first_page: first, last_page: last } = work.biblio ?? {};
+  const venue = work.primary_location?.source;
+  return bibliographicRecord({
+    volume: volume ?? null,
+    issue: issue ?? null,
+    pages: first ? (last && last !== first ? `${first}–${last}` : first) : null,
+    issn: venue?.issn_l ?? null,
+    publisher: venue?.host_organization_name ?? null,
   });
 }

@@ -12,6 +12,12 @@ export const pubmedArticleSchema = z.object({
   abstract: z.string().nullish(),
   authors: z.array(z.string()),
   journal: z.string().nullish(),
+  volume: z.string().nullish(),
+  issue: z.string().nullish(),
+  /** `MedlinePgn`: "2603-4" (the end abbreviated, as MEDLINE prints it) or an article number. */
+  pages: z.string().nullish(),
+  issn: z.string().nullish(),
+  keywords: z.array(z.string()),
   year: z.string().nullish(),
   month: z.string().nullish(),
   day: z.string().nullish(),
@@ -33,7 +39,8 @@ export function parsePubmedArticles(xml: string): PubmedArticle[] {
   return descendants(document.documentElement, 'PubmedArticle').map((article) => {
     const citation = child(article, 'MedlineCitation');
     const details = child(citation, 'Article');
-    const pubDate = child(child(child(details, 'Journal'), 'JournalIssue'), 'PubDate');
+    const journalIssue = child(child(details, 'Journal'), 'JournalIssue');
+    const pubDate = child(journalIssue, 'PubDate');
     const articleIds = children(child(child(article, 'PubmedData'), 'ArticleIdList'), 'ArticleId');
     const idOf = (type: string) => articleIds.find((id) => id.getAttribute('IdType') === type);
     return pubmedArticleSchema.parse({
@@ -54,6 +61,11 @@ export function parsePubmedArticles(xml: string): PubmedArticle[] {
         return collective ? [collective] : name ? [name] : [];
       }),
       journal: text(child(child(details, 'Journal'), 'Title')),
+      volume: text(child(journalIssue, 'Volume')) || null,
+      issue: text(child(journalIssue, 'Issue')) || null,
+      pages: text(child(child(details, 'Pagination'), 'MedlinePgn')) || null,
+      issn: text(child(child(details, 'Journal'), 'ISSN')) || null,
+      keywords: children(child(citation, 'KeywordList'), 'Keyword').map(text).filter(Boolean),
       year: text(child(pubDate, 'Year')),
       month: text(child(pubDate, 'Month')),
       day: text(child(pubDate, 'Day')),

@@ -58,6 +58,8 @@ describe('PubmedSource (recorded efetch XML)', () => {
       doi: '10.1016/0005-2795(76)90109-4',
       publication_date: '1976-09-28',
     });
+    // Volume, issue, ISSN and MEDLINE's abbreviated page range written out (decision 0049).
+    expect(paper?.bibliographic).toEqual({ volume: '446', issue: '1', pages: '179–191', issn: '0006-3002' });
     expect(paper?.title).toMatch(/^Magnetic studies of Chromatium flavocytochrome C552/);
     expect(await pubmed.lookup({ type: 'PMID', value: '123' })).toBeNull();
     expect(await pubmed.lookup({ type: 'DOI', value: '10.1/x' })).toBeNull();

@@ -1,9 +1,9 @@
 import { UpstreamError } from '../../../domain/errors.js';
 import type { IdentifierType, PaperIdentifier } from '../../../domain/identifiers.js';
 import { normalizeDoi, normalizePmcid } from '../../../domain/identifiers.js';
-import type { Paper, PaperType } from '../../../domain/paper.js';
+import type { Bibliographic, Paper, PaperType } from '../../../domain/paper.js';
 import type { PaperSource, SourceCallOptions } from '../../../ports/paper-source.js';
-import { paperRecord } from '../shared/records.js';
+import { bibliographicRecord, paperRecord } from '../shared/records.js';
 import type { UpstreamClient } from '../shared/upstream-client.js';
 import { type PubmedArticle, parsePubmedArticles } from './pubmed-api.js';
 
@@ -108,5 +108,26 @@ function toPaper(article: PubmedArticle): Paper | null {
     venue: article.journal ?? null,
     type: paperType(article.publicationTypes),
     identifiers: { pmid: article.pmid, pmcid: normalizePmcid(article.pmcid ?? null) },
+    bibliographic: bibliographicOf(article),
   });
+}
+
+/** Volume, issue, pages, ISSN and keywords (decision 0049); undefined when the record has none. */
+function bibliographicOf(article: PubmedArticle): Bibliographic | undefined {
+  return bibliographicRecord({
+    volume: article.volume ?? null,
+    issue: article.issue ?? null,
+    pages: article.pages ? medlinePages(article.pages) : null,
+    issn: article.issn ?? null,
+    keywords: article.keywords.length > 0 ? article.keywords : null,
+  });
+}
+
+/** MEDLINE's page range with the end written out: "113-25" → "113–125". */
+function medlinePages(pages: string): string {
+  const match = /^(\d+)\s*-\s*(\d+)$/.exec(pages.trim());
+  if (!match) return pages.trim();
+  const [, start = '', end = ''] = match;
+  const full = end.length < start.length ? start.slice(0, start.length - end.length) + end : end;
+  return `${start}–${full}`;
 }

@@ -13,7 +13,9 @@ export const s2PaperSchema = z.object({
   citationCount: z.number().int().nullish(),
   openAccessPdf: z.object({ url: z.string().nullish() }).nullish(),
   publicationTypes: z.array(z.string()).nullish(),
-  journal: z.object({ name: z.string().nullish() }).nullish(),
+  journal: z
+    .object({ name: z.string().nullish(), volume: z.string().nullish(), pages: z.string().nullish() })
+    .nullish(),
   authors: z.array(z.object({ name: z.string().nullish() })).nullish(),
 });
 

@@ -81,6 +81,7 @@ describe('SemanticScholarSource (recorded responses)', () => {
       identifiers: { mag: '2145482038', corpus_id: '14636783' },
     });
     expect(paper?.abstract).toMatch(/^I propose to consider the question, “Can machines think\?”/);
+    expect(paper?.bibliographic).toEqual({ volume: 'LIX', pages: '433–460' });
   });
 
   it('returns null for the recorded 404 and throws on the recorded 400', async () => {

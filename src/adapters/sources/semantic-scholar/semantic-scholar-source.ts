@@ -1,6 +1,6 @@
 import type { IdentifierType, PaperIdentifier } from '../../../domain/identifiers.js';
 import { normalizeDoi } from '../../../domain/identifiers.js';
-import type { Paper, PaperType } from '../../../domain/paper.js';
+import type { Bibliographic, Paper, PaperType } from '../../../domain/paper.js';
 import type {
   PaperSource,
   SourceCallOptions,
@@ -205,7 +205,16 @@ function toPapers(papers: ReadonlyArray<S2Paper | null | undefined>): Paper[] {
           mag: externalId(paper, 'MAG'),
           acl: externalId(paper, 'ACL'),
         },
+        bibliographic: bibliographicOf(paper),
       }),
     ];
   });
+}
+
+/** The journal's volume and pages (decision 0049); undefined when S2 has neither. */
+function bibliographicOf(paper: S2Paper): Bibliographic | undefined {
+  const volume = paper.journal?.volume?.trim() || null;
+  const pages = paper.journal?.pages?.trim().replace(/(\d)\s*-+\s*(\d)/, '$1–$2') || null;
+  if (!volume && !pages) return undefined;
+  return { ...(volume ? { volume } : {}), ...(pages ? { pages } : {}) };
 }

@@ -1,4 +1,4 @@
-import type { Paper, PaperIdentifiers } from '../../../domain/paper.js';
+import type { Bibliographic, Paper, PaperIdentifiers } from '../../../domain/paper.js';
 
 /** Fields an adapter fills; everything the spec requires but the source lacks becomes null. */
 export type PaperFields = Partial<Paper> & { title: string; source: string };
@@ -95,4 +95,13 @@ export function userAgent(contactEmail: string | undefined): string {
   return contactEmail
     ? `Alexandria (research literature service; mailto:${contactEmail})`
     : 'Alexandria (research literature service)';
+}
+
+/**
+ * A source's bibliographic fields (decision 0049) without the ones it lacks; undefined when it has
+ * none, so a record without any carries no empty object.
+ */
+export function bibliographicRecord(fields: Bibliographic): Bibliographic | undefined {
+  const present = Object.entries(fields).filter(([, value]) => value !== null && value !== undefined);
+  return present.length > 0 ? (Object.fromEntries(present) as Bibliographic) : undefined;
 }
