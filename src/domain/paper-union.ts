@@ -21,8 +21,11 @@ export function unitePapers(stored: Paper, incoming: Paper): Paper {
     url: stored.url ?? incoming.url,
     ss_id: stored.ss_id ?? incoming.ss_id,
     doi: stored.doi ?? incoming.doi,
-    type: betterType(stored.type ?? null, incoming.type ?? null),
   };
+  // A record with no type at all stays without one (filing the same record again changes nothing).
+  const type = betterType(stored.type ?? null, incoming.type ?? null);
+  if (type !== null || stored.type === null || incoming.type === null) merged.type = type;
+  else delete merged.type;
   const identifiers = uniteIdentifiers(stored.identifiers, incoming.identifiers);
   if (identifiers) merged.identifiers = identifiers;
   const assignees = longer(stored.assignees ?? [], incoming.assignees ?? []);

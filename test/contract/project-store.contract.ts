@@ -124,6 +124,36 @@ export function runProjectStoreContract(name: string, create: () => Promise<Proj
       await store.close();
     });
 
+    it('keeps what an entry knows when the same paper is filed again with less (a pasted reference over an import)', async () => {
+      const store = await create();
+      await store.ensureTenant('t1');
+      await store.ensureProject('t1', 'gpt');
+      const rich: Paper = {
+        ...paper('DoTAT: a domain-oriented text annotation tool', '10.1000/dotat'),
+        authors: ['Yupian Lin', 'Tong Ruan', 'Ming Liang'],
+        abstract: 'A tool for annotating domain texts together.',
+        year: 2022,
+      };
+      await add(store, 't1', 'gpt', rich, 'e1');
+      // The same paper as a plain-text reference parses it: two authors, no DOI, no abstract.
+      const pasted: Paper = {
+        ...paper('DoTAT: a domain-oriented text annotation tool'),
+        authors: ['Yupian Lin', 'Tong Ruan'],
+        year: 2022,
+        venue: 'Proceedings of ACL 2022: System Demonstrations',
+      };
+      const again = await add(store, 't1', 'gpt', pasted, 'e2');
+      expect(again.created).toBe(false);
+      expect(again.entry.entryId).toBe('e1');
+      expect(again.entry.paper).toMatchObject({
+        doi: '10.1000/dotat',
+        abstract: 'A tool for annotating domain texts together.',
+        authors: ['Yupian Lin', 'Tong Ruan', 'Ming Liang'],
+        venue: 'Proceedings of ACL 2022: System Demonstrations',
+      });
+      await store.close();
+    });
+
     it('never files a different PDF with only the same title into an existing entry (silent data loss)', async () => {
       const store = await create();
       await store.ensureTenant('t1');

@@ -2,6 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import { entryMatchRank, matchEntry } from '../../domain/entry-identity.js';
 import { AppError } from '../../domain/errors.js';
 import { type Paper, paperSchema } from '../../domain/paper.js';
+import { unitePapers } from '../../domain/paper-union.js';
 import type { ApiKeyRecord, DocumentRecord, Project, ProjectEntry, Tenant } from '../../domain/project.js';
 import type { EntryInput, ProjectStore, Removal, TenantStorage } from '../../ports/project-store.js';
 import { type ContentLock, KyselyDocumentRows } from './kysely-document-rows.js';
@@ -288,7 +289,10 @@ export class KyselyProjectStore implements ProjectStore {
       await trx
         .updateTable('project_entries')
         .set({
-          paper_json: JSON.stringify(input.paper),
+          // The arriving record updates the entry, and the entry keeps what it lacks: a pasted
+          // one-line reference filed over an imported BibTeX entry must not drop its DOI,
+          // abstract or third author (0049).
+          paper_json: JSON.stringify(unitePapers(input.paper, existing.paper)),
           document_id: existing.documentId ?? documentId,
         })
         .where('tenant_id', '=', tenantId)
