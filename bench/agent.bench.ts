@@ -9,9 +9,10 @@ import { resolveInputs } from '../src/ingest/ingest-inputs.js';
 import { ingest } from '../src/ingest/ingest-pipeline.js';
 import { createContainer, openPaperIndex } from '../src/main.js';
 import { createLogger } from '../src/platform/logger.js';
+import { percentile } from '../src/platform/percentile.js';
 import { startChildServer } from './lib/child-server.js';
 import { sharedData } from './lib/large-corpus.js';
-import { type BenchReport, type BenchRow, percentile } from './lib/report.js';
+import type { BenchReport, BenchRow } from './lib/report.js';
 
 /** Research questions a user of an NLP/ML corpus asks (not titles: natural questions). */
 const questions = [
@@ -115,7 +116,7 @@ interface Timing {
   trace: string[];
 }
 
-/** An ascending copy of `values`, as `percentile` reads them. */
+/** An ascending copy of `values` (for the max and the figures printed in order). */
 function sorted(values: number[]): number[] {
   return [...values].sort((a, b) => a - b);
 }

@@ -9,8 +9,9 @@ import { loadConfig } from '../src/config/load-config.js';
 import { createHttpApp } from '../src/http/server.js';
 import { createContainer } from '../src/main.js';
 import { createLogger } from '../src/platform/logger.js';
+import { percentile } from '../src/platform/percentile.js';
 import type { FullTextService } from '../src/services/documents/full-text-service.js';
-import { type BenchReport, type BenchRow, percentile, ratioLine } from './lib/report.js';
+import { type BenchReport, type BenchRow, ratioLine } from './lib/report.js';
 
 const pdfs = join(import.meta.dirname, '..', '..', 'shared', 'data', 'pdfs');
 /**
@@ -126,11 +127,7 @@ export async function documentsBench(options: { quick: boolean }): Promise<Bench
       call(`/api/fulltext?pdf_url=${encodeURIComponent(remoteUrl)}&chunk=2`),
     );
 
-    const p95 = (samples: number[]) =>
-      percentile(
-        [...samples].sort((a, b) => a - b),
-        0.95,
-      );
+    const p95 = (samples: number[]) => percentile(samples, 0.95);
     return {
       name: `Documents over HTTP: ${paperFile} (${pages} pages, ${bytes.length >> 10} KiB, ${total} chunks), ${rounds} warm rounds`,
       rows: [

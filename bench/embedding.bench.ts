@@ -6,6 +6,7 @@ import { defaultOnnxThreads, OnnxEmbeddingModel } from '../src/adapters/embeddin
 import { readOnnxModelFolder } from '../src/adapters/embeddings/onnx-model-folder.js';
 import { loadConfig } from '../src/config/load-config.js';
 import { WorkerPdfExtractor } from '../src/pdf/worker-pdf-extractor.js';
+import { percentile } from '../src/platform/percentile.js';
 import { splitPassages } from '../src/services/question/passages.js';
 import {
   defaultFirstQuestionCandidates,
@@ -14,7 +15,7 @@ import {
   QuestionRanker,
   type RankTimings,
 } from '../src/services/question/question-ranker.js';
-import { type BenchReport, type BenchRow, percentile, ratioLine } from './lib/report.js';
+import { type BenchReport, type BenchRow, ratioLine } from './lib/report.js';
 
 const pdfs = join(import.meta.dirname, '..', '..', 'shared', 'data', 'pdfs');
 /** A 23-page paper (the "20-page paper" of the goals) and the longest shared document. */

@@ -5,10 +5,11 @@ import { join } from 'node:path';
 import { MemoryCache } from '../src/adapters/memory/memory-cache.js';
 import { createUpstreamSources } from '../src/adapters/sources/create-upstream-sources.js';
 import type { SearchRequest } from '../src/domain/search.js';
+import { percentile } from '../src/platform/percentile.js';
 import { systemClock } from '../src/ports/clock.js';
 import { FederatedSearch } from '../src/services/federation/federated-search.js';
 import { emptyLocalIndex } from '../src/services/federation/paper-metadata-service.js';
-import { type BenchReport, percentile } from './lib/report.js';
+import type { BenchReport } from './lib/report.js';
 
 const upstream = join(import.meta.dirname, '..', '..', 'shared', 'data', 'upstream');
 

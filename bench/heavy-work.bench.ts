@@ -1,8 +1,9 @@
 import { join } from 'node:path';
 import { request } from 'undici';
+import { percentile } from '../src/platform/percentile.js';
 import { referencesPdf } from '../test/helpers/reference-pdf.js';
 import { startChildServer } from './lib/child-server.js';
-import { type BenchReport, type BenchRow, percentile } from './lib/report.js';
+import type { BenchReport, BenchRow } from './lib/report.js';
 
 const corpusFolder = join(import.meta.dirname, '..', '..', 'shared', 'data', 'corpus');
 const words =

@@ -18,11 +18,12 @@ import type { Paper } from '../src/domain/paper.js';
 import type { SearchRequest } from '../src/domain/search.js';
 import { resolveInputs } from '../src/ingest/ingest-inputs.js';
 import { defaultIngestBatchSize, ingest } from '../src/ingest/ingest-pipeline.js';
+import { percentile } from '../src/platform/percentile.js';
 import type { PaperIndex } from '../src/ports/paper-index.js';
 import { SearchService } from '../src/services/search-service.js';
 import { baseInputs, largeCorpus, loadBaseRecords, perturb, seededRandom } from './lib/large-corpus.js';
 import { statementTimeoutFigures } from './lib/pg-statement-timeout.js';
-import { type BenchReport, type BenchRow, percentile } from './lib/report.js';
+import type { BenchReport, BenchRow } from './lib/report.js';
 import { settings, workloads } from './search.bench.js';
 
 /**

@@ -8,7 +8,8 @@ import { findCitationContexts } from '../src/pdf/citation-markers.js';
 import { defaultParseOptions, parseDocument } from '../src/pdf/parse-document.js';
 import { parseReferenceList } from '../src/pdf/references.js';
 import { WorkerPdfExtractor } from '../src/pdf/worker-pdf-extractor.js';
-import { type BenchReport, percentile, ratioLine } from './lib/report.js';
+import { percentile } from '../src/platform/percentile.js';
+import { type BenchReport, ratioLine } from './lib/report.js';
 
 const run = promisify(execFile);
 const folder = join(import.meta.dirname, '..', '..', 'shared', 'data', 'pdfs');

@@ -1,6 +1,7 @@
 // `npm run bench -- scale-out`: one mixed load (searches, paper lookups, full text and questions on
 // a stored PDF) against one `alexandria serve` replica and then against two (round robin), both on
 // one PostgreSQL database, one Redis and one S3 endpoint (s3rver), in the same run (issue 12, item 5).
+
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -9,9 +10,10 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import S3rver from 's3rver';
+import { percentile } from '../src/platform/percentile.js';
 import { serverListening, spawnCli } from '../test/helpers/server-process.js';
 import { seededRandom } from './lib/large-corpus.js';
-import { type BenchReport, type BenchRow, percentile } from './lib/report.js';
+import type { BenchReport, BenchRow } from './lib/report.js';
 
 const sharedData = join(import.meta.dirname, '..', '..', 'shared', 'data');
 const postgresUrl = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -170,7 +172,7 @@ async function runPhase(options: {
   };
 }
 
-const p95 = (values: number[]) => percentile(Float64Array.from(values).sort(), 0.95);
+const p95 = (values: number[]) => percentile(values, 0.95);
 
 function row(subject: string, result: PhaseResult): BenchRow {
   const sorted = Float64Array.from(result.latencies.all).sort();

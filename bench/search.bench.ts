@@ -19,13 +19,14 @@ import type { SearchRequest } from '../src/domain/search.js';
 import { findFormat } from '../src/ingest/formats/index.js';
 import { decompressed, resolveInputs } from '../src/ingest/ingest-inputs.js';
 import { ingest } from '../src/ingest/ingest-pipeline.js';
+import { percentile } from '../src/platform/percentile.js';
 import type { EmbeddingModel } from '../src/ports/embedding-model.js';
 import type { IndexQuery, PaperIndex } from '../src/ports/paper-index.js';
 import { RecordVectorsJob } from '../src/services/search/record-vectors-job.js';
 import { parseSearchText } from '../src/services/search-query.js';
 import { SearchService } from '../src/services/search-service.js';
 import { baseInputs, largeCorpus, loadBaseRecords, seededRandom, sharedData } from './lib/large-corpus.js';
-import { type BenchReport, type BenchRow, percentile, ratioLine } from './lib/report.js';
+import { type BenchReport, type BenchRow, ratioLine } from './lib/report.js';
 
 type Kind = 'titles' | 'keywords' | 'claims';
 

@@ -1,13 +1,15 @@
 // `npm run bench -- soak`: mixed load against a real `alexandria serve` process on loopback for
 // SOAK_SECONDS (default 600), with the server's RSS sampled over time. Not run by a plain `npm run bench`.
+
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { percentile } from '../src/platform/percentile.js';
 import { serverListening } from '../test/helpers/server-process.js';
-import { type BenchReport, type BenchRow, percentile } from './lib/report.js';
+import type { BenchReport, BenchRow } from './lib/report.js';
 import { seededRandom } from './lib/seeded-random.js';
 
 const sharedData = join(import.meta.dirname, '..', '..', 'shared', 'data');

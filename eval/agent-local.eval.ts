@@ -9,9 +9,9 @@ import { normalizeDoi } from '../src/domain/identifiers.js';
 import { emptyPaper, type Paper } from '../src/domain/paper.js';
 import { type Container, createContainer } from '../src/main.js';
 import { createLogger } from '../src/platform/logger.js';
+import { percentile } from '../src/platform/percentile.js';
 import type { EvalReport } from './index.js';
 import { readJsonLines } from './lib/jsonl.js';
-import { percentile } from './lib/percentile.js';
 
 const sharedData = join(import.meta.dirname, '..', '..', 'shared', 'data');
 

@@ -2,10 +2,12 @@
 // shares with the cited passage? On SciFact's labelled pairs (a claim and its abstract's gold
 // rationale sentences, SUPPORT or CONTRADICT, and the abstract's other sentences), how well the share
 // of the claim's content words found in a sentence tells them apart (decision 0047: it does not).
+
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { loadConfig } from '../src/config/load-config.js';
+import { percentile } from '../src/platform/percentile.js';
 import { contentTerms, stem } from '../src/text/keywords.js';
 import type { EvalReport } from './index.js';
 import { memoizedEmbeddingModel } from './lib/memo-embedding-model.js';
@@ -88,8 +90,7 @@ export async function citationSupportEval(): Promise<EvalReport> {
       Math.max(...pair.sentences.map((sentence) => cosine(claim, vectors.get(sentence) as Float32Array))),
     );
   }
-  const median = (values: number[]) =>
-    [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)] ?? 0;
+  const median = (values: number[]) => (values.length > 0 ? percentile(values, 0.5) : 0);
   const supportOverContradict = auc(scores.SUPPORT, scores.CONTRADICT);
   const rationaleOverOther = auc([...scores.SUPPORT, ...scores.CONTRADICT], scores.other);
   const embeddedSupport = auc(similar.SUPPORT, similar.CONTRADICT);

@@ -1,5 +1,5 @@
 import { Pool } from 'undici';
-import { percentile } from './report.js';
+import { percentile } from '../../src/platform/percentile.js';
 
 export interface LoadResult {
   requests: number;

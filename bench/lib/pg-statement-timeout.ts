@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { bm25Idf } from '../../src/adapters/paper-index/index-fields.js';
-import { percentile } from './report.js';
+import { percentile } from '../../src/platform/percentile.js';
 
 /**
  * How soon a statement_timeout ends a broad search in the alexandria_pg extension (decision 0039;
@@ -85,7 +85,7 @@ export async function statementTimeoutFigures(
       }
       return { ms: performance.now() - started, code };
     };
-    const median = (samples: number[]) => percentile(Float64Array.from(samples).sort(), 0.5);
+    const median = (samples: number[]) => percentile(samples, 0.5);
     const common = words.slice(0, 1);
     await timed(args(common, 0));
     const commonTimes: number[] = [];

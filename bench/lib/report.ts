@@ -43,9 +43,3 @@ export function ratioLine(label: string, ratio: number, goal: number, higherIsBe
   const met = higherIsBetter ? ratio >= goal : ratio <= goal;
   return `${label}: ${ratio.toFixed(2)}× (goal ${higherIsBetter ? '≥' : '≤'} ${goal}×: ${met ? 'met' : 'NOT met'})`;
 }
-
-export function percentile(sorted: ArrayLike<number>, fraction: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1));
-  return sorted[index] as number;
-}

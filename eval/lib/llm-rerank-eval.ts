@@ -2,9 +2,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { LlamaCppChatModel } from '../../src/adapters/chat/llama-cpp-chat-model.js';
 import { chatModelDir, localChatModelFiles } from '../../src/config/sections/chat.js';
+import { percentile } from '../../src/platform/percentile.js';
 import type { PassageScores } from '../../src/services/question/question-ranker.js';
 import { PairScoreCache, rerankedOrder, topCandidates } from './llm-rerank.js';
-import { percentile } from './percentile.js';
 
 /** A question of a set: its passage scores and its gold chunks. */
 interface Item {

@@ -38,19 +38,6 @@ export interface TextLine {
   page: number;
 }
 
-export interface PageLayout {
-  /** 1-based page number. */
-  page: number;
-  width: number;
-  height: number;
-  /** Horizontal text lines in content order (reading order is decided later). */
-  lines: TextLine[];
-  /** Text drawn at an angle (arXiv stamps in the margin, rotated table headers). */
-  rotatedText: string[];
-  /** Image placements found on the page, in paint order. */
-  images: ImagePlacement[];
-}
-
 /** Where an image is painted, in page space, and how to fetch its pixels. */
 export interface ImagePlacement {
   objectId: string;

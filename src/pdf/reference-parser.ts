@@ -254,8 +254,3 @@ function withVancouverLocator(parsed: ParsedReference, text: string): ParsedRefe
     pages: match[4] ? match[4].replace(/–/g, '-') : parsed.pages,
   };
 }
-
-/** Strips a reference's leading list marker ("[12]", "12.", "(12)") when one is printed. */
-export function withoutMarker(text: string): string {
-  return text.replace(/^\s*(?:\[\d{1,4}\]|\(\d{1,4}\)|\d{1,4}\.(?=\s))\s*/, '');
-}

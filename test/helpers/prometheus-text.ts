@@ -40,12 +40,6 @@ export function sampleValue(
   )?.value;
 }
 
-/** A series name a PromQL expression reads, with where it was found. */
-export interface QueriedName {
-  name: string;
-  where: string;
-}
-
 /** The PromQL expressions of deploy/grafana/alexandria.json (one per panel target). */
 export function dashboardExpressions(): Array<{ where: string; expr: string }> {
   const dashboard = JSON.parse(

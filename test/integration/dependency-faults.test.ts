@@ -7,6 +7,7 @@
 // paused (SIGSTOP) for 20 s. The machine's shared PostgreSQL and Redis are never touched.
 //
 // The figures per fault print as one block (`npx vitest run test/integration/dependency-faults.test.ts`).
+
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync } from 'node:fs';
@@ -17,6 +18,7 @@ import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresPaperIndex } from '../../src/adapters/postgres/postgres-paper-index.js';
 import { emptyPaper, type Paper } from '../../src/domain/paper.js';
+import { percentile } from '../../src/platform/percentile.js';
 import { freePort } from '../helpers/free-port.js';
 import { buildPdf, textContent } from '../helpers/pdf-builder.js';
 import { canRunOwnCluster, type PgCluster, startOwnCluster } from '../helpers/pg-cluster.js';
@@ -311,10 +313,7 @@ describe.skipIf(missing !== undefined)('the scale-out deployment under dependenc
     const jobs = await jobCounts();
 
     // The figures, per fault.
-    const p95 = (values: number[]) => {
-      const sorted = [...values].sort((a, b) => a - b);
-      return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.95))] ?? 0;
-    };
+    const p95 = (values: number[]) => (values.length > 0 ? percentile(values, 0.95) : 0);
     const phases = [...new Set(samples.map((sample) => sample.phase))];
     const rows = phases.map((name) => {
       const found = searchesOf(name);

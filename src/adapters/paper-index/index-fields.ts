@@ -28,9 +28,6 @@ export const defaultFieldWeights: FieldWeights = {
   extra: 0.5,
 };
 
-/** FTS5's BM25 parameters, used by both adapters. */
-export const bm25Parameters = { k1: 1.2, b: 0.75 } as const;
-
 /** FTS5's IDF: ln((N − n + 0.5) / (n + 0.5)), clamped to 1e-6 when not positive. */
 export function bm25Idf(records: number, holding: number): number {
   const idf = Math.log((records - holding + 0.5) / (holding + 0.5));

@@ -1,15 +1,10 @@
 import type { IndexClause, IndexKind } from '../../ports/paper-index.js';
 import { facetTokens } from '../paper-index/index-fields.js';
 
-export { facetsOf, facetTokens } from '../paper-index/index-fields.js';
-
 /**
  * FTS5 MATCH expressions built from parsed clauses. User text only ever appears inside double-quoted
  * FTS5 strings (quotes doubled), so no operator, column name or syntax error can come from a query.
  */
-
-/** The FTS5 columns, in table order; `facets` holds filter tokens and has weight 0. */
-export const ftsColumns = ['title', 'abstract', 'authors', 'venue', 'extra', 'facets'] as const;
 
 /** An FTS5 string for one clause (a term or a phrase: FTS5 tokenises the text the same way as documents). */
 export function quoteClause(clause: IndexClause): string | null {

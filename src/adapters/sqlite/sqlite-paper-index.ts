@@ -29,7 +29,6 @@ import { SqliteIndexWriter } from './sqlite-index-writer.js';
 import { SqliteRecordVectors } from './sqlite-record-vectors.js';
 import { SqliteSearchPool } from './sqlite-search-pool.js';
 
-export { mergeShardPages, type ShardPage, type ShardRow } from './sqlite-shard-statements.js';
 export { defaultFieldWeights, type FieldWeights, type SqliteIndexReaderOptions };
 
 export interface SqlitePaperIndexOptions extends SqliteIndexReaderOptions {

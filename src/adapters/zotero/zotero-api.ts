@@ -18,5 +18,3 @@ export const zoteroWriteResponseSchema = z.object({
     )
     .nullish(),
 });
-
-export type ZoteroWriteResponse = z.infer<typeof zoteroWriteResponseSchema>;

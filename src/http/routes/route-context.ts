@@ -27,9 +27,6 @@ export interface RouteContext {
   withPolicy: WithPolicy;
 }
 
-export type TypedApp = ReturnType<FastifyInstance['withTypeProvider']> &
-  FastifyInstance & { withTypeProvider: FastifyInstance['withTypeProvider'] };
-
 /** A route module: registers its routes on the typed app. */
 export type RouteModule = (app: ReturnType<typeof typed>, context: RouteContext) => void | Promise<void>;
 

@@ -1,8 +1,8 @@
 import type { PaperType } from '../../domain/paper.js';
+import { childrenOf, find, parseXmlRecord, textOf, type XmlElement } from '../../text/xml-tree.js';
 import type { FormatReader, IngestItem } from '../ingest-item.js';
 import { buildPaper, cleanText, isoDate, toInteger } from './paper-builder.js';
 import { splitXmlRecords, xmlLocation } from './xml-records.js';
-import { childrenOf, find, parseXmlRecord, textOf, type XmlElement } from './xml-tree.js';
 
 /** The volume a paper belongs to: what its `<meta>` says, plus the ids that make up the ACL id. */
 interface VolumeContext {

@@ -1,8 +1,8 @@
 import { normalizeArxivId } from '../../domain/identifiers.js';
+import { childrenOf, find, parseXmlRecord, textOf, type XmlElement } from '../../text/xml-tree.js';
 import type { FormatReader, IngestItem } from '../ingest-item.js';
 import { buildPaper, cleanText } from './paper-builder.js';
 import { splitXmlRecords, xmlLocation } from './xml-records.js';
-import { childrenOf, find, parseXmlRecord, textOf, type XmlElement } from './xml-tree.js';
 
 /**
  * arXiv API responses (Atom feeds): each `<entry>` is a paper. The id is the abs url with its version;

@@ -1,7 +1,7 @@
 import type { PaperType } from '../../domain/paper.js';
+import { decodeEntities } from '../../text/xml-tree.js';
 import { isObject } from './json-records.js';
 import { buildPaper, cleanText, isoDate, type PaperDraft, toInteger } from './paper-builder.js';
-import { decodeEntities } from './xml-tree.js';
 
 type Json = Record<string, unknown>;
 

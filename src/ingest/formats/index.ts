@@ -218,4 +218,3 @@ export function detectFormat(filename: string, head: string): IngestFormat | und
 }
 
 export type { FormatReader, IngestItem } from '../ingest-item.js';
-export { decodeText, type NumberedLine, readLines, textInput } from './lines.js';

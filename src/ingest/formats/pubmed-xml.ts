@@ -1,9 +1,9 @@
 import type { PaperType } from '../../domain/paper.js';
+import { childrenOf, find, findAll, parseXmlRecord, textOf, type XmlElement } from '../../text/xml-tree.js';
 import type { FormatReader, IngestItem } from '../ingest-item.js';
 import { buildPaper, cleanText, isoDate } from './paper-builder.js';
 import { pruneElements } from './xml-prune.js';
 import { splitXmlRecords, xmlLocation } from './xml-records.js';
-import { childrenOf, find, findAll, parseXmlRecord, textOf, type XmlElement } from './xml-tree.js';
 
 /**
  * PubMed/MEDLINE XML (`PubmedArticleSet`, efetch output and the annual baseline/update files):

@@ -27,4 +27,28 @@ describe('readTsvRows', () => {
       expect(await rows(text.slice(0, cut), text.slice(cut))).toEqual(whole);
     }
   });
+
+  it('ends with an error naming the line when a quoted field is never closed (a cut-off file)', async () => {
+    await expect(rows('"1"\t"whole"\n"2"\t"cut off\n')).rejects.toThrow(/quote.*line 2/i);
+  });
+
+  it('keeps a quote inside an unquoted field and skips blank lines, counting them', async () => {
+    expect(await rows('5" disk\tx\r\n\r\n\n"a"\tb')).toEqual([
+      [1, ['5" disk', 'x']],
+      [4, ['a', 'b']],
+    ]);
+  });
+
+  it("ends with the input's own error when the input fails", async () => {
+    async function* failing() {
+      yield '"1"\tone\n';
+      throw new Error('disk went away');
+    }
+    const seen: string[][] = [];
+    await expect(
+      (async () => {
+        for await (const row of readTsvRows(failing())) seen.push(row.fields);
+      })(),
+    ).rejects.toThrow('disk went away');
+  });
 });

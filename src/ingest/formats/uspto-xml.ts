@@ -1,7 +1,3 @@
-import type { FormatReader, IngestItem } from '../ingest-item.js';
-import { buildPaper, cleanText, normalizeDate, type PaperDraft } from './paper-builder.js';
-import { pruneElements } from './xml-prune.js';
-import { splitXmlRecords, xmlLocation } from './xml-records.js';
 import {
   childrenOf,
   descendant,
@@ -10,7 +6,11 @@ import {
   parseXmlRecord,
   textOf,
   type XmlElement,
-} from './xml-tree.js';
+} from '../../text/xml-tree.js';
+import type { FormatReader, IngestItem } from '../ingest-item.js';
+import { buildPaper, cleanText, normalizeDate, type PaperDraft } from './paper-builder.js';
+import { pruneElements } from './xml-prune.js';
+import { splitXmlRecords, xmlLocation } from './xml-records.js';
 
 /** Root elements of the USPTO full-text XML families, 2001 onwards. */
 const roots = ['us-patent-grant', 'us-patent-application', 'PATDOC', 'patent-application-publication'];

@@ -1,10 +1,10 @@
-import { DOMParser, type Element, type Node } from '@xmldom/xmldom';
 import { z } from 'zod';
+import { childrenOf, parseXmlRecord, textOf, type XmlElement } from '../../../text/xml-tree.js';
 
 /**
  * The parts of a PubMed efetch record (`db=pubmed&retmode=xml`, PubmedArticleSet DTD) we read,
- * after DOM extraction. The XML is read with xmldom because titles and abstracts are mixed
- * content (`<i>`, `<sup>`), which a DOM keeps in order.
+ * after extraction. The XML is read as an ordered tree (`text/xml-tree.ts`, as bulk PubMed files are)
+ * because titles and abstracts are mixed content (`<i>`, `<sup>`), whose order it keeps.
  */
 export const pubmedArticleSchema = z.object({
   pmid: z.string(),
@@ -31,25 +31,26 @@ export type PubmedArticle = z.infer<typeof pubmedArticleSchema>;
 
 /** Extracts every PubmedArticle of an efetch answer; throws on a body that is not XML. */
 export function parsePubmedArticles(xml: string): PubmedArticle[] {
-  const document = new DOMParser({
-    onError: (level, message) => {
-      if (level === 'fatalError') throw new Error(`invalid PubMed XML: ${message}`);
-    },
-  }).parseFromString(xml, 'text/xml');
-  return descendants(document.documentElement, 'PubmedArticle').map((article) => {
+  let root: XmlElement;
+  try {
+    root = parseXmlRecord(xml);
+  } catch (error) {
+    throw new Error(`invalid PubMed XML: ${(error as Error).message}`);
+  }
+  return (root.name === 'PubmedArticle' ? [root] : descendants(root, 'PubmedArticle')).map((article) => {
     const citation = child(article, 'MedlineCitation');
     const details = child(citation, 'Article');
     const journalIssue = child(child(details, 'Journal'), 'JournalIssue');
     const pubDate = child(journalIssue, 'PubDate');
     const articleIds = children(child(child(article, 'PubmedData'), 'ArticleIdList'), 'ArticleId');
-    const idOf = (type: string) => articleIds.find((id) => id.getAttribute('IdType') === type);
+    const idOf = (type: string) => articleIds.find((id) => id.attributes.IdType === type);
     return pubmedArticleSchema.parse({
       pmid: text(child(citation, 'PMID')),
       title: text(child(details, 'ArticleTitle')),
       abstract:
         children(child(details, 'Abstract'), 'AbstractText')
           .map((part) => {
-            const label = part.getAttribute('Label');
+            const label = part.attributes.Label;
             return label ? `${label}: ${text(part)}` : text(part);
           })
           .join(' ') || null,
@@ -77,28 +78,24 @@ export function parsePubmedArticles(xml: string): PubmedArticle[] {
   });
 }
 
-function text(node: Node | null | undefined): string {
-  return node ? (node.textContent ?? '').replace(/\s+/g, ' ').trim() : '';
+function text(element: XmlElement | null | undefined): string {
+  return element ? textOf(element).replace(/\s+/g, ' ').trim() : '';
 }
 
-function children(parent: Node | null | undefined, name: string): Element[] {
-  const found: Element[] = [];
-  for (let node = parent?.firstChild; node; node = node.nextSibling) {
-    if (node.nodeType === 1 && (node as Element).localName === name) found.push(node as Element);
-  }
-  return found;
+function children(parent: XmlElement | null | undefined, name: string): XmlElement[] {
+  return childrenOf(parent ?? undefined, name);
 }
 
-function child(parent: Node | null | undefined, name: string): Element | null {
+function child(parent: XmlElement | null | undefined, name: string): XmlElement | null {
   return children(parent, name)[0] ?? null;
 }
 
-function descendants(parent: Node | null | undefined, name: string): Element[] {
-  const found: Element[] = [];
-  for (let node = parent?.firstChild; node; node = node.nextSibling) {
-    if (node.nodeType !== 1) continue;
-    if ((node as Element).localName === name) found.push(node as Element);
-    else found.push(...descendants(node, name));
+/** Every element of that name below `parent`, not looking inside a match. */
+function descendants(parent: XmlElement, name: string): XmlElement[] {
+  const found: XmlElement[] = [];
+  for (const element of childrenOf(parent)) {
+    if (element.name === name) found.push(element);
+    else found.push(...descendants(element, name));
   }
   return found;
 }

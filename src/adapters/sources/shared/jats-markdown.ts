@@ -1,20 +1,19 @@
-import { DOMParser, type Element, type Node } from '@xmldom/xmldom';
+import { childrenOf, parseXmlRecord, textOf, type XmlElement } from '../../../text/xml-tree.js';
 
 /**
  * JATS XML (Europe PMC `fullTextXML`, PMC efetch) as markdown: `# title`, `## Abstract`, one
  * heading per section (nested sections go one level deeper), paragraphs separated by blank lines,
- * lists as `-` items, figure and table captions kept as text. xmldom is used rather than
- * fast-xml-parser because JATS paragraphs are mixed content (`text<xref>1</xref> more`), whose
- * order only a DOM keeps.
+ * lists as `-` items, figure and table captions kept as text. JATS paragraphs are mixed content
+ * (`text<xref>1</xref> more`): the ordered tree of `text/xml-tree.ts` keeps their order.
  */
 export function jatsToMarkdown(xml: string): { markdown: string; title: string | null } {
-  const document = new DOMParser({
-    onError: (level, message) => {
-      if (level === 'fatalError') throw new Error(`invalid JATS XML: ${message}`);
-    },
-  }).parseFromString(xml, 'text/xml');
-  const article = first(document.documentElement, 'article') ?? document.documentElement;
-  if (!article) return { markdown: '', title: null };
+  let root: XmlElement;
+  try {
+    root = parseXmlRecord(xml);
+  } catch (error) {
+    throw new Error(`invalid JATS XML: ${(error as Error).message}`);
+  }
+  const article = root.name === 'article' ? root : (first(root, 'article') ?? root);
   const blocks: string[] = [];
   const titleElement = first(first(article, 'front'), 'article-title');
   const title = titleElement ? inline(titleElement) : null;
@@ -29,12 +28,12 @@ export function jatsToMarkdown(xml: string): { markdown: string; title: string |
   return { markdown: blocks.filter((block) => block.length > 0).join('\n\n'), title };
 }
 
-function renderChildren(parent: Element, level: number, blocks: string[]): void {
+function renderChildren(parent: XmlElement, level: number, blocks: string[]): void {
   for (const child of elements(parent)) render(child, level, blocks);
 }
 
-function render(element: Element, level: number, blocks: string[]): void {
-  switch (element.localName) {
+function render(element: XmlElement, level: number, blocks: string[]): void {
+  switch (element.name) {
     case 'sec': {
       const heading = directChild(element, 'title');
       if (heading) blocks.push(`${'#'.repeat(Math.min(level, 6))} ${inline(heading)}`);
@@ -50,7 +49,7 @@ function render(element: Element, level: number, blocks: string[]): void {
     case 'list':
       blocks.push(
         elements(element)
-          .filter((item) => item.localName === 'list-item')
+          .filter((item) => item.name === 'list-item')
           .map((item) => `- ${inline(item)}`)
           .join('\n'),
       );
@@ -72,32 +71,27 @@ function render(element: Element, level: number, blocks: string[]): void {
       return;
     default:
       // Unknown block containers (supplementary material, notes) keep their paragraphs.
-      if (elements(element).some((child) => child.localName === 'p')) renderChildren(element, level, blocks);
+      if (elements(element).some((child) => child.name === 'p')) renderChildren(element, level, blocks);
   }
 }
 
 /** Text content with whitespace collapsed (mixed content stays in document order). */
-function inline(element: Node): string {
-  return (element.textContent ?? '').replace(/\s+/g, ' ').trim();
+function inline(element: XmlElement): string {
+  return textOf(element).replace(/\s+/g, ' ').trim();
 }
 
-function elements(parent: Node | null | undefined): Element[] {
-  const found: Element[] = [];
-  if (!parent) return found;
-  for (let node = parent.firstChild; node; node = node.nextSibling) {
-    if (node.nodeType === 1) found.push(node as Element);
-  }
-  return found;
+function elements(parent: XmlElement | null | undefined): XmlElement[] {
+  return childrenOf(parent ?? undefined);
 }
 
-function directChild(parent: Element, name: string): Element | null {
-  return elements(parent).find((child) => child.localName === name) ?? null;
+function directChild(parent: XmlElement, name: string): XmlElement | null {
+  return elements(parent).find((child) => child.name === name) ?? null;
 }
 
 /** First descendant element with that local name (depth-first). */
-function first(parent: Node | null | undefined, name: string): Element | null {
+function first(parent: XmlElement | null | undefined, name: string): XmlElement | null {
   for (const child of elements(parent)) {
-    if (child.localName === name) return child;
+    if (child.name === name) return child;
     const found = first(child, name);
     if (found) return found;
   }
