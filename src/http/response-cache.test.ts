@@ -9,7 +9,7 @@ describe('ResponseCache', () => {
     const cache = new ResponseCache({ ttlSeconds: 1, dataVersion: async () => 'v1' });
     for (let index = 0; index < 200; index += 1) {
       cache.set(await cache.keyFor(`/api/fast_paper_search?query=q${index}`), {
-        body: `[{"title":"Paper ${index}"}]`,
+        body: Buffer.from(`[{"title":"Paper ${index}"}]`),
         headers: { 'content-type': 'application/json' },
       });
     }

@@ -1,8 +1,12 @@
 import { LRUCache } from 'lru-cache';
 
-/** A response as it was sent: the serialised body and the headers that go with it. */
+/**
+ * A response as it was sent: the serialised body, encoded once (UTF-8), and the headers that go with
+ * it. A Buffer, not a string: a replay then costs no UTF-8 encoding and no length scan of the text
+ * (Content-Length of a string is counted per request), a third of a cached search's CPU (decision 0053).
+ */
 export interface CachedResponse {
-  body: string;
+  body: Buffer;
   headers: Record<string, string>;
 }
 
