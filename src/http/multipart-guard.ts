@@ -32,11 +32,12 @@ export function installMultipartGuard(app: FastifyInstance): void {
     }
     const boundary = boundaryOf(contentType);
     if (boundary === undefined || !boundaryPattern.test(boundary)) {
-      done(invalid(
-        'file',
-        boundary === undefined
-          ? 'Content-Type multipart/form-data needs a boundary parameter (multipart/form-data; boundary=…)'
-          : 'The multipart boundary must be 1–70 characters (RFC 2046)',
+      done(
+        invalid(
+          'file',
+          boundary === undefined
+            ? 'Content-Type multipart/form-data needs a boundary parameter (multipart/form-data; boundary=…)'
+            : 'The multipart boundary must be 1–70 characters (RFC 2046)',
         ),
       );
       return;
