@@ -58,8 +58,9 @@ export function collectVocabulary(paragraphs: Iterable<string[]>): Set<string> {
   for (const lines of paragraphs) {
     let cutStart = false;
     for (const line of lines) {
-      let text = cutStart ? line.replace(lineStartWord, '') : line;
-      cutStart = lineEndHyphen.test(text);
+      let text: string = cutStart ? line.replace(lineStartWord, '') : line;
+      // The pattern is tried from every position: only where a hyphen ends the line (decision 0053).
+      cutStart = endsInHyphen(text) && lineEndHyphen.test(text);
       if (cutStart) text = text.replace(lineEndHyphen, '');
       add(text);
     }
@@ -68,6 +69,7 @@ export function collectVocabulary(paragraphs: Iterable<string[]>): Set<string> {
 }
 
 const lineEndHyphen = /([\p{L}\p{M}\p{N}]+(?:-[\p{L}\p{M}\p{N}]+)*)[-\u2010\u2011\u00ad]$/u;
+const endsInHyphen = (text: string) => '-\u2010\u2011\u00ad'.includes(text.charAt(text.length - 1) || ' ');
 const lineStartWord = /^([\p{L}\p{M}]+)/u;
 
 /**
