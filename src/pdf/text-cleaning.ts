@@ -40,6 +40,8 @@ export function normalizeText(text: string): string {
 }
 
 const wordPattern = /[\p{L}\p{M}]+(?:[-\u2010\u2011][\p{L}\p{M}]+)*/gu;
+const hasHyphen = /[-\u2010\u2011]/;
+const otherHyphens = /[\u2010\u2011]/g;
 
 /**
  * Lower-cased words of the document, hyphenated compounds both whole and by part. Used to decide
@@ -49,10 +51,17 @@ const wordPattern = /[\p{L}\p{M}]+(?:[-\u2010\u2011][\p{L}\p{M}]+)*/gu;
 export function collectVocabulary(paragraphs: Iterable<string[]>): Set<string> {
   const vocabulary = new Set<string>();
   const add = (text: string) => {
-    for (const match of text.matchAll(wordPattern)) {
-      const word = match[0].toLowerCase().replace(/[\u2010\u2011]/g, '-');
+    // One pass of exec (no match iterator), the hyphen spellings unified only in a word that has one.
+    wordPattern.lastIndex = 0;
+    for (let match = wordPattern.exec(text); match !== null; match = wordPattern.exec(text)) {
+      let word = match[0].toLowerCase();
+      if (!hasHyphen.test(word)) {
+        vocabulary.add(word);
+        continue;
+      }
+      word = word.replace(otherHyphens, '-');
       vocabulary.add(word);
-      if (word.includes('-')) for (const part of word.split('-')) vocabulary.add(part);
+      for (const part of word.split('-')) vocabulary.add(part);
     }
   };
   for (const lines of paragraphs) {
