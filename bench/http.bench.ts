@@ -67,6 +67,10 @@ export async function httpBench(options: { durationMs: number }): Promise<BenchR
         row('bare node:http', baseline, bareCpuPerRequest),
         row('alexandria', alexandria, oursCpuPerRequest),
       ],
+      ratios: {
+        'http req/s': alexandria.requestsPerSecond / baseline.requestsPerSecond,
+        'http cpu per request': bareCpuPerRequest / oursCpuPerRequest,
+      },
       summary: [
         ratioLine(
           'req/s ratio alexandria / bare',

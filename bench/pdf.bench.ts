@@ -88,6 +88,10 @@ export async function pdfBench(options: { quick: boolean }): Promise<BenchReport
       row('ours, 2 threads, warm', parallel),
       row('ours on pdf.js (ALEXANDRIA_PDF_ENGINE=pdfjs), 1 thread, warm', pdfjsWarm),
     ],
+    ratios: {
+      'pdf pages/s, best of 3 interleaved': rate(interleaved.ours) / rate(interleaved.pdftotext),
+      'pdf pages per cpu-s': cpuRate(warm) / cpuRate(baseline),
+    },
     summary: [
       ratioLine(
         'pages/s ours (1 thread) / pdftotext, each file timed 3 times alternately, best of 3 each',

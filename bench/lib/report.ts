@@ -9,6 +9,11 @@ export interface BenchReport {
   rows: BenchRow[];
   /** Ratios and verdicts against goals, one line each (e.g. "req/s ratio 0.71× (goal ≥ 0.5×)"). */
   summary: string[];
+  /**
+   * The report's headline ratios (ours / baseline, higher is better), by a stable name: what the
+   * CI performance check compares with bench/baseline.json (bench/perf-check.ts, decision 0053).
+   */
+  ratios?: Record<string, number>;
 }
 
 export function formatNumber(value: number | string): string {

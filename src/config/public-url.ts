@@ -30,5 +30,5 @@ export function withRequestOrigin<T>(origin: string, work: () => T): T {
 }
 
 export function withoutTrailingSlash(url: string): string {
-  return url.replace(/\/+$/, '');
+  return url.endsWith('/') ? url.replace(/\/+$/, '') : url;
 }

@@ -29,10 +29,23 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): HttpM
 
 /** Records every response under its route template (not the raw URL, to bound cardinality). */
 export function installMetrics(app: FastifyInstance, metrics: HttpMetrics): void {
-  app.addHook('onResponse', async (request, reply) => {
+  // The labelled series of each method, route template and status, looked up once: prom-client
+  // otherwise hashes the label object on every increment and observation (decision 0053). Bounded
+  // like the series themselves: methods × registered routes × statuses.
+  const series = new Map<string, { count: () => void; observe: (seconds: number) => void }>();
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
-    const labels = { method: request.method, route, status: String(reply.statusCode) };
-    metrics.requests.inc(labels);
-    metrics.duration.observe(labels, reply.elapsedTime / 1000);
+    const id = `${request.method} ${reply.statusCode} ${route}`;
+    let entry = series.get(id);
+    if (entry === undefined) {
+      const labels = { method: request.method, route, status: String(reply.statusCode) };
+      const counter = metrics.requests.labels(labels);
+      const histogram = metrics.duration.labels(labels);
+      entry = { count: () => counter.inc(), observe: (seconds) => histogram.observe(seconds) };
+      series.set(id, entry);
+    }
+    entry.count();
+    entry.observe(reply.elapsedTime / 1000);
+    done();
   });
 }

@@ -24,18 +24,25 @@ function isFormData(contentType: string | undefined): contentType is string {
  * has already answered 415), so every upload route gets the same 400 without code of its own.
  */
 export function installMultipartGuard(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     const contentType = request.headers['content-type'];
-    if (!isFormData(contentType)) return;
+    if (!isFormData(contentType)) {
+      done();
+      return;
+    }
     const boundary = boundaryOf(contentType);
     if (boundary === undefined || !boundaryPattern.test(boundary)) {
-      throw invalid(
-        'file',
-        boundary === undefined
-          ? 'Content-Type multipart/form-data needs a boundary parameter (multipart/form-data; boundary=…)'
-          : 'The multipart boundary must be 1–70 characters (RFC 2046)',
+      done(
+        invalid(
+          'file',
+          boundary === undefined
+            ? 'Content-Type multipart/form-data needs a boundary parameter (multipart/form-data; boundary=…)'
+            : 'The multipart boundary must be 1–70 characters (RFC 2046)',
+        ),
       );
+      return;
     }
+    done();
   });
 }
 

@@ -21,8 +21,25 @@ const hostPattern = /^(?:\[[0-9a-f:.]{2,45}\]|[a-z0-9_-]{1,63}(?:\.[a-z0-9_-]{1,
  * scheme is not http(s) or the host is not a valid `host[:port]`.
  */
 export function originFrom(proto: string | undefined, host: string | undefined): string | undefined {
-  const scheme = proto?.trim().toLowerCase();
-  if ((scheme !== 'http' && scheme !== 'https') || host === undefined) return undefined;
+  if (proto === undefined || host === undefined) return undefined;
+  // Clients send the same few hosts all day: each pair is checked and normalised once (decision 0053).
+  const id = `${proto}\u0000${host}`;
+  const known = recentOrigins.get(id);
+  if (known !== undefined) return known === '' ? undefined : known;
+  const origin = checkedOrigin(proto, host);
+  if (id.length > 300) return origin;
+  if (recentOrigins.size >= recentOriginsLimit) recentOrigins.clear();
+  recentOrigins.set(id, origin ?? '');
+  return origin;
+}
+
+/** Origins already worked out, by scheme and Host ('' for a pair that is none); cleared when full. */
+const recentOrigins = new Map<string, string>();
+const recentOriginsLimit = 256;
+
+function checkedOrigin(proto: string, host: string): string | undefined {
+  const scheme = proto.trim().toLowerCase();
+  if (scheme !== 'http' && scheme !== 'https') return undefined;
   const authority = host.trim();
   if (authority.length > 261 || !hostPattern.test(authority)) return undefined;
   try {
@@ -104,8 +121,9 @@ export function publicOriginOf(request: FastifyRequest, config: Config): string 
  */
 export function installPublicOrigin(app: FastifyInstance, config: Config): void {
   app.decorateRequest('publicUrl', '');
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', (request, _reply, done) => {
     request.publicUrl = publicOriginOf(request, config);
+    done();
   });
   app.addHook('preHandler', (request, _reply, done) => withRequestOrigin(request.publicUrl, done));
 }

@@ -1,8 +1,12 @@
 import { LRUCache } from 'lru-cache';
 
-/** A response as it was sent: the serialised body and the headers that go with it. */
+/**
+ * A response as it was sent: the serialised body, encoded once (UTF-8), and the headers that go with
+ * it. A Buffer, not a string: a replay then costs no UTF-8 encoding and no length scan of the text
+ * (Content-Length of a string is counted per request), a third of a cached search's CPU (decision 0053).
+ */
 export interface CachedResponse {
-  body: string;
+  body: Buffer;
   headers: Record<string, string>;
 }
 
@@ -18,6 +22,8 @@ export interface CachedResponse {
 export class ResponseCache {
   private readonly entries: LRUCache<string, CachedResponse> | undefined;
   private readonly dataVersion: () => Promise<string>;
+  /** The data version read in this turn of the event loop (see keyFor). */
+  private versionThisTurn: Promise<string> | undefined;
 
   /** `dataVersion`: the paper index's (PaperIndex.dataVersion). */
   constructor(options: { ttlSeconds: number; maxBytes?: number; dataVersion: () => Promise<string> }) {
@@ -46,7 +52,28 @@ export class ResponseCache {
    */
   async keyFor(requestKey: string): Promise<string> {
     if (!this.entries) return requestKey;
-    return `${await this.dataVersion()}|${requestKey}`;
+    return `${await this.currentVersion()}|${requestKey}`;
+  }
+
+  /**
+   * The index's data version, read once per turn of the event loop: requests that arrive in one
+   * batch of I/O share one read (an SQLite statement, ~15 µs; a tenth of a cached search, decision
+   * 0053). A write that completes in the same turn is concurrent with those requests; the next turn
+   * reads again, so an ingest still ends every answer cached before it.
+   */
+  private currentVersion(): Promise<string> {
+    if (this.versionThisTurn === undefined) {
+      const version = this.dataVersion();
+      this.versionThisTurn = version;
+      setImmediate(() => {
+        if (this.versionThisTurn === version) this.versionThisTurn = undefined;
+      });
+      // A failed read is not kept: the next request tries again.
+      version.catch(() => {
+        if (this.versionThisTurn === version) this.versionThisTurn = undefined;
+      });
+    }
+    return this.versionThisTurn;
   }
 
   get(key: string): CachedResponse | undefined {

@@ -135,6 +135,10 @@ export class PdfiumRuntime {
 
   /** The views are rebuilt when the memory grew (growth replaces the ArrayBuffer). */
   #refresh(): void {
+    // Growing WebAssembly memory detaches the old buffer (its length becomes 0): while the views'
+    // buffer still has its bytes it is the current one, with no call into the Memory object, which
+    // every coordinate read paid (decision 0053).
+    if (this.#buffer !== undefined && this.#buffer.byteLength !== 0) return;
     const buffer = this.#memory.buffer;
     if (buffer === this.#buffer) return;
     this.#buffer = buffer;

@@ -40,6 +40,8 @@ export function normalizeText(text: string): string {
 }
 
 const wordPattern = /[\p{L}\p{M}]+(?:[-\u2010\u2011][\p{L}\p{M}]+)*/gu;
+const hasHyphen = /[-\u2010\u2011]/;
+const otherHyphens = /[\u2010\u2011]/g;
 
 /**
  * Lower-cased words of the document, hyphenated compounds both whole and by part. Used to decide
@@ -49,17 +51,25 @@ const wordPattern = /[\p{L}\p{M}]+(?:[-\u2010\u2011][\p{L}\p{M}]+)*/gu;
 export function collectVocabulary(paragraphs: Iterable<string[]>): Set<string> {
   const vocabulary = new Set<string>();
   const add = (text: string) => {
-    for (const match of text.matchAll(wordPattern)) {
-      const word = match[0].toLowerCase().replace(/[\u2010\u2011]/g, '-');
+    // One pass of exec (no match iterator), the hyphen spellings unified only in a word that has one.
+    wordPattern.lastIndex = 0;
+    for (let match = wordPattern.exec(text); match !== null; match = wordPattern.exec(text)) {
+      let word = match[0].toLowerCase();
+      if (!hasHyphen.test(word)) {
+        vocabulary.add(word);
+        continue;
+      }
+      word = word.replace(otherHyphens, '-');
       vocabulary.add(word);
-      if (word.includes('-')) for (const part of word.split('-')) vocabulary.add(part);
+      for (const part of word.split('-')) vocabulary.add(part);
     }
   };
   for (const lines of paragraphs) {
     let cutStart = false;
     for (const line of lines) {
-      let text = cutStart ? line.replace(lineStartWord, '') : line;
-      cutStart = lineEndHyphen.test(text);
+      let text: string = cutStart ? line.replace(lineStartWord, '') : line;
+      // The pattern is tried from every position: only where a hyphen ends the line (decision 0053).
+      cutStart = endsInHyphen(text) && lineEndHyphen.test(text);
       if (cutStart) text = text.replace(lineEndHyphen, '');
       add(text);
     }
@@ -68,6 +78,7 @@ export function collectVocabulary(paragraphs: Iterable<string[]>): Set<string> {
 }
 
 const lineEndHyphen = /([\p{L}\p{M}\p{N}]+(?:-[\p{L}\p{M}\p{N}]+)*)[-\u2010\u2011\u00ad]$/u;
+const endsInHyphen = (text: string) => '-\u2010\u2011\u00ad'.includes(text.charAt(text.length - 1) || ' ');
 const lineStartWord = /^([\p{L}\p{M}]+)/u;
 
 /**

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 const alphabet = 'abcdefghijkmnpqrstuvwxyz23456789';
 
@@ -10,6 +10,7 @@ export function newId(prefix: string, length = 16): string {
   return `${prefix}_${id}`;
 }
 
+/** SHA-256 as hex, in one call (no Hash object: this runs on every authenticated request). */
 export function sha256Hex(data: Uint8Array | string): string {
-  return createHash('sha256').update(data).digest('hex');
+  return hash('sha256', data, 'hex');
 }

@@ -1,10 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { findPassage, findQuote, letterKey, letterOffsets } from './letter-stream.js';
+import { findPassage, findQuote, letterKey, letterKeys, letterOffsets } from './letter-stream.js';
 
 describe('letter stream', () => {
   it('keeps letters and digits, lower-cased, without accents, ligatures spelled out', () => {
     expect(letterKey('Tešanović, “ﬁne-tuning” (2020)')).toBe('tesanovicfinetuning2020');
     expect(letterOffsets('a ﬁ b')).toEqual([0, 2, 2, 4]);
+  });
+
+  it('gives one entry per UTF-16 unit, astral characters and lone surrogates included', () => {
+    // 𝐀 (U+1D400) is two units: its letters, then an empty entry; a lone surrogate is no letter.
+    expect(letterKeys('x𝐀\ud800Ⅻé²')).toEqual(['x', 'a', '', '', 'xii', 'e', '2']);
+    expect(letterKey('x𝐀\ud800Ⅻé²')).toBe('xaxiie2');
+    // The same character again is answered from the remembered table, with the same letters.
+    expect(letterKey('ÉÉ ǄǄ')).toBe('eedzdz');
+    expect(letterOffsets('𝐀b')).toEqual([0, 2]);
   });
 
   it('finds a quote across re-spacing, removed hyphens and markdown', () => {

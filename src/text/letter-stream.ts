@@ -5,27 +5,69 @@
  * it, and a quoted sentence is found in a chunk through it.
  */
 
+/** The letters of one character (a code point): lower-cased, without accents, '' for a non-letter. */
+function lettersOf(char: string): string {
+  return /[\p{L}\p{N}]/u.test(char)
+    ? char
+        .normalize('NFKD')
+        .replace(/[^\p{L}\p{N}]/gu, '')
+        .toLowerCase()
+    : '';
+}
+
+/**
+ * Each character's letters, worked out once per process: the chunker and the line anchors ask for
+ * every character of every page, and a Unicode test, a normalisation and a replace per character
+ * were a fifth of a PDF parse's JavaScript time (decision 0053). ASCII is a table; other characters
+ * are remembered up to a bound (a document uses a few hundred).
+ */
+const asciiLetters = Array.from({ length: 128 }, (_, code) => lettersOf(String.fromCharCode(code)));
+const otherLetters = new Map<string, string>();
+
+function cachedLettersOf(char: string): string {
+  let letters = otherLetters.get(char);
+  if (letters === undefined) {
+    letters = lettersOf(char);
+    if (otherLetters.size < 65_536) otherLetters.set(char, letters);
+  }
+  return letters;
+}
+
 /** One entry per UTF-16 unit of `text`: its letters (empty for anything else, two for a ligature). */
 export function letterKeys(text: string): string[] {
   const keys: string[] = [];
-  for (const char of text) {
-    keys.push(
-      /[\p{L}\p{N}]/u.test(char)
-        ? char
-            .normalize('NFKD')
-            .replace(/[^\p{L}\p{N}]/gu, '')
-            .toLowerCase()
-        : '',
-    );
-    // A character outside the BMP is two UTF-16 units: one entry per unit keeps offsets aligned.
-    if (char.length === 2) keys.push('');
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code < 128) {
+      keys.push(asciiLetters[code] as string);
+      continue;
+    }
+    const point = text.codePointAt(index) as number;
+    if (point > 0xffff) {
+      // A character outside the BMP is two UTF-16 units: one entry per unit keeps offsets aligned.
+      keys.push(cachedLettersOf(String.fromCodePoint(point)), '');
+      index++;
+    } else keys.push(cachedLettersOf(text.charAt(index)));
   }
   return keys;
 }
 
 /** The letter stream of `text` as one string. */
 export function letterKey(text: string): string {
-  return letterKeys(text).join('');
+  let stream = '';
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code < 128) {
+      stream += asciiLetters[code] as string;
+      continue;
+    }
+    const point = text.codePointAt(index) as number;
+    if (point > 0xffff) {
+      stream += cachedLettersOf(String.fromCodePoint(point));
+      index++;
+    } else stream += cachedLettersOf(text.charAt(index));
+  }
+  return stream;
 }
 
 /**

@@ -236,7 +236,7 @@ function remember(responses: ResponseCache, key: string, reply: FastifyReply, bo
     const value = reply.getHeader(name);
     if (value !== undefined) headers[name] = String(value);
   }
-  const cached = { body: JSON.stringify(body), headers };
+  const cached = { body: Buffer.from(JSON.stringify(body)), headers };
   responses.set(key, cached);
   return replay(reply, cached);
 }
