@@ -72,6 +72,14 @@ describe('/metrics after an ingest (the goal line)', () => {
     const ingest = await cli(['ingest', records]);
     expect(ingest.code, ingest.stderr).toBe(0);
 
+    // The figures come from one read of the index, re-read at most every 5 s: until a read after the
+    // ingest, /metrics still shows the empty index (pending 0 too), so wait for the records first.
+    await expect
+      .poll(async () => sampleValue(await metrics(), 'alexandria_index_records'), {
+        timeout: 30_000,
+        interval: 500,
+      })
+      .toBe(recordCount);
     // Polled, not timed: the walk embeds in the background at whatever pace this machine has.
     await expect
       .poll(async () => sampleValue(await metrics(), 'alexandria_record_vectors_pending', { model }), {
@@ -79,13 +87,6 @@ describe('/metrics after an ingest (the goal line)', () => {
         interval: 1_000,
       })
       .toBe(0);
-    // Every figure from one read of the index (re-read at most every 5 s): wait for the one after.
-    await expect
-      .poll(async () => sampleValue(await metrics(), 'alexandria_index_records'), {
-        timeout: 30_000,
-        interval: 500,
-      })
-      .toBe(recordCount);
     const after = await metrics();
     expect(sampleValue(after, 'alexandria_record_vectors_pending', { model })).toBe(0);
     expect(sampleValue(after, 'alexandria_record_vectors_stored', { model })).toBe(recordCount);
