@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { editorialPdf, figurePaperPdf, scannedPdf } from '../helpers/generated-pdfs.js';
 import { fixtures } from '../helpers/requirements.js';
-import { serverListening, spawnCli } from '../helpers/server-process.js';
+import { finished, serverListening, spawnCli } from '../helpers/server-process.js';
 
 const apiKey = 'backup-test-key-0123456789abcdef';
 const headers = { authorization: `Bearer ${apiKey}` };
@@ -31,21 +31,6 @@ function cli(dataDir: string, args: string[]): ChildProcess {
   children.add(child);
   child.once('exit', () => children.delete(child));
   return child;
-}
-
-async function finished(
-  child: ChildProcess,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (data: Buffer) => {
-    stdout += data.toString();
-  });
-  child.stderr?.on('data', (data: Buffer) => {
-    stderr += data.toString();
-  });
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  return { code, stdout, stderr };
 }
 
 async function stop(child: ChildProcess): Promise<void> {
