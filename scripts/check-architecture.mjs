@@ -31,7 +31,19 @@ const mayImport = {
   services: ['domain', 'ports', 'platform', 'text', 'ingest', 'pdf'],
   agent: ['domain', 'ports', 'platform', 'text', 'services'],
   'app-services': ['services', 'agent'],
-  compose: ['domain', 'ports', 'platform', 'text', 'config', 'ingest', 'pdf', 'adapters', 'services'],
+  // agent: the answering factory builds the research agent from the chat profile (decision 0055).
+  compose: [
+    'domain',
+    'ports',
+    'platform',
+    'text',
+    'config',
+    'ingest',
+    'pdf',
+    'adapters',
+    'services',
+    'agent',
+  ],
   main: [
     'domain',
     'ports',

@@ -2,7 +2,15 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { booleanText, envVar, nonNegativeInt, optionalText, positiveInt, urlText } from '../env-var.js';
+import {
+  booleanText,
+  envVar,
+  nonNegativeInt,
+  optionalText,
+  positiveInt,
+  type SectionValues,
+  urlText,
+} from '../env-var.js';
 
 /** GGUF files `node scripts/setup-model.mjs` installs into the chat model folder (the larger is asked for). */
 export const localChatModelFiles = {
@@ -158,3 +166,108 @@ export const chatSection = {
       'Deadline of one generative_mode model answer, in milliseconds; past it the answer is extractive.',
   }),
 };
+
+/** The chat settings as loaded (`Config['chat']`). */
+export type ChatSettings = SectionValues<typeof chatSection>;
+
+/** Which chat model runs: an OpenAI-compatible API, a GGUF model in this process, or none. */
+export type ChatProvider = 'none' | 'openai' | 'local';
+
+/**
+ * How the chat model is used, resolved once from the chat settings (`resolveChatProfile`): every
+ * field is the configured value, else the default of the provider's kind. The composition root reads
+ * these fields; it does not branch on the provider.
+ */
+export interface ChatProfile {
+  /** ALEXANDRIA_CHAT_PROVIDER, else `openai` when ALEXANDRIA_CHAT_URL is set, else `none`. */
+  provider: ChatProvider;
+  /** llama.cpp computes in this process: it takes its share of ALEXANDRIA_CPU_THREADS. */
+  runsInProcess: boolean;
+  /** Deadline of one model call, in milliseconds (ALEXANDRIA_CHAT_TIMEOUT_MS). */
+  callTimeoutMs: number;
+  /** Wall-clock limit of one agent run, in milliseconds (ALEXANDRIA_AGENT_TIME_LIMIT_MS). */
+  runTimeLimitMs: number;
+  /** Most model calls of one agent run (ALEXANDRIA_AGENT_MAX_STEPS). */
+  maxSteps: number;
+  /** Most tokens of the agent's answer (ALEXANDRIA_AGENT_ANSWER_TOKENS); unset: the per-call limit. */
+  maxAnswerTokens: number | undefined;
+  /** A step starting this far into a run must answer (ALEXANDRIA_AGENT_ANSWER_AFTER_MS); unset: never. */
+  answerAfterMs: number | undefined;
+  /** When the answer should begin at the latest (ALEXANDRIA_AGENT_ANSWER_BY_MS); unset: no forecast. */
+  answerByMs: number | undefined;
+  /** The agent's tools and prompt (ALEXANDRIA_AGENT_TOOL_SET). */
+  toolSet: 'full' | 'compact';
+  /** Search with the question's keywords before the first model call (ALEXANDRIA_AGENT_SEARCH_FIRST). */
+  searchFirst: boolean;
+  /**
+   * Tokens of conversation history an agent run keeps; unset: the agent's own default. The local
+   * model's context also holds the instructions, the tools' results and the answer.
+   */
+  historyTokens: number | undefined;
+  /**
+   * One deadline for all generative answers of a search, in milliseconds; unset: each call has only
+   * its own. The local model answers one record at a time.
+   */
+  generativeBudgetMs: number | undefined;
+}
+
+/** The defaults that differ between a model on this machine's CPU and one behind an API. */
+interface ProviderDefaults {
+  callTimeoutMs: number;
+  runTimeLimitMs: number;
+  maxSteps: number;
+  maxAnswerTokens: number | undefined;
+  answerAfterMs: number | undefined;
+  answerByMs: number | undefined;
+  toolSet: 'full' | 'compact';
+}
+
+/**
+ * The local model (docs/decisions/0035-local-chat-model.md): a small model on CPU reads every prompt
+ * token at ~100 a second and writes ~10-25 a second, and a step of the 1.5B model on 2 busy cores
+ * takes 10-40 s. So: longer deadlines, fewer steps, a short answer, the compact tool set, and an
+ * answer begun by a step starting 45 s into the run or one the longest step says would end past
+ * 50 s (its answer needs ~30-45 s after the last step).
+ */
+const localDefaults: ProviderDefaults = {
+  callTimeoutMs: 300_000,
+  runTimeLimitMs: 600_000,
+  maxSteps: 4,
+  maxAnswerTokens: 320,
+  answerAfterMs: 45_000,
+  answerByMs: 50_000,
+  toolSet: 'compact',
+};
+
+/** An OpenAI-compatible API (and no model at all, whose extractive agent keeps the same budgets). */
+const remoteDefaults: ProviderDefaults = {
+  callTimeoutMs: 60_000,
+  runTimeLimitMs: 120_000,
+  maxSteps: 8,
+  maxAnswerTokens: undefined,
+  answerAfterMs: undefined,
+  answerByMs: undefined,
+  toolSet: 'full',
+};
+
+/** Resolves the chat profile once from the loaded chat settings (`config.chat`). */
+export function resolveChatProfile(chat: ChatSettings): ChatProfile {
+  const provider: ChatProvider = chat.provider ?? (chat.url ? 'openai' : 'none');
+  const runsInProcess = provider === 'local';
+  const defaults = runsInProcess ? localDefaults : remoteDefaults;
+  const toolSet = chat.toolSet ?? defaults.toolSet;
+  return {
+    provider,
+    runsInProcess,
+    callTimeoutMs: chat.timeoutMs ?? defaults.callTimeoutMs,
+    runTimeLimitMs: chat.timeLimitMs ?? defaults.runTimeLimitMs,
+    maxSteps: chat.maxSteps ?? defaults.maxSteps,
+    maxAnswerTokens: chat.maxAnswerTokens ?? defaults.maxAnswerTokens,
+    answerAfterMs: chat.answerAfterMs ?? defaults.answerAfterMs,
+    answerByMs: chat.answerByMs ?? defaults.answerByMs,
+    toolSet,
+    searchFirst: chat.searchFirst ?? toolSet === 'compact',
+    historyTokens: runsInProcess ? Math.floor(chat.contextTokens / 4) : undefined,
+    generativeBudgetMs: runsInProcess ? chat.generativeTimeoutMs : undefined,
+  };
+}
