@@ -49,8 +49,8 @@ import type { ReadinessProbe } from './services/services.js';
 import { StorageService } from './services/storage/storage-service.js';
 import { ZoteroService } from './services/zotero-service.js';
 
+// For the CLI, which opens the stores and reads the record-vector model without a whole container.
 export { recordVectorModelOf } from './compose/search.js';
-// The CLI opens the stores and reads the record-vector model without a whole container.
 export { openPaperIndex, openProjectStore } from './compose/storage.js';
 
 /**
@@ -178,6 +178,7 @@ export async function createContainer(
       release: content.release,
       jobs,
       runsJobs,
+      // An API replica of a scaled-out deployment leaves whole documents to the workers (decision 0046).
       leavesDocumentsToWorkers: jobs.shared && role === 'api',
       logger,
     }),
