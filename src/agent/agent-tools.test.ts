@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { FakeFullTextReader, FakePaperLibrary } from '../../test/fakes/agent-service-fakes.js';
 import { PromptFence } from '../text/fence.js';
-import { createAgentTools, prepareToolCall, type ToolContext } from './agent-tools.js';
+import { createAgentTools } from './agent-tools.js';
 import { DocumentProvenance } from './document-provenance.js';
 import { SourceLedger } from './source-ledger.js';
+import { prepareToolCall, type ToolContext } from './tool-call.js';
 import { ToolGate } from './tool-gate.js';
 
 /** A tool context whose gate reads `userMessage` as the user's (only) message. */

@@ -1,54 +1,12 @@
 import { z } from 'zod';
-import { parseDocumentRef } from '../domain/document-ref.js';
 import { AppError } from '../domain/errors.js';
-import type { FullTextResult } from '../domain/fulltext.js';
 import { parsePaperIdentifier } from '../domain/identifiers.js';
-import { emptyPaper, type Paper } from '../domain/paper.js';
-import type { SearchResult } from '../domain/search.js';
-import type { ChatToolCall, ChatToolDefinition } from '../ports/chat-model.js';
-import type { PromptFence } from '../text/fence.js';
-import type { AgentLog, ResearchTools } from './agent-types.js';
-import {
-  agentSearchRequest,
-  figureUrls,
-  searchLibrary,
-  searchWithRelaxation,
-  withDeadline,
-} from './retrieval.js';
-import { citationMarkdown, type RetrievedSource, type SourceLedger } from './source-ledger.js';
-import { logToolCall, type ToolAccess, type ToolGate } from './tool-gate.js';
-
-/** What a tool needs while it runs. */
-export interface ToolContext {
-  tenantId: string;
-  signal: AbortSignal;
-  ledger: SourceLedger;
-  fence: PromptFence;
-  timeoutMs: number;
-  /**
-   * The user's question (a follow-up resolved against the earlier turns). With the compact tool
-   * set ask_pdf ranks the PDF's chunks by it and the model's question together: a small model asks
-   * a PDF "What is the main finding?" where the user asked something precise.
-   */
-  userQuestion?: string;
-  /** Decides on every call before it runs: what it may read, whether it may change projects. */
-  gate: ToolGate;
-  /** Receives a line per call: its arguments and the decision. */
-  log?: AgentLog;
-}
-
-/** One tool: its definition for the model, and how to run it. */
-export interface AgentTool {
-  definition: ChatToolDefinition;
-  /** One line for the progress stream, from the parsed arguments. */
-  describe(args: never): string;
-  /**
-   * What the call would read or change (documents, papers, the user's projects), for the gate.
-   * Absent: the call reads nothing named by the model (a search).
-   */
-  access?(args: never, context: ToolContext): ToolAccess;
-  run(args: never, context: ToolContext): Promise<string>;
-}
+import type { Paper } from '../domain/paper.js';
+import type { ResearchTools } from './agent-types.js';
+import { agentSearchRequest, searchLibrary, searchWithRelaxation, withDeadline } from './retrieval.js';
+import type { AgentTool, ToolContext } from './tool-call.js';
+import type { ToolAccess } from './tool-gate.js';
+import { documentOf, renderChunks, renderPapers, renderSearch, type ToolLimits } from './tool-results.js';
 
 /**
  * How much the tools feed back to the model. `full` suits a hosted model; `compact` a small local
@@ -56,17 +14,6 @@ export interface AgentTool {
  * PDF), shorter descriptions and arguments, and capped results (docs/decisions/0035-local-chat-model.md).
  */
 export type ToolSet = 'full' | 'compact';
-
-interface ToolLimits {
-  /** Records a search shows. */
-  papers: number;
-  /** Characters of an abstract shown. */
-  abstractChars: number;
-  /** Characters of a full-text chunk shown. */
-  chunkChars: number;
-  /** Chunks ask_pdf returns. */
-  askChunks: number;
-}
 
 const limitsOf: Record<ToolSet, ToolLimits> = {
   full: { papers: 8, abstractChars: 1500, chunkChars: 8000, askChunks: 2 },
@@ -343,84 +290,6 @@ export function createAgentTools(
   return new Map(tools.map((entry) => [entry.name, { schema: entry.schema, tool: entry.tool }]));
 }
 
-/** A tool call checked and ready: what to show while it runs, and how to run it. */
-export interface PreparedToolCall {
-  progress: string;
-  /** The tool's result as text for the model; never throws except when the run is aborted. */
-  execute(context: ToolContext): Promise<string>;
-}
-
-/**
- * Checks one tool call. Bad arguments, unknown tools and failing services become a text result the
- * model can act on (the run goes on); only an abort of the run propagates. Before a call runs, the
- * run's gate decides on what it would read or change (`ToolGate`); a refused call does nothing.
- * Every call is logged with its arguments and the decision.
- */
-export function prepareToolCall(
-  tools: Map<string, { schema: z.ZodObject; tool: AgentTool }>,
-  call: ChatToolCall,
-): PreparedToolCall {
-  const answer = (progress: string, content: string): PreparedToolCall => ({
-    progress,
-    execute: async (context) => {
-      logToolCall(context.log, call, 'invalid', content);
-      return content;
-    },
-  });
-  const entry = tools.get(call.name);
-  if (!entry) {
-    return answer(
-      `Unknown tool ${call.name}`,
-      `Error: there is no tool "${call.name}". Tools: ${[...tools.keys()].join(', ')}.`,
-    );
-  }
-  let parsed: unknown;
-  try {
-    parsed = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
-  } catch {
-    return answer(
-      `Bad arguments for ${call.name}`,
-      'Error: the arguments were not valid JSON. Call the tool again with a JSON object.',
-    );
-  }
-  const valid = entry.schema.safeParse(parsed);
-  if (!valid.success) {
-    const problems = valid.error.issues.map(
-      (issue) => `${issue.path.join('.') || 'arguments'}: ${issue.message}`,
-    );
-    return answer(`Bad arguments for ${call.name}`, `Error: invalid arguments (${problems.join('; ')}).`);
-  }
-  return {
-    progress: entry.tool.describe(valid.data as never),
-    async execute(context) {
-      const failed = (error: unknown) => {
-        context.signal.throwIfAborted();
-        const message = error instanceof Error ? error.message : String(error);
-        return `Error: ${call.name} failed: ${message}`;
-      };
-      let access: ToolAccess;
-      try {
-        access = entry.tool.access?.(valid.data as never, context) ?? {};
-      } catch (error) {
-        const content = failed(error);
-        logToolCall(context.log, call, 'invalid', content);
-        return content;
-      }
-      const decision = await context.gate.check(access);
-      if (!decision.allowed) {
-        logToolCall(context.log, call, 'refused', decision.reason);
-        return decision.message;
-      }
-      logToolCall(context.log, call, 'allowed');
-      try {
-        return await entry.tool.run(valid.data as never, context);
-      } catch (error) {
-        return failed(error);
-      }
-    },
-  };
-}
-
 function toSearchRequest(args: z.output<typeof searchArguments>, limit: number) {
   if (!args.keywords && !args.query)
     throw new AppError('invalid_request', 'Give keywords or query', { param: 'keywords' });
@@ -432,94 +301,4 @@ function toSearchRequest(args: z.output<typeof searchArguments>, limit: number) 
     ...(args.sort ? { sort: args.sort } : {}),
     limit,
   });
-}
-
-/**
- * The document a pdf_id argument names: a document reference, or — as small models write — the
- * record's id ("S2") or its citation url, resolved through the run's records.
- */
-function documentOf(pdfId: string, context: ToolContext): string {
-  const ref = pdfId.trim().replace(/^\[(.*)\]$/, '$1');
-  const record = /^S\d+$/i.test(ref)
-    ? context.ledger.sources().find((source) => source.id === ref.toUpperCase())
-    : context.ledger.findByUrl(ref);
-  if (/^S\d+$/i.test(ref) && !record) {
-    throw new AppError('invalid_request', `There is no record ${ref} in this conversation`, {
-      param: 'pdf_id',
-    });
-  }
-  if (record && !record.paper.pdf_id) {
-    throw new AppError('invalid_request', `Record ${record.id} has no pdf_id: its full text cannot be read`, {
-      param: 'pdf_id',
-    });
-  }
-  return checkedRef(record?.paper.pdf_id ?? ref);
-}
-
-function checkedRef(pdfRef: string): string {
-  parseDocumentRef(pdfRef, 'pdf_id');
-  return pdfRef.trim();
-}
-
-function renderSearch(result: SearchResult, context: ToolContext, limits: ToolLimits): string {
-  if (result.papers.length === 0) return `No records found. ${result.hint}`.trim();
-  return `${result.total} match(es); ${result.papers.length} shown. Cite a record with its "cite as" link exactly.\n\n${renderPapers(result.papers, context, limits)}`;
-}
-
-function renderPapers(papers: Paper[], context: ToolContext, limits: ToolLimits): string {
-  return papers
-    .map((paper) => {
-      const source = context.ledger.add(paper);
-      if (paper.abstract) context.ledger.addEvidence({ source, text: paper.abstract, kind: 'abstract' });
-      const facts = [
-        `[${source.id}] cite as ${citationMarkdown(source)}`,
-        paper.cited_by_count !== null && paper.cited_by_count !== undefined
-          ? `cited by ${paper.cited_by_count}`
-          : '',
-        paper.pdf_id ? `pdf_id: ${paper.pdf_id}` : 'no full text',
-      ].filter(Boolean);
-      const abstract = clip(paper.abstract ?? '(no abstract)', limits.abstractChars);
-      return `${facts.join(' · ')}\n${context.fence.wrap(`Title: ${paper.title}\nVenue: ${paper.venue ?? ''}\nAbstract: ${abstract}`)}`;
-    })
-    .join('\n\n');
-}
-
-function renderChunks(
-  pdfRef: string,
-  result: FullTextResult,
-  context: ToolContext,
-  limits: ToolLimits,
-): string {
-  const source = sourceOfDocument(pdfRef, result, context.ledger);
-  const parts = result.chunks.map((chunk) => {
-    for (const url of figureUrls(chunk.img_mds)) context.ledger.addFigure(url);
-    context.ledger.addEvidence({ source, text: chunk.chunk, kind: 'fulltext', chunk: chunk.chunk_num });
-    const figures = chunk.img_mds.length ? `\nFigures:\n${chunk.img_mds.join('\n')}` : '';
-    return `Chunk ${chunk.chunk_num} of ${result.total_chunk_num}:\n${context.fence.wrap(clip(chunk.chunk, limits.chunkChars) + figures)}`;
-  });
-  return `From [${source.id}], cite as ${citationMarkdown(source)}. ${result.hint}\n\n${parts.join('\n\n')}`;
-}
-
-/** The ledger source a document belongs to; a document never seen in a search becomes its own record. */
-function sourceOfDocument(pdfRef: string, result: FullTextResult, ledger: SourceLedger): RetrievedSource {
-  const known = ledger.findByDocument(pdfRef.trim());
-  if (known) return known;
-  const ref = parseDocumentRef(pdfRef, 'pdf_id');
-  const firstLine = result.chunks[0]?.chunk.split('\n').find((line) => line.trim().length > 0) ?? '';
-  const title =
-    firstLine.replace(/^#+\s*/, '').slice(0, 200) ||
-    (ref.kind === 'url' ? decodeURIComponent(ref.url.split('/').pop() ?? ref.url) : ref.documentId);
-  return ledger.add({
-    ...emptyPaper(title),
-    pdf_id: pdfRef.trim(),
-    ...(ref.kind === 'url' ? { pdf_url: ref.url } : {}),
-  });
-}
-
-/** The text cut to `limit` characters, at a word boundary, marked "…" when cut. */
-function clip(text: string, limit: number): string {
-  if (text.length <= limit) return text;
-  const cut = text.slice(0, limit);
-  const space = cut.lastIndexOf(' ');
-  return `${space > limit * 0.8 ? cut.slice(0, space) : cut} …`;
 }

@@ -4,11 +4,20 @@ import type {
   ChatModel,
   ChatModelMessage,
   ChatToolCall,
-  ChatTurnRequest,
   TokenUsage,
 } from '../ports/chat-model.js';
 import { FenceMarkerFilter, PromptFence } from '../text/fence.js';
-import { createAgentTools, prepareToolCall, type ToolSet } from './agent-tools.js';
+import {
+  answerWords,
+  canonicalArguments,
+  cutMidSentence,
+  fullTextTools,
+  noFullTextNote,
+  pastAnswerMark,
+  searchTerms,
+  unique,
+} from './agent-step-rules.js';
+import { createAgentTools, type ToolSet } from './agent-tools.js';
 import type {
   AgentBudgets,
   AgentEvent,
@@ -18,41 +27,27 @@ import type {
   RunSummary,
 } from './agent-types.js';
 import { questionOf } from './agent-types.js';
-import { CitationFilter } from './citation-filter.js';
-import { anchorSentences, referencesSection, selectSentences, sentenceLine } from './compose.js';
-import { fitHistory, followUpNote, readFollowUp, readingLine } from './conversation.js';
-import { DocumentProvenance, projectDocumentRefs } from './document-provenance.js';
-import { turnReply, turnText } from './model-turn.js';
-import { answerNowPrompt, compactResearchSystemPrompt, researchSystemPrompt } from './prompts.js';
 import {
-  type LetteredOption,
-  letteredOptions,
-  type MultipleChoice,
-  verdictQuestion,
-} from './question-kind.js';
+  droppedHistoryNote,
+  extractiveAnswer,
+  fallBack,
+  modelFailedNote,
+  notAboutItNote,
+} from './answer-endings.js';
+import { CitationFilter } from './citation-filter.js';
+import { referencesSection } from './compose.js';
+import { fitHistory, followUpNote, readFollowUp, readingLine } from './conversation.js';
+import { runOptionStep, runVerdictStep } from './decision-steps.js';
+import { DocumentProvenance, projectDocumentRefs } from './document-provenance.js';
+import { afterOptionPrompt } from './multiple-choice.js';
+import { answerNowPrompt, compactResearchSystemPrompt, researchSystemPrompt } from './prompts.js';
+import { type LetteredOption, letteredOptions, verdictQuestion } from './question-kind.js';
 import { ReferencesGuard } from './references-guard.js';
 import { notAnsweredText, relatedSources } from './relevance.js';
 import { SourceLedger } from './source-ledger.js';
+import { prepareToolCall } from './tool-call.js';
 import { logToolCall, ToolGate } from './tool-gate.js';
-import {
-  afterOptionPrompt,
-  afterVerdictPrompt,
-  chooseOption,
-  chooseVerdict,
-  conclusionPrompt,
-  conclusionTokens,
-  optionChoices,
-  optionClassificationMessages,
-  optionFindings,
-  parseOption,
-  parseVerdict,
-  type Verdict,
-  verdictAnswerTokens,
-  verdictChoices,
-  verdictClassificationMessages,
-  verdictFindings,
-  verdictPrompt,
-} from './verdict.js';
+import { afterVerdictPrompt, type Verdict, verdictAnswerTokens } from './verdict.js';
 import { mixedEvidenceNote, verdictConflict } from './verdict-consistency.js';
 
 export interface ToolAgentOptions {
@@ -262,7 +257,7 @@ export class ToolAgent implements ResearchAgent {
           break;
         }
         if (deciding && yesNo) {
-          const decided = await this.decideVerdict(messages, yesNo, ledger, budgets, signal, usage);
+          const decided = await runVerdictStep(this.model, messages, yesNo, ledger, budgets, signal, usage);
           verdict = decided?.verdict;
           verdictProbabilities = decided?.probabilities;
           steps += 2;
@@ -276,7 +271,7 @@ export class ToolAgent implements ResearchAgent {
         }
         if (choosing && choice) {
           optionTried = true;
-          const chosen = await this.chooseOption(choice, ledger, budgets, signal, usage);
+          const chosen = await runOptionStep(this.model, choice, ledger, budgets, signal, usage);
           option = chosen?.option;
           optionProbabilities = chosen?.probabilities;
           steps += 1;
@@ -386,7 +381,7 @@ export class ToolAgent implements ResearchAgent {
       if (deadline.aborted) {
         stoppedBy = 'time';
       } else if (written.length === 0 && this.options.fallback) {
-        yield* this.fallBack(request, error, steps, usage);
+        yield* fallBack(this.options.fallback, request, error, steps, usage);
         return;
       } else {
         failure = isAppError(error) ? error.message : String(error);
@@ -395,9 +390,7 @@ export class ToolAgent implements ResearchAgent {
 
     if (!notAnswered && written.trim() && nothingRelated()) {
       // The model answered although nothing retrieved is about the question: said after its answer.
-      const out = write(
-        `\n\n*(The papers found do not answer this: searched for ${unique(searchedFor).join('; ')}, and no record found is about the question's subject; the answer above is not from them.)*\n`,
-      );
+      const out = write(notAboutItNote(unique(searchedFor)));
       if (out) yield out;
     }
     // An answer never contradicts its own verdict: a sentence saying the opposite gets a sentence
@@ -409,32 +402,19 @@ export class ToolAgent implements ResearchAgent {
     }
     if (stoppedBy === 'time' || written.trim().length === 0) {
       // No usable answer from the model: compose one from the retrieved text, extractively.
-      const selected = await anchorSentences(
-        this.tools.fullText,
-        request.tenantId,
-        selectSentences(question, ledger.evidence, { max: 6, perSource: 2 }),
+      const out = write(
+        await extractiveAnswer(this.tools.fullText, request.tenantId, question, ledger.evidence, {
+          timedOut: stoppedBy === 'time',
+        }),
       );
-      const note =
-        stoppedBy === 'time'
-          ? 'The time budget ran out; these are the most relevant retrieved passages, quoted verbatim.'
-          : 'The model gave no answer; these are the most relevant retrieved passages, quoted verbatim.';
-      const body =
-        selected.length > 0
-          ? `\n\n${note}\n\n${selected.map(sentenceLine).join('')}`
-          : `\n\n${note.split(';')[0]}; nothing relevant was retrieved.\n`;
-      const out = write(body);
       if (out) yield out;
     }
     if (failure) {
-      const out = write(
-        `\n\n*(The answer is incomplete: the chat model failed: ${failure.replace(/[*_[\]]/g, '')})*\n`,
-      );
+      const out = write(modelFailedNote(failure));
       if (out) yield out;
     }
     if (history.dropped > 0) {
-      const out = write(
-        `\n\n*(${history.dropped} earlier message(s) of this conversation did not fit the model's context and were left out; the model saw only the questions asked in them.)*\n`,
-      );
+      const out = write(droppedHistoryNote(history.dropped));
       if (out) yield out;
     }
     const rest = filter.push(guard.end()) + filter.end();
@@ -461,180 +441,4 @@ export class ToolAgent implements ResearchAgent {
       },
     };
   }
-
-  /**
-   * The verdict step, after the search and before the answer: two model calls, shown the findings
-   * of the best-matching records — a one-sentence conclusion in free text, then yes, no or maybe
-   * (`choices`: a grammar on the local model). On success the exchange joins `messages`, so the
-   * answer turn extends it. Undefined when the reply names no verdict (a remote model may ignore
-   * the constraint): the answer is then written without one.
-   */
-  private async decideVerdict(
-    messages: ChatModelMessage[],
-    question: string,
-    ledger: SourceLedger,
-    budgets: AgentBudgets,
-    signal: AbortSignal,
-    usage: TokenUsage,
-  ): Promise<{ verdict: Verdict; probabilities?: Record<string, number> } | undefined> {
-    const findings = verdictFindings(question, ledger.evidence);
-    const call = async (request: ChatTurnRequest) => (await turnText(this.model, request, usage)).trim();
-    // First what the findings show, in the model's words; then the verdict, given that.
-    const weigh: ChatModelMessage[] = [{ role: 'system', content: conclusionPrompt(question, findings) }];
-    const conclusion = await call({
-      messages: [...messages, ...weigh],
-      maxTokens: Math.min(conclusionTokens, budgets.maxTokensPerCall),
-      signal,
-    });
-    if (conclusion) weigh.push({ role: 'assistant', content: conclusion });
-    weigh.push({ role: 'system', content: verdictPrompt(question) });
-    // The word itself from a classification turn of its own, with worked examples: inside the
-    // conversation the 1.5B model said "yes" after its own "no difference" conclusion.
-    const reply = await turnReply(
-      this.model,
-      {
-        messages: verdictClassificationMessages(question, findings),
-        choices: [...verdictChoices],
-        maxTokens: Math.min(8, budgets.maxTokensPerCall),
-        isolated: true,
-        signal,
-      },
-      usage,
-    );
-    // With the model's probabilities (the local adapter), the weighted choice; else its word.
-    const verdict = chooseVerdict(reply.choiceProbabilities) ?? parseVerdict(reply.text.trim());
-    if (verdict) messages.push(...weigh);
-    return verdict
-      ? { verdict, ...(reply.choiceProbabilities ? { probabilities: reply.choiceProbabilities } : {}) }
-      : undefined;
-  }
-
-  /**
-   * The option step, after the search and before the answer: one classification turn of its own
-   * (`isolated`), shown the passages of what the run read that best match the question and its
-   * options, replying with one of the option letters (`choices`). With the model's probabilities of
-   * the letters (the local adapter) the most probable; else the letter it wrote. Undefined when the
-   * reply names no option: the answer is then written without one.
-   */
-  private async chooseOption(
-    choice: MultipleChoice,
-    ledger: SourceLedger,
-    budgets: AgentBudgets,
-    signal: AbortSignal,
-    usage: TokenUsage,
-  ): Promise<{ option: LetteredOption; probabilities?: Record<string, number> } | undefined> {
-    const reply = await turnReply(
-      this.model,
-      {
-        messages: optionClassificationMessages(choice, optionFindings(choice, ledger.evidence)),
-        choices: optionChoices(choice),
-        maxTokens: Math.min(4, budgets.maxTokensPerCall),
-        isolated: true,
-        signal,
-      },
-      usage,
-    );
-    const probabilities = reply.choiceProbabilities;
-    const option = chooseOption(choice, probabilities) ?? parseOption(choice, reply.text);
-    return option ? { option, ...(probabilities ? { probabilities } : {}) } : undefined;
-  }
-
-  private async *fallBack(
-    request: ResearchRequest,
-    error: unknown,
-    steps: number,
-    usage: TokenUsage,
-  ): AsyncIterable<AgentEvent> {
-    const reason = isAppError(error) ? error.message : String(error);
-    yield { type: 'progress', text: `The chat model is unavailable (${reason}); answering extractively.\n` };
-    for await (const event of (this.options.fallback as ResearchAgent).run(request)) {
-      if (event.type !== 'done') {
-        yield event;
-        continue;
-      }
-      yield {
-        type: 'done',
-        summary: {
-          ...event.summary,
-          steps,
-          usage: {
-            promptTokens: usage.promptTokens + event.summary.usage.promptTokens,
-            completionTokens: usage.completionTokens + event.summary.usage.completionTokens,
-          },
-          fallback: reason,
-        },
-      };
-    }
-  }
-}
-
-/** The tools that read a record's full text. */
-const fullTextTools = new Set(['ask_pdf', 'read_full_text']);
-
-/** The result of a full-text call when no record found has a full text (the compact tool set). */
-export const noFullTextNote =
-  'None of the records found has a full text here: only their abstracts, shown above. Answer the question now from them.';
-
-/** Arguments as a stable text (keys sorted), to recognise a repeated call. */
-function canonicalArguments(text: string): string {
-  try {
-    const parsed = JSON.parse(text) as unknown;
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
-      const record = parsed as Record<string, unknown>;
-      return JSON.stringify(
-        Object.fromEntries(
-          Object.keys(record)
-            .sort()
-            .map((key) => [key, record[key]]),
-        ),
-      );
-    }
-  } catch {}
-  return text.trim();
-}
-
-/**
- * Words an answer of `tokens` tokens is told it may use: ~1.3 tokens a word, plus markdown and the
- * citation links the model writes (the attached ones are not its tokens).
- */
-export function answerWords(tokens: number): number {
-  return Math.max(20, Math.floor(tokens / 25) * 10);
-}
-
-/** Whether `text` stops inside a sentence (no closing punctuation, quote or bracket at its end). */
-export function cutMidSentence(text: string): boolean {
-  const trimmed = text.trimEnd();
-  return trimmed.length > 0 && !/[.!?…:][\s"'”’*_)\]]*$/.test(trimmed);
-}
-
-/**
- * Whether a tool step starting `elapsedMs` into the run must be the answer instead: it starts past
- * the answer-after mark, or the run's longest step so far (`stepMs`), taken again, would end past the
- * answer-by point. The forecast only holds back a step the run has already shown it can take that
- * long; before any step it has nothing to go on.
- */
-export function pastAnswerMark(
-  elapsedMs: number,
-  stepMs: readonly number[],
-  budgets: Pick<AgentBudgets, 'answerAfterMs' | 'answerByMs'>,
-): boolean {
-  if (budgets.answerAfterMs !== undefined && elapsedMs >= budgets.answerAfterMs) return true;
-  if (budgets.answerByMs === undefined || stepMs.length === 0) return false;
-  return elapsedMs + Math.max(...stepMs) >= budgets.answerByMs;
-}
-
-/** The keywords or query of a search call's arguments, as the model wrote them. */
-function searchTerms(args: string): string {
-  try {
-    const parsed = JSON.parse(args) as { keywords?: unknown; query?: unknown };
-    const terms = parsed.keywords ?? parsed.query;
-    if (typeof terms === 'string') return terms.replace(/\s+/g, ' ').slice(0, 200);
-  } catch {
-    // Not JSON: the arguments as written.
-  }
-  return args.replace(/\s+/g, ' ').slice(0, 200);
-}
-
-function unique(items: string[]): string[] {
-  return [...new Set(items)];
 }

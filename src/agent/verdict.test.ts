@@ -1,34 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { FakeFullTextReader, FakePaperSearch, paper } from '../../test/fakes/agent-service-fakes.js';
-import type { ChatModel, ChatStreamEvent, ChatTurnRequest } from '../ports/chat-model.js';
-import {
-  type AgentBudgets,
-  type AgentEvent,
-  defaultBudgets,
-  type ResearchTools,
-  type RunSummary,
-} from './agent-types.js';
+import { finishEvent, ScriptedChatModel, textEvent } from '../../test/fakes/scripted-chat-model.js';
+import type { ChatModel, ChatStreamEvent } from '../ports/chat-model.js';
+import { answerWords, cutMidSentence, noFullTextNote } from './agent-step-rules.js';
+import { type AgentBudgets, type AgentEvent, defaultBudgets, type RunSummary } from './agent-types.js';
 import { auditCitations } from './citation-audit.js';
 import { answerNowPrompt } from './prompts.js';
-import { letteredOptions } from './question-kind.js';
 import { SourceLedger } from './source-ledger.js';
+import { ToolAgent } from './tool-agent.js';
 import {
-  answerWords,
-  cutMidSentence,
-  noFullTextNote,
-  ToolAgent,
-  type ToolAgentOptions,
-} from './tool-agent.js';
-import {
-  afterOptionPrompt,
   afterVerdictPrompt,
-  chooseOption,
   chooseVerdict,
   conclusionPrompt,
   conclusionTokens,
-  optionClassificationMessages,
-  optionFindings,
-  parseOption,
   parseVerdict,
   verdictAnswerTokens,
   verdictFindings,
@@ -96,28 +80,6 @@ describe('the findings a verdict reads', () => {
   });
 });
 
-/** A chat model that replays one scripted turn per call and records the requests. */
-class ScriptedModel implements ChatModel {
-  readonly id = 'scripted';
-  readonly requests: ChatTurnRequest[] = [];
-  constructor(private readonly turns: Array<(request: ChatTurnRequest) => ChatStreamEvent[]>) {}
-
-  async *stream(request: ChatTurnRequest): AsyncIterable<ChatStreamEvent> {
-    this.requests.push(request);
-    const turn = this.turns[this.requests.length - 1];
-    if (!turn) throw new Error(`no scripted turn ${this.requests.length}`);
-    for (const event of turn(request)) yield event;
-  }
-}
-
-const finish = (reason: 'stop' | 'tool_calls' | 'length' = 'stop'): ChatStreamEvent => ({
-  type: 'finish',
-  reason,
-  usage: { promptTokens: 10, completionTokens: 2 },
-  usageEstimated: false,
-});
-const text = (value: string): ChatStreamEvent => ({ type: 'text', text: value });
-
 const trial = paper({
   title: 'Exercise and sleep quality in older adults: a randomised trial',
   authors: ['Ann Lee', 'Bo Kim', 'Cy Park'],
@@ -155,15 +117,15 @@ async function ask(model: ChatModel, question: string, budgets: Partial<AgentBud
 
 describe('the verdict step in a run', () => {
   it('asks the verdict as one of three words, then streams the answer the model writes as written', async () => {
-    const model = new ScriptedModel([
+    const model = new ScriptedChatModel([
       // The model chooses to answer: with a verdict to decide, the turn stops there.
-      () => [finish()],
-      () => [text('Exercise did not change daytime sleepiness.'), finish()],
-      () => [text('no'), finish()],
+      () => [finishEvent()],
+      () => [textEvent('Exercise did not change daytime sleepiness.'), finishEvent()],
+      () => [textEvent('no'), finishEvent()],
       () => [
-        text('No: daytime sleepiness did not change, although sleep quality scores improved '),
-        text('[Lee et al., 2020](https://example.org/trial).'),
-        finish(),
+        textEvent('No: daytime sleepiness did not change, although sleep quality scores improved '),
+        textEvent('[Lee et al., 2020](https://example.org/trial).'),
+        finishEvent(),
       ],
     ]);
     const { content, summary } = await ask(
@@ -222,10 +184,13 @@ describe('the verdict step in a run', () => {
   });
 
   it('when a budget forces the answer, the verdict step comes first, without the budget note', async () => {
-    const model = new ScriptedModel([
-      () => [text('Sleep quality improved with exercise.'), finish()],
-      () => [text('yes'), finish()],
-      () => [text('Exercise improved sleep quality scores compared with control after 12 weeks.'), finish()],
+    const model = new ScriptedChatModel([
+      () => [textEvent('Sleep quality improved with exercise.'), finishEvent()],
+      () => [textEvent('yes'), finishEvent()],
+      () => [
+        textEvent('Exercise improved sleep quality scores compared with control after 12 weeks.'),
+        finishEvent(),
+      ],
     ]);
     const { content, summary } = await ask(model, 'Does exercise improve sleep quality in older adults?', {
       maxSteps: 1,
@@ -246,11 +211,14 @@ describe('the verdict step in a run', () => {
 
   it('answers from the abstracts when the model asks for a full text and nothing found has one (compact set)', async () => {
     const fullText = new FakeFullTextReader({ 'PROJ:gpt/doc': ['a chunk'] });
-    const model = new ScriptedModel([
-      () => [askPdfCall('What is the main finding?'), finish('tool_calls')],
-      () => [text('Exercise improved sleep quality.'), finish()],
-      () => [text('yes'), finish()],
-      () => [text('Exercise improved sleep quality scores compared with control after 12 weeks.'), finish()],
+    const model = new ScriptedChatModel([
+      () => [askPdfCall('What is the main finding?'), finishEvent('tool_calls')],
+      () => [textEvent('Exercise improved sleep quality.'), finishEvent()],
+      () => [textEvent('yes'), finishEvent()],
+      () => [
+        textEvent('Exercise improved sleep quality scores compared with control after 12 weeks.'),
+        finishEvent(),
+      ],
     ]);
     const agent = new ToolAgent(
       model,
@@ -281,12 +249,14 @@ describe('the verdict step in a run', () => {
   });
 
   it('takes no verdict step for a question that is not yes/no', async () => {
-    const model = new ScriptedModel([
+    const model = new ScriptedChatModel([
       (request) => {
         expect(request.answerSeparately).toBeUndefined();
         return [
-          text('Sleep quality scores improved with exercise [Lee et al., 2020](https://example.org/trial).'),
-          finish(),
+          textEvent(
+            'Sleep quality scores improved with exercise [Lee et al., 2020](https://example.org/trial).',
+          ),
+          finishEvent(),
         ];
       },
     ]);
@@ -302,12 +272,12 @@ describe('the verdict step in a run', () => {
   });
 
   it('drops a fence marker the model repeats, and keeps the rest of its words as written', async () => {
-    const model = new ScriptedModel([
+    const model = new ScriptedChatModel([
       () => [
-        text('<untrusted-paper-text nonce="0f3a">\nSleep quality scores '),
-        text('improved [Lee et al., 2020](https://example.org/trial).\n</untrusted-pa'),
-        text('per-text nonce="0f3a">'),
-        finish(),
+        textEvent('<untrusted-paper-text nonce="0f3a">\nSleep quality scores '),
+        textEvent('improved [Lee et al., 2020](https://example.org/trial).\n</untrusted-pa'),
+        textEvent('per-text nonce="0f3a">'),
+        finishEvent(),
       ],
     ]);
     const { content } = await ask(model, 'What happens to sleep quality in older adults who exercise?');
@@ -316,11 +286,14 @@ describe('the verdict step in a run', () => {
   });
 
   it('caps the conclusion and the answer by the per-call budget when it is lower', async () => {
-    const model = new ScriptedModel([
-      () => [finish()],
-      () => [text('Sleep quality improved.'), finish()],
-      () => [text('yes'), finish()],
-      () => [text('Exercise improved sleep quality scores compared with control after 12 weeks.'), finish()],
+    const model = new ScriptedChatModel([
+      () => [finishEvent()],
+      () => [textEvent('Sleep quality improved.'), finishEvent()],
+      () => [textEvent('yes'), finishEvent()],
+      () => [
+        textEvent('Exercise improved sleep quality scores compared with control after 12 weeks.'),
+        finishEvent(),
+      ],
     ]);
     await ask(model, 'Does exercise improve sleep quality in older adults?', { maxTokensPerCall: 50 });
     expect(model.requests.map((request) => request.maxTokens)).toEqual([50, 50, 8, 50]);
@@ -329,23 +302,25 @@ describe('the verdict step in a run', () => {
 
   it('stops an ordinary answer at its own limit, tells the model its length, and marks a cut', async () => {
     const run = async (turns: ChatStreamEvent[]) => {
-      const model = new ScriptedModel([() => turns]);
+      const model = new ScriptedChatModel([() => turns]);
       const { content } = await ask(model, 'What happens to sleep quality in older adults who exercise?', {
         maxAnswerTokens: 300,
       });
       return { model, content };
     };
     const cut = await run([
-      text('Exercise improved sleep quality scores compared with control after 12 weeks. Daytime sleepiness'),
-      finish('length'),
+      textEvent(
+        'Exercise improved sleep quality scores compared with control after 12 weeks. Daytime sleepiness',
+      ),
+      finishEvent('length'),
     ]);
     expect(cut.model.requests[0]?.maxTokens).toBe(300);
     expect(cut.model.requests[0]?.messages[0]?.content).toContain('at most about 120 words');
     expect(cut.content).toMatch(/Daytime sleepiness…/);
     // An answer that ended its sentence at the limit, or stopped by itself, gets no mark.
-    const whole = await run([text('Exercise improved sleep quality scores.'), finish('length')]);
+    const whole = await run([textEvent('Exercise improved sleep quality scores.'), finishEvent('length')]);
     expect(whole.content).not.toContain('…');
-    const stopped = await run([text('Exercise improved sleep quality scores'), finish()]);
+    const stopped = await run([textEvent('Exercise improved sleep quality scores'), finishEvent()]);
     expect(stopped.content).not.toContain('…');
     expect(answerWords(320)).toBe(120);
     expect(cutMidSentence('It rose [Lee, 2020](https://example.org/a).')).toBe(false);
@@ -353,11 +328,11 @@ describe('the verdict step in a run', () => {
   });
 
   it('answers without a verdict when the reply names none', async () => {
-    const model = new ScriptedModel([
-      () => [finish()],
-      () => [text('The trial found better sleep.'), finish()],
-      () => [text('unclear'), finish()],
-      () => [text('The trial found better sleep quality scores with exercise.'), finish()],
+    const model = new ScriptedChatModel([
+      () => [finishEvent()],
+      () => [textEvent('The trial found better sleep.'), finishEvent()],
+      () => [textEvent('unclear'), finishEvent()],
+      () => [textEvent('The trial found better sleep quality scores with exercise.'), finishEvent()],
     ]);
     const { content, summary } = await ask(model, 'Does exercise improve sleep quality in older adults?');
     expect(summary.verdict).toBeUndefined();
@@ -381,217 +356,5 @@ describe('chooseVerdict', () => {
     expect(chooseVerdict(undefined)).toBeUndefined();
     expect(chooseVerdict({ yes: 0.7, no: 0.3 })).toBeUndefined();
     expect(chooseVerdict({ yes: Number.NaN, no: 0.3, maybe: 0.1 })).toBeUndefined();
-  });
-});
-
-describe('questions with lettered options', () => {
-  const message =
-    'Acinetobacter lwoffii evolved resistance to which of these antibiotics in the lab?\n(A) meropenem\n(B) ciprofloxacin\n(C) gentamicin\n(D) colistin\nAnswer with the letter of the right option first, then explain, citing the paper.';
-  const choice = letteredOptions(message);
-
-  it('reads the question and its options, and nothing from a message without options', () => {
-    expect(choice).toEqual({
-      question: 'Acinetobacter lwoffii evolved resistance to which of these antibiotics in the lab?',
-      options: [
-        { letter: 'A', text: 'meropenem' },
-        { letter: 'B', text: 'ciprofloxacin' },
-        { letter: 'C', text: 'gentamicin' },
-        { letter: 'D', text: 'colistin' },
-      ],
-    });
-    expect(letteredOptions('Which gene is it?\nA) FLC\nB. SOC1')?.options.map((o) => o.text)).toEqual([
-      'FLC',
-      'SOC1',
-    ]);
-    expect(letteredOptions('Does exercise improve sleep?')).toBeUndefined();
-    expect(letteredOptions('Which one?\n(A) heat')).toBeUndefined();
-    // Letters out of order are not a list of options.
-    expect(letteredOptions('Which one?\n(B) heat\n(C) light')).toBeUndefined();
-  });
-
-  it('chooses the most probable letter, or the letter the reply names', () => {
-    if (!choice) throw new Error('no options');
-    expect(chooseOption(choice, { A: 0.1, B: 0.6, C: 0.2, D: 0.1 })?.text).toBe('ciprofloxacin');
-    expect(chooseOption(choice, { A: 0.5, B: 0.5 })).toBeUndefined();
-    expect(chooseOption(choice, undefined)).toBeUndefined();
-    expect(parseOption(choice, ' **(C)** gentamicin')?.letter).toBe('C');
-    expect(parseOption(choice, 'E')).toBeUndefined();
-    expect(parseOption(choice, 'Because')).toBeUndefined();
-    expect(afterOptionPrompt({ letter: 'B', text: 'ciprofloxacin' })).toContain(
-      'start with "(B) ciprofloxacin."',
-    );
-  });
-
-  it('reads the full text the run read before the abstracts, with the sentence that names an option', () => {
-    if (!choice) throw new Error('no options');
-    const ledger = new SourceLedger();
-    const source = ledger.add(paper({ title: 'Antibiotic resistance evolution in Acinetobacter' }));
-    ledger.addEvidence({
-      source,
-      kind: 'abstract',
-      text: 'We evolved Acinetobacter lwoffii under antibiotic pressure in the lab and sequenced the resistant lines.',
-    });
-    ledger.addEvidence({
-      source,
-      kind: 'fulltext',
-      chunk: 4,
-      text: 'Cultures were passaged daily for six weeks. A. baumannii readily evolved resistance to meropenem and gentamicin in our experiments. A. lwoffii only evolved resistance to ciprofloxacin after 20 passages. Sequencing found mutations in gyrA of every resistant line.',
-    });
-    const findings = optionFindings(choice, ledger.evidence);
-    expect(findings).toHaveLength(1);
-    const sentences = findings[0]?.sentences ?? [];
-    expect(sentences).toContain('A. lwoffii only evolved resistance to ciprofloxacin after 20 passages.');
-    expect(sentences.join(' ')).not.toContain('sequenced the resistant lines');
-    const messages = optionClassificationMessages(choice, findings);
-    expect(messages[0]?.role).toBe('system');
-    expect(messages.filter((entry) => entry.role === 'assistant').map((entry) => entry.content)).toEqual([
-      'C',
-      'B',
-    ]);
-    const asked = messages.at(-1)?.content ?? '';
-    expect(asked).toContain('A. lwoffii only evolved resistance to ciprofloxacin');
-    expect(asked).toContain('(B) ciprofloxacin\n(C) gentamicin');
-  });
-});
-
-describe('the option step in a run', () => {
-  const study = paper({
-    title: 'Experimental evolution of antibiotic resistance in Acinetobacter',
-    authors: ['Dana Ross', 'Eli Wu'],
-    year: 2024,
-    url: 'https://example.org/acinetobacter',
-    pdf_id: 'PROJ:gpt/doc',
-    abstract: 'We evolved two Acinetobacter species under antibiotic pressure in the laboratory.',
-  });
-  const chunks = [
-    'Acinetobacter species cause hospital infections worldwide and resist many antibiotics.',
-    'A. baumannii readily evolved resistance to meropenem and gentamicin in our experiments. A. lwoffii only evolved resistance to ciprofloxacin after 20 passages. Neither species became resistant to colistin.',
-  ];
-  const question =
-    'Acinetobacter lwoffii evolved resistance to which of these antibiotics in the lab?\n(A) meropenem\n(B) ciprofloxacin\n(C) gentamicin\n(D) colistin\nAnswer with the letter of the right option first, then explain, citing the paper.';
-
-  async function runAgent(
-    model: ChatModel,
-    message: string,
-    tools: ResearchTools,
-    extra: Partial<ToolAgentOptions> = {},
-  ) {
-    const agent = new ToolAgent(model, tools, {
-      budgets: defaultBudgets,
-      toolSet: 'compact',
-      searchFirst: true,
-      today: () => '2026-11-27',
-      ...extra,
-    });
-    let content = '';
-    let summary: RunSummary | undefined;
-    for await (const event of agent.run({
-      tenantId: 't',
-      messages: [{ role: 'user', content: message }],
-      signal: new AbortController().signal,
-    })) {
-      if (event.type === 'content') content += event.text;
-      if (event.type === 'done') summary = event.summary;
-    }
-    return { content, summary: summary as RunSummary };
-  }
-
-  const askWithPdf = (model: ChatModel, message: string, extra: Partial<ToolAgentOptions> = {}) =>
-    runAgent(
-      model,
-      message,
-      { search: new FakePaperSearch([study]), fullText: new FakeFullTextReader({ 'PROJ:gpt/doc': chunks }) },
-      extra,
-    );
-
-  const askPdf: ChatStreamEvent = {
-    type: 'tool_call',
-    call: {
-      id: 'c1',
-      name: 'ask_pdf',
-      arguments: '{"pdf_id":"S1","question":"Which antibiotics did A. lwoffii evolve resistance to?"}',
-    },
-  };
-
-  it('chooses the letter in one isolated turn over the passages read, then streams the answer as written', async () => {
-    const model = new ScriptedModel([
-      () => [askPdf, finish('tool_calls')],
-      // The model chooses to answer: with an option to choose, the turn stops there.
-      () => [finish()],
-      () => [text('B'), { ...finish(), choiceProbabilities: { A: 0.3, B: 0.5, C: 0.1, D: 0.1 } }],
-      () => [
-        text('A. lwoffii only evolved resistance to ciprofloxacin after 20 passages '),
-        text('[Ross and Wu, 2024](https://example.org/acinetobacter).'),
-        finish(),
-      ],
-    ]);
-    const { content, summary } = await askWithPdf(model, question);
-    expect(model.requests[0]?.answerSeparately).toBe(true);
-    expect(model.requests[1]?.answerSeparately).toBe(true);
-    // One asking: no cyclic shifts of the options, no second view, no reads per option.
-    expect(model.requests).toHaveLength(4);
-    const optionTurn = model.requests[2];
-    expect(optionTurn?.isolated).toBe(true);
-    expect(optionTurn?.choices).toEqual(['A', 'B', 'C', 'D']);
-    expect(optionTurn?.tools).toBeUndefined();
-    const asked = optionTurn?.messages.at(-1)?.content ?? '';
-    expect(asked).toContain('A. lwoffii only evolved resistance to ciprofloxacin after 20 passages.');
-    expect(asked).toContain('(A) meropenem\n(B) ciprofloxacin\n(C) gentamicin\n(D) colistin');
-    const answerTurn = model.requests[3];
-    expect(answerTurn?.isolated).toBeUndefined();
-    expect(answerTurn?.messages.at(-1)?.content).toContain('start with "(B) ciprofloxacin."');
-    expect(answerTurn?.maxTokens).toBe(verdictAnswerTokens);
-    // The model did not start with the option: its words stream as written.
-    expect(
-      content.startsWith('A. lwoffii only evolved resistance to ciprofloxacin after 20 passages [Ross'),
-    ).toBe(true);
-    expect(summary.option).toBe('B');
-    expect(summary.optionProbabilities).toEqual({ A: 0.3, B: 0.5, C: 0.1, D: 0.1 });
-    expect(summary.citations.cited.map((source) => source.paper.url)).toEqual([
-      'https://example.org/acinetobacter',
-    ]);
-    expect(auditCitations(content, summary.ledger)).toEqual([]);
-  });
-
-  it('takes the letter the reply names when the model gives no probabilities', async () => {
-    const model = new ScriptedModel([
-      () => [finish()],
-      () => [text('D'), finish()],
-      () => [text('Neither species became resistant to colistin.'), finish()],
-    ]);
-    const { content, summary } = await askWithPdf(model, question);
-    expect(model.requests[1]?.choices).toEqual(['A', 'B', 'C', 'D']);
-    expect(summary.option).toBe('D');
-    expect(summary.optionProbabilities).toBeUndefined();
-    expect(content.startsWith('Neither species became resistant to colistin.')).toBe(true);
-  });
-
-  it('takes no option step for a question without options, and a yes/no question still takes the verdict step', async () => {
-    const open = new ScriptedModel([
-      (request) => {
-        expect(request.answerSeparately).toBeUndefined();
-        return [text('A. lwoffii evolved resistance to ciprofloxacin only.'), finish()];
-      },
-    ]);
-    const plain = await askWithPdf(
-      open,
-      'Which antibiotics did Acinetobacter lwoffii evolve resistance to in the lab?',
-    );
-    expect(open.requests).toHaveLength(1);
-    expect(plain.summary.option).toBeUndefined();
-    const yesNo = new ScriptedModel([
-      () => [finish()],
-      () => [text('A. lwoffii evolved resistance to ciprofloxacin only.'), finish()],
-      () => [text('yes'), finish()],
-      () => [text('A. lwoffii only evolved resistance to ciprofloxacin after 20 passages.'), finish()],
-    ]);
-    const verdictRun = await askWithPdf(
-      yesNo,
-      'Did Acinetobacter lwoffii evolve resistance to ciprofloxacin in the lab?',
-    );
-    expect(yesNo.requests[2]?.choices).toEqual(['yes', 'no', 'maybe']);
-    expect(verdictRun.summary.verdict).toBe('yes');
-    expect(verdictRun.summary.option).toBeUndefined();
-    expect(verdictRun.content.startsWith('A. lwoffii only evolved resistance')).toBe(true);
   });
 });

@@ -2,12 +2,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  actionSchema,
-  LlamaCppChatModel,
-  parseAction,
-  toHistory,
-} from '../../src/adapters/chat/llama-cpp-chat-model.js';
+import { actionSchema, parseAction, toHistory } from '../../src/adapters/chat/llama-cpp-actions.js';
+import { LlamaCppChatModel } from '../../src/adapters/chat/llama-cpp-chat-model.js';
 import { chatModelDir, localChatModelFiles } from '../../src/config/sections/chat.js';
 import type {
   ChatModel,

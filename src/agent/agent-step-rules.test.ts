@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pastAnswerMark } from './tool-agent.js';
+import { pastAnswerMark } from './agent-step-rules.js';
 
 describe('pastAnswerMark', () => {
   it('is past the mark once the run has reached the answer-after mark', () => {
