@@ -147,6 +147,12 @@ for (const file of all) {
     problems.push(`${rel}: use the logger (or src/cli/output.ts), not console`);
   }
   const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+  // The composition root only wires (decision 0055): it stays short enough to read at once.
+  if (rel === 'main.ts' && lines > 300) {
+    problems.push(
+      `main.ts: ${lines} lines, over 300: move construction into a compose/ factory (decision 0055)`,
+    );
+  }
   if (!isTest && lines > maxLines && !longFiles.has(rel)) {
     problems.push(`${rel}: ${lines} lines, over ${maxLines}: split it into cohesive modules (decision 0056)`);
   }
