@@ -46,7 +46,7 @@ export async function buildExtensionIndex(
   schema: string,
   records: number,
 ): Promise<{ wordIds: string[]; commonId: string }> {
-  const index = await createPostgresPaperIndex(url, { schema, layout: 'inverted', maxConnections: 2 });
+  const index = await createPostgresPaperIndex(url, { schema, maxConnections: 2 });
   try {
     for (let start = 0; start < records; start += 100) {
       const batch = Array.from({ length: Math.min(100, records - start) }, (_, at) =>

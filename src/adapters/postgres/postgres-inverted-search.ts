@@ -4,8 +4,8 @@ import type { IndexClause, IndexPage, IndexQuery } from '../../ports/paper-index
 import { bm25Idf, kindCodes } from '../paper-index/index-fields.js';
 import { indexTokens } from '../paper-index/index-tokenizer.js';
 import { type PlanOptions, planClauses, scoredPhrases } from '../paper-index/query-plan.js';
-import { decodeRecord } from './postgres-index-writes.js';
 import { fitsWord } from './postgres-inverted-codec.js';
+import { decodeRecord } from './postgres-inverted-prepare.js';
 
 /**
  * Searches of the inverted layout (docs/decisions/0024): the plan, the phrases scored and their IDF
