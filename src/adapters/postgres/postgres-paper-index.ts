@@ -105,13 +105,13 @@ export async function createPostgresPaperIndex(
 }
 
 export class PostgresPaperIndex implements PaperIndex {
-  private readonly plan: PlanOptions;
   private indexId: string | undefined;
   /** Which database answers a read: a caught-up, answering standby, else the primary. */
   private readonly router: StandbyRouter;
   /** Searches answered by the primary and by read replicas (for metrics and tests). */
   readonly searchesServed = { primary: 0, replicas: 0 };
-  private readonly inverted: InvertedSearch;
+  /** Plans a query and runs it in the extension over the posting lists. */
+  private readonly searcher: InvertedSearch;
   /** Tokenises and deflates the records ahead of their write (its own thread). */
   private readonly preparer = new RecordPreparer();
 
@@ -126,9 +126,9 @@ export class PostgresPaperIndex implements PaperIndex {
     if (w.authors !== w.venue || w.venue !== w.extra) {
       throw new Error('The PostgreSQL index weighs authors, venue and identifiers alike (one field)');
     }
-    this.plan = { ...defaultPlanOptions, ...options.plan };
+    const plan = { ...defaultPlanOptions, ...options.plan };
     this.router = new StandbyRouter(primary, replicas, options.standby);
-    this.inverted = new InvertedSearch([w.title, w.abstract, w.authors], this.plan, tablesSchema);
+    this.searcher = new InvertedSearch([w.title, w.abstract, w.authors], plan, tablesSchema);
   }
 
   /**
@@ -189,7 +189,7 @@ export class PostgresPaperIndex implements PaperIndex {
     const client = await pool.connect();
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     try {
-      const page = await this.inverted.search(client, query, await readStats(client));
+      const page = await this.searcher.search(client, query, await readStats(client));
       await client.query('COMMIT');
       return page;
     } catch (error) {
