@@ -27,8 +27,8 @@ const topics = ['glacier', 'coral', 'protein', 'neural', 'parsing', 'graphene', 
 const verbs = ['folding', 'retreat', 'bleaching', 'networks', 'transport', 'resistance', 'erosion'];
 
 /** Distinct records over a small vocabulary (so that words repeat across records), one patent. */
-function corpus(): Paper[] {
-  return Array.from({ length: 48 }, (_, n): Paper => {
+function corpus(length = 48): Paper[] {
+  return Array.from({ length }, (_, n): Paper => {
     const topic = topics[n % topics.length] as string;
     const verb = verbs[(n * 3) % verbs.length] as string;
     const other = topics[(n * 5 + 1) % topics.length] as string;
@@ -153,6 +153,30 @@ describe.skipIf(await needsPostgresExtension())('PostgreSQL index created with t
       await fresh.close();
     }
   });
+
+  it('is converted in batches: more records than one batch (2,000) answer as a fresh index', async () => {
+    const papers = corpus(2_150);
+    const old = schemaFor('tsvector_large');
+    await createTsvectorLayoutIndex(testPostgresUrl, old, papers);
+    const fresh = await createPostgresPaperIndex(testPostgresUrl, { schema: schemaFor('inverted_large') });
+    const conversions: Array<{ records: number }> = [];
+    try {
+      await fresh.upsert(papers);
+      const index = await createPostgresPaperIndex(testPostgresUrl, {
+        schema: old,
+        onConversion: (conversion) => conversions.push(conversion),
+      });
+      try {
+        expect(conversions.map((conversion) => conversion.records)).toEqual([2_150]);
+        expect(await answers(index)).toEqual(await answers(fresh));
+        expect(await index.stats()).toEqual({ records: 2_150 });
+      } finally {
+        await index.close();
+      }
+    } finally {
+      await fresh.close();
+    }
+  }, 60_000);
 
   it('keeps the stored record vectors through the conversion', async () => {
     const papers = corpus().slice(0, 5);
