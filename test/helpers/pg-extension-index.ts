@@ -3,7 +3,7 @@ import { createPostgresPaperIndex } from '../../src/adapters/postgres/postgres-p
 import { emptyPaper, type Paper } from '../../src/domain/paper.js';
 
 /**
- * Small inverted-layout indexes for the alexandria_pg extension's own tests (its fuzz test and its
+ * Small paper indexes for the alexandria_pg extension's own tests (its fuzz test and its
  * regression tests): written by the real adapter, so the posting blocks, tails, tombstones and
  * metadata rows are the bytes the extension reads in production.
  */
