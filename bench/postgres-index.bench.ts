@@ -4,14 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { MemoryCache } from '../src/adapters/memory/memory-cache.js';
-import { vectorOf } from '../src/adapters/postgres/postgres-index-writes.js';
 import { preparedMs } from '../src/adapters/postgres/postgres-inverted-prepare.js';
 import { invertedWriteTimings } from '../src/adapters/postgres/postgres-inverted-writes.js';
 import {
   createPostgresPaperIndex,
   type PostgresPaperIndex,
 } from '../src/adapters/postgres/postgres-paper-index.js';
-import type { PostgresIndexLayout } from '../src/adapters/postgres/postgres-paper-index-schema.js';
 import { createSqlitePaperIndex } from '../src/adapters/sqlite/sqlite-paper-index.js';
 import { loadConfig } from '../src/config/load-config.js';
 import type { Paper } from '../src/domain/paper.js';
@@ -36,17 +34,10 @@ import { settings, workloads } from './search.bench.js';
 const benchUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/alexandria_bench';
 
 /**
- * BENCH_PG_LAYOUT: the PostgreSQL index layout measured (`inverted`, the default, or `tsvector`;
- * decision 0024). BENCH_PG_RECORDS: the corpus size (default 1,000,100; 100,000 with --quick).
+ * The PostgreSQL index has one layout, inverted (decisions 0024, 0058). BENCH_PG_RECORDS: the corpus size (default 1,000,100; 100,000 with --quick).
  * BENCH_PG_INGEST_ONLY=1: only the ingest of the real corpora (no large corpus, no latency, no size).
  * BENCH_PG_TIMEOUT_ONLY=1: only the statement_timeout line, on a corpus built by an earlier run.
  */
-function benchLayout(): PostgresIndexLayout {
-  const layout = process.env.BENCH_PG_LAYOUT ?? 'inverted';
-  if (layout !== 'tsvector' && layout !== 'inverted') throw new Error(`BENCH_PG_LAYOUT: ${layout}?`);
-  return layout;
-}
-
 async function ensureDatabase(url: string): Promise<void> {
   const target = new URL(url);
   const name = target.pathname.slice(1);
@@ -67,10 +58,9 @@ async function postgresCorpus(
   schema: string,
   records: number,
   expected: number,
-  layout: PostgresIndexLayout,
   log: (line: string) => void,
 ): Promise<{ index: PostgresPaperIndex; buildRate: number | null }> {
-  const index = await createPostgresPaperIndex(benchUrl, { schema, layout });
+  const index = await createPostgresPaperIndex(benchUrl, { schema });
   const counts = await index.count();
   // `expected`: what the same generator left in the SQLite corpus (a few perturbed records merge).
   if (counts.papers + counts.patents >= expected) return { index, buildRate: null };
@@ -80,7 +70,7 @@ async function postgresCorpus(
     await client.connect();
     await client.query(`drop schema ${schema} cascade`);
     await client.end();
-    return postgresCorpus(schema, records, expected, layout, log);
+    return postgresCorpus(schema, records, expected, log);
   }
   // The same records, in the same order, as the SQLite large corpus (bench/lib/large-corpus.ts).
   const base = await loadBaseRecords();
@@ -106,10 +96,7 @@ async function postgresCorpus(
   return { index, buildRate: records / seconds };
 }
 
-async function tableBytes(
-  schema: string,
-  layout: PostgresIndexLayout,
-): Promise<{ total: number; parts: string }> {
+async function tableBytes(schema: string): Promise<{ total: number; parts: string }> {
   const client = new pg.Client({ connectionString: benchUrl });
   await client.connect();
   try {
@@ -118,20 +105,10 @@ async function tableBytes(
        join pg_namespace n on n.oid = c.relnamespace where n.nspname = $1 and c.relkind = 'r'`,
       [schema],
     );
-    // The GIN index of the tsvector layout (the inverted layout has none).
-    const index = await client.query<{ bytes: string | null }>(
-      "select pg_relation_size(to_regclass($1 || '.paper_records_terms')) as bytes",
-      [schema],
-    );
     const total = found.rows.reduce((sum, row) => sum + Number(row.bytes), 0);
     const parts = found.rows
       .filter((row) => Number(row.bytes) >= 2 ** 20)
       .map((row) => `${row.name} ${(Number(row.bytes) / 2 ** 20).toFixed(0)} MiB`)
-      .concat(
-        layout === 'tsvector'
-          ? [`(of which GIN ${(Number(index.rows[0]?.bytes ?? 0) / 2 ** 20).toFixed(0)} MiB)`]
-          : [],
-      )
       .join(', ');
     return { total, parts };
   } finally {
@@ -139,7 +116,7 @@ async function tableBytes(
   }
 }
 
-/** Where an ingest's time went: preparing records (tokenising; deflating for the inverted layout), the adapter's upsert after that, and the rest. */
+/** Where an ingest's time went: preparing records (tokenising, deflating), the adapter's upsert after that, and the rest. */
 interface IngestSplit {
   records: number;
   rate: number;
@@ -150,25 +127,20 @@ interface IngestSplit {
 
 /**
  * Records/s of the ingest pipeline (its default batch size; BENCH_INGEST_BATCH to try another) over
- * the real corpora into `index`. With `tokenise`, each batch is tokenised first in the calling thread
- * (timed; the adapter finds the result cached), then upserted (timed). The inverted layout prepares
- * its records itself, between the previous batch's statements (its own count is reported).
+ * the real corpora into `index`, upserts timed. The PostgreSQL index prepares its records itself,
+ * between the previous batch's statements (its own count is reported as the tokenising time).
  */
-async function ingestRate(index: PaperIndex, tokenise?: (paper: Paper) => unknown): Promise<IngestSplit> {
+async function ingestRate(index: PaperIndex): Promise<IngestSplit> {
   const inputs = (
     await Promise.all(baseInputs.map(async (input) => resolveInputs(input.path, process.stdin)))
   ).flat();
-  let tokeniseMs = 0;
   let upsertMs = 0;
   const upsert = async (papers: readonly Paper[]) => {
     const started = performance.now();
-    if (tokenise) for (const paper of papers) tokenise(paper);
-    const tokenised = performance.now();
-    tokeniseMs += tokenised - started;
     try {
       return await index.upsert(papers);
     } finally {
-      upsertMs += performance.now() - tokenised;
+      upsertMs += performance.now() - started;
     }
   };
   const timed = new Proxy(index, {
@@ -184,7 +156,7 @@ async function ingestRate(index: PaperIndex, tokenise?: (paper: Paper) => unknow
   return {
     records: report.read,
     rate: report.read / (report.elapsedMs / 1000),
-    tokeniseMs,
+    tokeniseMs: 0,
     upsertMs,
     elapsedMs: report.elapsedMs,
   };
@@ -192,7 +164,7 @@ async function ingestRate(index: PaperIndex, tokenise?: (paper: Paper) => unknow
 
 function splitLine(split: IngestSplit): string {
   const share = (ms: number) => `${((100 * ms) / split.elapsedMs).toFixed(0)}%`;
-  return `preparing records ${(split.tokeniseMs / 1000).toFixed(1)} s (${share(split.tokeniseMs)}), upsert calls ${(split.upsertMs / 1000).toFixed(1)} s (${share(split.upsertMs)}; wall time, overlapping reading and each other while one batch is in flight; the inverted layout's include its preparing), elapsed ${(split.elapsedMs / 1000).toFixed(1)} s`;
+  return `preparing records ${(split.tokeniseMs / 1000).toFixed(1)} s (${share(split.tokeniseMs)}), upsert calls ${(split.upsertMs / 1000).toFixed(1)} s (${share(split.upsertMs)}; wall time, overlapping reading and each other while one batch is in flight; PostgreSQL's include its preparing), elapsed ${(split.elapsedMs / 1000).toFixed(1)} s`;
 }
 
 /** The statement_timeout figures of decision 0039 (goal: a 100 ms timeout ends a search within 200 ms). */
@@ -227,7 +199,6 @@ function quantiles(samples: number[]) {
 export async function postgresIndexBench(options: { quick: boolean }): Promise<BenchReport> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const records = Number(process.env.BENCH_PG_RECORDS ?? (options.quick ? 100_000 : 1_000_100));
-  const layout = benchLayout();
   await ensureDatabase(benchUrl);
   const rows: BenchRow[] = [];
   const summary: string[] = [];
@@ -238,13 +209,13 @@ export async function postgresIndexBench(options: { quick: boolean }): Promise<B
 
   // Ingest: the real corpora through the pipeline into a fresh index of each kind.
   const scratch = `ingest_${process.pid}`;
-  const pgFresh = await createPostgresPaperIndex(benchUrl, { schema: scratch, layout });
+  const pgFresh = await createPostgresPaperIndex(benchUrl, { schema: scratch });
   const before = { ...invertedWriteTimings };
   const preparedBefore = preparedMs.total;
-  // The inverted layout prepares records itself, in slices between the previous batch's statements:
-  // its time is the adapter's own count.
-  const pgIngest = await ingestRate(pgFresh, layout === 'inverted' ? undefined : vectorOf);
-  if (layout === 'inverted') pgIngest.tokeniseMs = preparedMs.total - preparedBefore;
+  // The index prepares records itself, in slices between the previous batch's statements: its time
+  // is the adapter's own count.
+  const pgIngest = await ingestRate(pgFresh);
+  pgIngest.tokeniseMs = preparedMs.total - preparedBefore;
   const phases = Object.entries(invertedWriteTimings)
     .map(([phase, ms]) => `${phase} ${((ms - before[phase as keyof typeof before]) / 1000).toFixed(1)} s`)
     .join(', ');
@@ -272,11 +243,9 @@ export async function postgresIndexBench(options: { quick: boolean }): Promise<B
     metrics: { records: sqliteIngest.records, 'records/s': sqliteIngest.rate },
   });
   summary.push(
-    `ingest into PostgreSQL (${layout} layout): ${pgIngest.rate.toFixed(0)} records/s (goal ≥ 3000: ${pgIngest.rate >= 3000 ? 'met' : 'NOT met'}); SQLite in the same run ${sqliteIngest.rate.toFixed(0)} records/s (${(pgIngest.rate / sqliteIngest.rate).toFixed(2)}×)`,
+    `ingest into PostgreSQL: ${pgIngest.rate.toFixed(0)} records/s (goal ≥ 3000: ${pgIngest.rate >= 3000 ? 'met' : 'NOT met'}); SQLite in the same run ${sqliteIngest.rate.toFixed(0)} records/s (${(pgIngest.rate / sqliteIngest.rate).toFixed(2)}×)`,
     `  PostgreSQL ingest time: ${splitLine(pgIngest)}`,
-    ...(layout === 'inverted'
-      ? [`  PostgreSQL upsert phases (inside the write transaction): ${phases}`]
-      : []),
+    `  PostgreSQL upsert phases (inside the write transaction): ${phases}`,
     `  SQLite ingest time: ${splitLine(sqliteIngest)}`,
   );
 
@@ -286,8 +255,8 @@ export async function postgresIndexBench(options: { quick: boolean }): Promise<B
 
   // The large corpus in both adapters.
   const corpus = await largeCorpus({ records, log });
-  const schema = layout === 'tsvector' ? `corpus_${records}` : `inverted_corpus_${records}`;
-  const { index: postgres, buildRate } = await postgresCorpus(schema, records, corpus.records, layout, log);
+  const schema = `inverted_corpus_${records}`;
+  const { index: postgres, buildRate } = await postgresCorpus(schema, records, corpus.records, log);
   const threads = loadConfig().search.threads;
   const sqlite = await createSqlitePaperIndex(corpus.path, { searchThreads: threads });
   const services = {
@@ -338,10 +307,10 @@ export async function postgresIndexBench(options: { quick: boolean }): Promise<B
   const overall = quantiles(all.PostgreSQL ?? []);
   const sqliteOverall = quantiles(all.SQLite ?? []);
   summary.push(
-    `${records.toLocaleString('en-US')} records; PostgreSQL (${layout} layout) top-10 over all rows: p50 ${overall.p50.toFixed(1)} ms, p95 ${overall.p95.toFixed(1)} ms (goal p95 ≤ 100 ms: ${overall.p95 <= 100 ? 'met' : 'NOT met'}); worst row p95 ${worstP95.toFixed(1)} ms; SQLite in the same run p50 ${sqliteOverall.p50.toFixed(1)} ms, p95 ${sqliteOverall.p95.toFixed(1)} ms`,
+    `${records.toLocaleString('en-US')} records; PostgreSQL top-10 over all rows: p50 ${overall.p50.toFixed(1)} ms, p95 ${overall.p95.toFixed(1)} ms (goal p95 ≤ 100 ms: ${overall.p95 <= 100 ? 'met' : 'NOT met'}); worst row p95 ${worstP95.toFixed(1)} ms; SQLite in the same run p50 ${sqliteOverall.p50.toFixed(1)} ms, p95 ${sqliteOverall.p95.toFixed(1)} ms`,
   );
-  if (layout === 'inverted') await timeoutLine(schema, rows, summary);
-  const bytes = await tableBytes(schema, layout);
+  await timeoutLine(schema, rows, summary);
+  const bytes = await tableBytes(schema);
   const sqliteBytes = statSync(corpus.path).size;
   summary.push(
     `PostgreSQL size ${(bytes.total / 2 ** 20).toFixed(0)} MiB = ${(bytes.total / corpus.rawTextBytes).toFixed(2)}× the raw text (${(corpus.rawTextBytes / 2 ** 20).toFixed(0)} MiB; goal ≤ 2×: ${bytes.total <= 2 * corpus.rawTextBytes ? 'met' : 'NOT met'}); ${(((bytes.total / records) * 1e6) / 2 ** 30).toFixed(2)} GiB per million records; ${bytes.parts}; SQLite ${(sqliteBytes / 2 ** 20).toFixed(0)} MiB = ${(sqliteBytes / corpus.rawTextBytes).toFixed(2)}×`,

@@ -978,17 +978,12 @@ function dotProduct(a: Float32Array, b: Float32Array): number {
 
 /** Evaluation database on the machine's PostgreSQL (EVAL_DATABASE_URL to use another); a schema per run, dropped after. */
 const evalDatabaseUrl = process.env.EVAL_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-/** The PostgreSQL index layout evaluated (ALEXANDRIA_PG_INDEX_LAYOUT, default `inverted` as for `serve`; decision 0024). */
-const evalLayout = process.env.ALEXANDRIA_PG_INDEX_LAYOUT === 'tsvector' ? 'tsvector' : 'inverted';
 
 /** SciFact and ACL known-title scores of the PostgreSQL index, built through the ingest pipeline. */
 async function postgresScores(claims: Claim[], titleCases: TitleCase[]) {
   const schemas = [`eval_scifact_${process.pid}`, `eval_acl_${process.pid}`];
   try {
-    const scifact = await createPostgresPaperIndex(evalDatabaseUrl, {
-      schema: schemas[0],
-      layout: evalLayout,
-    });
+    const scifact = await createPostgresPaperIndex(evalDatabaseUrl, { schema: schemas[0] });
     await ingest(scifact, await resolveInputs(join(scifactDir, 'corpus.jsonl.gz'), process.stdin), {
       batchSize: 1000,
     });
@@ -997,7 +992,7 @@ async function postgresScores(claims: Claim[], titleCases: TitleCase[]) {
       claims,
     );
     await scifact.close();
-    const acl = await createPostgresPaperIndex(evalDatabaseUrl, { schema: schemas[1], layout: evalLayout });
+    const acl = await createPostgresPaperIndex(evalDatabaseUrl, { schema: schemas[1] });
     await ingest(acl, await resolveInputs(aclCorpus, process.stdin), { batchSize: 1000 });
     const titles = await knownTitleScores(
       new SearchService(acl, new MemoryCache(), { cacheTtlSeconds: 0 }),
@@ -1100,7 +1095,7 @@ export async function searchEval(options: { quick: boolean }): Promise<EvalRepor
     const ndcgGap = Math.abs(postgres.ndcg - ndcg);
     const titleGap = Math.abs(postgres.titles - top1) * 100;
     summary.push(
-      `PostgreSQL index (${evalLayout} layout): SciFact nDCG@10 ${postgres.ndcg.toFixed(4)} (${ndcgGap.toFixed(4)} from SQLite; goal ≤ 0.01: ${ndcgGap <= 0.01 ? 'met' : 'NOT met'}), ACL known-title top-1 ${(postgres.titles * 100).toFixed(1)}% (${titleGap.toFixed(1)} points from SQLite; goal ≤ 1: ${titleGap <= 1 ? 'met' : 'NOT met'})`,
+      `PostgreSQL index: SciFact nDCG@10 ${postgres.ndcg.toFixed(4)} (${ndcgGap.toFixed(4)} from SQLite; goal ≤ 0.01: ${ndcgGap <= 0.01 ? 'met' : 'NOT met'}), ACL known-title top-1 ${(postgres.titles * 100).toFixed(1)}% (${titleGap.toFixed(1)} points from SQLite; goal ≤ 1: ${titleGap <= 1 ? 'met' : 'NOT met'})`,
     );
     if (hybrid) {
       summary.push(

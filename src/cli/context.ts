@@ -1,15 +1,19 @@
 import { chooseDataDir, type DataDirChoice } from '../config/data-dir.js';
 import { type Config, loadConfig, loadDotEnv, secretValues } from '../config/load-config.js';
+import { retiredVariableNotices } from '../config/retired-variables.js';
 import { type Container, createContainer } from '../main.js';
 import { createLogger, type Logger } from '../platform/logger.js';
+import { output } from './output.js';
 
 /**
  * Loads `.env` and the configuration (fail-fast with every bad variable listed), with the data
- * folder chosen for where the command was started (`chooseDataDir`).
+ * folder chosen for where the command was started (`chooseDataDir`). A variable this release no
+ * longer reads is named on stderr as ignored (`retiredVariableNotices`).
  */
 export function cliSettings(): { config: Config; dataDir: DataDirChoice } {
   loadDotEnv();
   const config = loadConfig();
+  for (const notice of retiredVariableNotices()) output.error(notice);
   const dataDir = chooseDataDir();
   config.storage.dataDir = dataDir.path;
   return { config, dataDir };

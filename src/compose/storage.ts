@@ -31,7 +31,11 @@ export async function openPaperIndex(
   if (config.storage.databaseUrl) {
     return createPostgresPaperIndex(config.storage.databaseUrl, {
       readUrls: config.storage.databaseReadUrls,
-      layout: config.storage.pgIndexLayout,
+      onConversion: ({ records, ms }) =>
+        logger.warn(
+          { records, ms: Math.round(ms) },
+          'converted the PostgreSQL paper index from the tsvector layout to the inverted layout (decision 0058)',
+        ),
       ...postgresPoolOptions(config, logger, 'paper index', health),
       standby: standbyRoutingOptions(config, logger),
     });

@@ -78,7 +78,6 @@ describe('alexandria_pg upgrades', () => {
     await run('adapter_update', "CREATE EXTENSION alexandria_pg VERSION '1.0'");
     const index = await createPostgresPaperIndex(cluster.urlOf('adapter_update'), {
       schema: 'papers',
-      layout: 'inverted',
     });
     try {
       expect(await version('adapter_update')).toBe('1.3');
@@ -105,14 +104,14 @@ describe('alexandria_pg privileges through the paper index', () => {
     await run('postgres', 'CREATE ROLE operator LOGIN SUPERUSER');
     await run('granted', 'CREATE EXTENSION alexandria_pg; GRANT CREATE ON DATABASE granted TO operator');
     const url = cluster.urlOf('granted', 'operator');
-    const index = await createPostgresPaperIndex(url, { schema: 'papers', layout: 'inverted' });
+    const index = await createPostgresPaperIndex(url, { schema: 'papers' });
     await index.close();
     const acl = (await functions('granted')).find((row) =>
       row.signature.startsWith('alexandria_slices'),
     )?.acl;
     expect(acl).toMatch(/operator=X\//);
     await run('postgres', 'ALTER ROLE operator NOSUPERUSER');
-    const again = await createPostgresPaperIndex(url, { schema: 'papers', layout: 'inverted' });
+    const again = await createPostgresPaperIndex(url, { schema: 'papers' });
     try {
       await again.upsert([{ ...emptyPaper('Lichen on basalt'), doi: '10.1/lichen' }]);
       expect((await again.count()).papers).toBe(1);
@@ -126,7 +125,7 @@ describe('alexandria_pg privileges through the paper index', () => {
     await run('postgres', 'CREATE ROLE app LOGIN');
     await run('refused', 'CREATE EXTENSION alexandria_pg; GRANT CREATE ON DATABASE refused TO app');
     const url = cluster.urlOf('refused', 'app');
-    const error = await createPostgresPaperIndex(url, { schema: 'papers', layout: 'inverted' }).then(
+    const error = await createPostgresPaperIndex(url, { schema: 'papers' }).then(
       () => null,
       (failure: Error) => failure.message,
     );
@@ -134,7 +133,7 @@ describe('alexandria_pg privileges through the paper index', () => {
     const grants = error?.match(/GRANT EXECUTE ON FUNCTION [^;]+;/g) ?? [];
     expect(grants).toHaveLength(3);
     await run('refused', grants.join(' '));
-    const index = await createPostgresPaperIndex(url, { schema: 'papers', layout: 'inverted' });
+    const index = await createPostgresPaperIndex(url, { schema: 'papers' });
     try {
       await index.upsert([{ ...emptyPaper('Ferns in shade'), doi: '10.1/fern' }]);
       expect((await index.count()).papers).toBe(1);

@@ -42,7 +42,6 @@ describe.skipIf(postgresMissing)('PostgreSQL adapters when the server ends their
   it('the paper index reports it, does not crash, and answers the next search', async () => {
     const errors: unknown[] = [];
     const index = await createPostgresPaperIndex(databaseUrl, {
-      layout: 'inverted',
       onConnectionError: (error) => errors.push(error),
     });
     try {

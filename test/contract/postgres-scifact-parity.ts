@@ -16,10 +16,10 @@ export const ranking = (page: IndexPage) =>
   page.papers.map((paper, index) => [paper.title, page.scores[index]]);
 
 /**
- * A PostgreSQL layout against the single-shard SQLite index over real corpora (the ACL Anthology
+ * The PostgreSQL index against the single-shard SQLite index over real corpora (the ACL Anthology
  * records of the fixtures; SciFact where the shared data is there): the same counts, and for real
  * queries and word pairs of them the same totals, titles in the same order and scores to six places.
- * Each layout's test file calls this with its name and a factory of fresh indexes.
+ * The index's test file calls this with its name and a factory of fresh indexes.
  */
 export function runSciFactRankingParity(name: string, create: () => Promise<PaperIndex>): void {
   describe(`${name} against the SQLite index`, () => {

@@ -3,7 +3,7 @@ import { createPostgresPaperIndex } from '../../src/adapters/postgres/postgres-p
 import { emptyPaper, type Paper } from '../../src/domain/paper.js';
 
 /**
- * Small inverted-layout indexes for the alexandria_pg extension's own tests (its fuzz test and its
+ * Small paper indexes for the alexandria_pg extension's own tests (its fuzz test and its
  * regression tests): written by the real adapter, so the posting blocks, tails, tombstones and
  * metadata rows are the bytes the extension reads in production.
  */
@@ -46,7 +46,7 @@ export async function buildExtensionIndex(
   schema: string,
   records: number,
 ): Promise<{ wordIds: string[]; commonId: string }> {
-  const index = await createPostgresPaperIndex(url, { schema, layout: 'inverted', maxConnections: 2 });
+  const index = await createPostgresPaperIndex(url, { schema, maxConnections: 2 });
   try {
     for (let start = 0; start < records; start += 100) {
       const batch = Array.from({ length: Math.min(100, records - start) }, (_, at) =>

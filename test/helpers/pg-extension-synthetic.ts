@@ -7,7 +7,7 @@ import {
 } from '../../src/adapters/postgres/postgres-inverted-codec.js';
 
 /**
- * An inverted-layout index written straight into tables with the adapter's own encoders, for the
+ * A paper index written straight into tables with the adapter's own encoders, for the
  * extension's regression and interrupt tests: any size in seconds, and independent of the
  * adapter's migration (so the same tests also run against an older extension, where they must
  * fail). Documents 1..documents; every one holds `common` (title and abstract) directly followed by

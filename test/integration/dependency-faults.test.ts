@@ -104,7 +104,7 @@ describe.skipIf(missing !== undefined)('the scale-out deployment under dependenc
 
   beforeAll(async () => {
     cluster = await startOwnCluster('alexandria_faults');
-    const index = await createPostgresPaperIndex(cluster.url, { layout: 'inverted' });
+    const index = await createPostgresPaperIndex(cluster.url);
     await index.upsert(papers(400));
     await index.close();
     standby = await cluster.standby();

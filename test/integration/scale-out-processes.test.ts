@@ -314,7 +314,7 @@ describe.skipIf((await needsPostgresExtension()) || (await needsRedis()))(
       const ingested = await runCli(replicaA.dataDir, ['ingest', '--no-progress', '--json', aclSample]);
       expect(ingested.code, ingested.stderr).toBe(0);
       expect(JSON.parse(ingested.stdout).inserted).toBe(500);
-      // The deployment's default layout, as an operator gets it without ALEXANDRIA_PG_INDEX_LAYOUT.
+      // The one layout (decision 0058), recorded when the index is set up.
       const layout = await adminQuery(
         "select value from paper_index_settings where name = 'layout'",
         databaseUrl,

@@ -11,15 +11,12 @@ import type pg from 'pg';
 /** The version whose functions the adapter calls (the search that takes the index's schema). */
 export const requiredExtensionVersion = '1.3';
 
-/** The functions each layout calls, with their argument types. */
-const layoutFunctions = {
-  tsvector: ['alexandria_bm25(tsvector, text[], float8[], float8[], int4, float8)'],
-  inverted: [
-    'alexandria_inverted_search(regnamespace, int8[], int4[], int4[], int4[], int4[], float8[], float8[], float8, int4, bool, int4, int4, int4, int4, int4)',
-    'alexandria_docs_append(bytea, bytea)',
-    'alexandria_slices(bytea, int4[])',
-  ],
-} as const;
+/** The functions the index calls, with their argument types. */
+const indexFunctions = [
+  'alexandria_inverted_search(regnamespace, int8[], int4[], int4[], int4[], int4[], float8[], float8[], float8, int4, bool, int4, int4, int4, int4, int4)',
+  'alexandria_docs_append(bytea, bytea)',
+  'alexandria_slices(bytea, int4[])',
+] as const;
 
 /** Runs `sql` in a savepoint: on failure, its message, and the transaction still usable. */
 async function attempt(client: pg.PoolClient, sql: string): Promise<{ ok: boolean; error?: string }> {
@@ -87,24 +84,22 @@ export interface InstalledExtension {
 }
 
 /**
- * Makes sure the current role may execute the functions `layout` calls: when `grant` (the index is
+ * Makes sure the current role may execute the functions the index calls: when `grant` (the index is
  * being created), it first grants them to itself, which succeeds where it may grant. Throws with
  * the GRANT statement an administrator must run when the role still lacks one.
  */
 export async function ensureExecute(
   client: pg.PoolClient,
-  layout: keyof typeof layoutFunctions,
   extension: InstalledExtension,
   grant: boolean,
 ): Promise<void> {
-  // The tsvector layout calls alexandria_bm25 only, there since 1.0: an older version serves it.
-  if (layout === 'inverted' && older(extension.version, requiredExtensionVersion)) {
+  if (older(extension.version, requiredExtensionVersion)) {
     throw new Error(
-      `The inverted PostgreSQL index layout needs alexandria_pg ${requiredExtensionVersion}; this database has ${extension.version}${extension.updateError ? ` and updating it failed (${extension.updateError})` : ''}: run \`alexandria db install-extension\` as root on the database server, then ALTER EXTENSION alexandria_pg UPDATE as the extension's owner`,
+      `The PostgreSQL paper index needs alexandria_pg ${requiredExtensionVersion}; this database has ${extension.version}${extension.updateError ? ` and updating it failed (${extension.updateError})` : ''}: run \`alexandria db install-extension\` as root on the database server, then ALTER EXTENSION alexandria_pg UPDATE as the extension's owner`,
     );
   }
   // regnamespace's text is the schema's name quoted where it needs it.
-  const signatures = layoutFunctions[layout].map((signature) => `${extension.schema}.${signature}`);
+  const signatures = indexFunctions.map((signature) => `${extension.schema}.${signature}`);
   const missing = async () => {
     const found = await client.query<{ signature: string; allowed: boolean | null }>(
       `SELECT signature, has_function_privilege(to_regprocedure(signature), 'EXECUTE') AS allowed

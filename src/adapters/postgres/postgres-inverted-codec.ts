@@ -41,7 +41,7 @@ export function documentWords(document: InvertedDocument): string[] {
   return Array.from(document.wordIds, (id) => document.vocabulary.words[id] as string);
 }
 
-/** A word must fit a b-tree key (and the tsvector layout's lexeme limit, for equal statistics). */
+/** A word must fit a b-tree key (the former tsvector layout's lexeme limit, kept: same words indexed). */
 const maxWordBytes = 2046;
 const facetTokensPerRecord = 3;
 
@@ -59,8 +59,7 @@ const fields: Array<[keyof IndexedText, FieldClass]> = [
 /**
  * Calls `visit` for each token of the record's fields in order with its position and field class,
  * and returns the record's length. Positions number the tokens from 1 across the fields with one
- * unused position between fields (so that a phrase never spans two fields); both PostgreSQL layouts
- * number them so. The length counts every token plus the three facet tokens SQLite counts.
+ * unused position between fields (so that a phrase never spans two fields). The length counts every token plus the three facet tokens SQLite counts.
  */
 export function walkFieldTokens(
   text: IndexedText,

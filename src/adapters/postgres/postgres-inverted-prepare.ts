@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { deflateRawSync } from 'node:zlib';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { Piscina } from 'piscina';
 import type { Paper } from '../../domain/paper.js';
 import { workerModule } from '../../platform/worker-file.js';
@@ -39,6 +39,11 @@ export function deflated(paper: Paper, json: string): Buffer {
 
 function deflateRecord(json: string): Buffer {
   return deflateRawSync(json, { level: 1 });
+}
+
+/** A stored record (deflated canonical JSON) as the paper it holds. */
+export function decodeRecord(record: Buffer): Paper {
+  return JSON.parse(inflateRawSync(record).toString('utf8')) as Paper;
 }
 
 /** Milliseconds this process's main thread spent preparing records, for `npm run bench`. */

@@ -4,12 +4,12 @@ import type { IndexClause, IndexPage, IndexQuery } from '../../ports/paper-index
 import { bm25Idf, kindCodes } from '../paper-index/index-fields.js';
 import { indexTokens } from '../paper-index/index-tokenizer.js';
 import { type PlanOptions, planClauses, scoredPhrases } from '../paper-index/query-plan.js';
-import { decodeRecord } from './postgres-index-writes.js';
 import { fitsWord } from './postgres-inverted-codec.js';
+import { decodeRecord } from './postgres-inverted-prepare.js';
 
 /**
- * Searches of the inverted layout (docs/decisions/0024): the plan, the phrases scored and their IDF
- * are the tsvector layout's (so the SQLite index's); matching, filters, BM25 and the top-k run in
+ * Searches of the PostgreSQL index (docs/decisions/0024, 0058): the plan, the phrases scored and
+ * their IDF are the SQLite index's; matching, filters, BM25 and the top-k run in
  * `alexandria_inverted_search` over the posting lists, which returns document numbers, their
  * scores and the total; the page's records are then read by document number.
  */

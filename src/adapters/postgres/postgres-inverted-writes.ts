@@ -1,7 +1,6 @@
 import type pg from 'pg';
 import { identityKeys, type Paper } from '../../domain/paper.js';
 import { indexedText, keyHash, kindCodes, paperColumns } from '../paper-index/index-fields.js';
-import { decodeRecord } from './postgres-index-writes.js';
 import {
   ByteWriter,
   DocBlock,
@@ -11,11 +10,11 @@ import {
   type InvertedDocument,
   type Vocabulary,
 } from './postgres-inverted-codec.js';
-import { deflated, documentOf, jsonOf } from './postgres-inverted-prepare.js';
+import { decodeRecord, deflated, documentOf, jsonOf } from './postgres-inverted-prepare.js';
 import { StagedRecords } from './postgres-staged-records.js';
 
 /**
- * The write side of the PostgreSQL index's inverted layout (docs/decisions/0024). A record keeps
+ * The write side of the PostgreSQL index (its one layout, inverted: docs/decisions/0024, 0058). A record keeps
  * its id for life; its text lives under a document number. New text (an insert, or a merge that
  * changes the indexed fields) gets the next document number, whose postings are appended to each
  * word's tail (`paper_words.tail_*`, sealed into `paper_postings` when large enough); the old
@@ -54,14 +53,17 @@ export class InvertedBatch extends StagedRecords {
     super(nextId);
   }
 
-  static async load(client: pg.PoolClient, papers: readonly Paper[]): Promise<InvertedBatch> {
+  /** A batch that has seen no stored record yet (the next id and document number read). */
+  static async start(client: pg.PoolClient): Promise<InvertedBatch> {
     const stats = await client.query<{ next_id: string; next_doc: string }>(
       'SELECT next_id, next_doc FROM paper_index_stats',
     );
-    const batch = new InvertedBatch(
-      Number(stats.rows[0]?.next_id ?? 1),
-      Number(stats.rows[0]?.next_doc ?? 1),
-    );
+    return new InvertedBatch(Number(stats.rows[0]?.next_id ?? 1), Number(stats.rows[0]?.next_doc ?? 1));
+  }
+
+  /** A batch for an upsert of `papers`: the stored records owning any of their keys read. */
+  static async load(client: pg.PoolClient, papers: readonly Paper[]): Promise<InvertedBatch> {
+    const batch = await InvertedBatch.start(client);
     const hashes = [...new Set(papers.flatMap((paper) => identityKeys(paper).map(keyHash)))];
     const found = await client.query<{ hash: string; id: string; doc: string; record: Buffer }>(
       `SELECT k.hash, r.id, r.doc, r.record FROM paper_keys k JOIN paper_records r ON r.id = k.paper_id

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { ensureExecute, ensureExtension } from './postgres-extension.js';
+import { convertToInverted } from './postgres-layout-conversion.js';
 import { inTransaction } from './transaction.js';
 
 /**
- * The PostgreSQL index's tables (docs/decisions/0024). Versioned steps, applied under an advisory
- * lock so replicas starting together migrate once. The `alexandria_pg` extension (BM25) must be
+ * The PostgreSQL index's tables (docs/decisions/0024, 0058). Versioned steps, applied under an
+ * advisory lock so replicas starting together migrate once. Step 1 is the first (tsvector) layout's
+ * tables; the layout's own set-up (`convertToInverted`) drops what the inverted layout does not use. The `alexandria_pg` extension (BM25) must be
  * installed on the server (native/postgres, `alexandria db install-extension`; postgres-extension.ts).
  */
 const steps: string[] = [
@@ -44,8 +46,7 @@ const steps: string[] = [
      vector bytea NOT NULL,
      PRIMARY KEY (id, model));
    ALTER TABLE paper_record_vectors ALTER COLUMN vector SET STORAGE PLAIN;`,
-  // The inverted layout (ALEXANDRIA_PG_INDEX_LAYOUT=inverted; native/postgres/alexandria_inverted.c
-  // describes the byte formats): a record's text under a document number, per-word posting lists
+  // The inverted layout (native/postgres/alexandria_inverted.c describes the byte formats): a record's text under a document number, per-word posting lists
   // (sealed blocks plus the word's tail), per-document metadata in rows of 1024 documents.
   `ALTER TABLE paper_records ADD COLUMN doc bigint;
    ALTER TABLE paper_records ALTER COLUMN terms DROP NOT NULL;
@@ -75,20 +76,18 @@ const steps: string[] = [
    ALTER TABLE paper_docs ALTER COLUMN keys SET COMPRESSION lz4;`,
 ];
 
-/** How the index stores its text: tsvectors under GIN, or Alexandria's own posting lists (decision 0024). */
-export type PostgresIndexLayout = 'tsvector' | 'inverted';
-
 /**
- * Creates or upgrades the index's tables; returns the index's layout — the one it was created with
- * (an index that already holds records written before layouts existed is `tsvector`), else
- * `layout` — and the schema its tables are in (the extension's search is given it by name).
+ * Creates or upgrades the index's tables; returns the schema they are in (the extension's search is
+ * given it by name). The index has one layout, `inverted` (decision 0058): a new index is set up for
+ * it, and an index created with the former `tsvector` layout is converted, records and all, in the
+ * same transaction (all or nothing: a failure leaves the old index as it was). `converted` is the
+ * number of records such a conversion re-indexed, or null.
  */
 export async function migratePostgresPaperIndex(
   pool: pg.Pool,
   schema: string | undefined,
-  layout: PostgresIndexLayout = 'tsvector',
-): Promise<{ layout: PostgresIndexLayout; schema: string }> {
-  return inTransaction(pool, async (client) => {
+): Promise<{ schema: string; converted: number | null }> {
+  const result = await inTransaction(pool, async (client) => {
     await client.query("SELECT pg_advisory_xact_lock(hashtext('alexandria.paper_index.migrate'))");
     if (schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
     const extension = await ensureExtension(client);
@@ -112,28 +111,24 @@ export async function migratePostgresPaperIndex(
     const stored = await client.query<{ value: string }>(
       "SELECT value FROM paper_index_settings WHERE name = 'layout'",
     );
-    const known = stored.rows[0]?.value;
-    const used = known ? null : await client.query('SELECT 1 FROM paper_records LIMIT 1');
-    const chosen: PostgresIndexLayout =
-      known === 'tsvector' || known === 'inverted' ? known : used?.rowCount === 0 ? layout : 'tsvector';
+    // No layout recorded: a new index, or one created before layouts existed (tsvector).
+    const inverted = stored.rows[0]?.value === 'inverted';
     // The index's role must be allowed to call the extension (1.3 revokes it from PUBLIC): granted
-    // by itself when it creates the index and may, else the error names the GRANT to run.
-    await ensureExecute(client, chosen, extension, version === 0);
+    // by itself when it sets the layout up and may, else the error names the GRANT to run.
+    await ensureExecute(client, extension, !inverted);
     const where = await client.query<{ schema: string }>(
       "SELECT relnamespace::regnamespace::text AS schema FROM pg_class WHERE oid = 'paper_index_settings'::regclass",
     );
-    const result = { layout: chosen, schema: where.rows[0]?.schema as string };
-    if (known) return result;
-    await client.query("INSERT INTO paper_index_settings (name, value) VALUES ('layout', $1)", [chosen]);
-    // The inverted layout has no tsvectors (GIN would only index every row's NULL), reads pages'
-    // records by document number, and never scans record rows: the record stays inline (no TOAST
-    // row and index entry per record). Chosen on an empty index, so this is instant.
-    if (chosen === 'inverted') {
-      await client.query(`DROP INDEX paper_records_terms;
-        CREATE UNIQUE INDEX paper_records_doc ON paper_records (doc);
-        ALTER TABLE paper_records ALTER COLUMN record SET STORAGE MAIN;
-        ALTER TABLE paper_records RESET (toast_tuple_target);`);
-    }
-    return result;
+    const tablesSchema = where.rows[0]?.schema as string;
+    if (inverted) return { schema: tablesSchema, converted: null };
+    const converted = await convertToInverted(client);
+    return { schema: tablesSchema, converted: version === 0 ? null : converted };
   });
+  // A conversion rewrote every record row: reclaim the old versions (outside the transaction).
+  if (result.converted !== null) {
+    await pool
+      .query('VACUUM (ANALYZE) paper_records, paper_keys, paper_words, paper_postings, paper_docs')
+      .catch(() => undefined);
+  }
+  return result;
 }

@@ -1,7 +1,6 @@
 import type pg from 'pg';
 import { identityKeys, type Paper } from '../../domain/paper.js';
 import type {
-  IndexClause,
   IndexPage,
   IndexQuery,
   IndexStats,
@@ -10,27 +9,14 @@ import type {
   RecordVectorEntry,
   UpsertSummary,
 } from '../../ports/paper-index.js';
-import {
-  bm25Idf,
-  defaultFieldWeights,
-  type FieldWeights,
-  keyHash,
-  kindCodes,
-} from '../paper-index/index-fields.js';
-import {
-  defaultPlanOptions,
-  type PlanOptions,
-  planClauses,
-  scoredPhrases,
-} from '../paper-index/query-plan.js';
+import { defaultFieldWeights, type FieldWeights, keyHash, kindCodes } from '../paper-index/index-fields.js';
+import { defaultPlanOptions, type PlanOptions } from '../paper-index/query-plan.js';
 import { decodeRecordVector, encodeRecordVector } from '../paper-index/record-vector-codec.js';
 import { planUpsert } from '../paper-index/upsert-plan.js';
-import { Batch, decodeRecord, vectorOf } from './postgres-index-writes.js';
-import { RecordPreparer } from './postgres-inverted-prepare.js';
+import { decodeRecord, RecordPreparer } from './postgres-inverted-prepare.js';
 import { InvertedSearch } from './postgres-inverted-search.js';
 import { InvertedBatch } from './postgres-inverted-writes.js';
-import { migratePostgresPaperIndex, type PostgresIndexLayout } from './postgres-paper-index-schema.js';
-import { documentVector, quoteLexeme } from './postgres-paper-vector.js';
+import { migratePostgresPaperIndex } from './postgres-paper-index-schema.js';
 import {
   type ConnectionErrorSummary,
   createPostgresPool,
@@ -53,11 +39,10 @@ export interface PostgresPaperIndexOptions {
   /** How the read replicas are watched and skipped (see `StandbyRouter`). */
   standby?: StandbyRoutingOptions;
   /**
-   * How a new index stores its text: `tsvector` (when omitted here) or `inverted` (posting lists of
-   * the extension's own; decision 0024). The application passes ALEXANDRIA_PG_INDEX_LAYOUT (default
-   * `inverted`). An existing index keeps its own.
+   * Told when opening converted an index created with the former tsvector layout (decision 0058):
+   * how many records were indexed again and how long it took.
    */
-  layout?: PostgresIndexLayout;
+  onConversion?: (conversion: { records: number; ms: number }) => void;
   /**
    * Told of an error on an idle pooled connection (the server restarted, failed over, or ended the
    * connection). The pool drops that connection and opens another on the next query; without a
@@ -68,7 +53,6 @@ export interface PostgresPaperIndexOptions {
   health?: PostgresPoolHealth;
 }
 
-/** Tsvector weight labels per field (D is unused: facets live in columns here). */
 interface StatsRow {
   data_version: string;
   records: string;
@@ -76,14 +60,14 @@ interface StatsRow {
 }
 
 /**
- * The paper index on PostgreSQL, shared by every replica (docs/decisions/0024). Records are rows
- * with their filter and sort columns, a tsvector written by Alexandria (its own tokeniser: the
- * SQLite index's, stemmed alike; fields told apart by weight labels) under a GIN index, and the
- * record itself (deflated canonical JSON). Ranking is the SQLite index's BM25 — same formula,
- * parameters, field weights, phrase counting and whole-index statistics — computed by the
- * `alexandria_pg` extension (native/postgres). Document frequencies of words and the index's
- * record and token totals are kept in tables written in the same transaction as the records.
- * Writes are serialised by a transaction-level advisory lock; searches may go to read replicas.
+ * The paper index on PostgreSQL, shared by every replica (docs/decisions/0024, 0058). Records are
+ * rows with their filter and sort columns and the record itself (deflated canonical JSON) under a
+ * document number; their words (the SQLite index's tokeniser and stemmer) are posting lists of the
+ * `alexandria_pg` extension's format (native/postgres), which matches, filters and ranks them: the
+ * SQLite index's BM25 — same formula, parameters, field weights, phrase counting and whole-index
+ * statistics. Document frequencies and the index's record and token totals are written in the same
+ * transaction as the records. Writes are serialised by a transaction-level advisory lock; searches
+ * may go to read replicas.
  */
 export async function createPostgresPaperIndex(
   connectionString: string,
@@ -109,13 +93,11 @@ export async function createPostgresPaperIndex(
   const primary = poolOf(connectionString, options.health);
   const replicas = (options.readUrls ?? []).map((url) => poolOf(url));
   try {
-    const migrated = await migratePostgresPaperIndex(primary, schema, options.layout);
-    return new PostgresPaperIndex(
-      primary,
-      replicas,
-      { ...options, layout: migrated.layout },
-      migrated.schema,
-    );
+    const started = performance.now();
+    const migrated = await migratePostgresPaperIndex(primary, schema);
+    if (migrated.converted !== null)
+      options.onConversion?.({ records: migrated.converted, ms: performance.now() - started });
+    return new PostgresPaperIndex(primary, replicas, options, migrated.schema);
   } catch (error) {
     await Promise.all([primary, ...replicas].map((pool) => pool.end()));
     throw error;
@@ -123,20 +105,14 @@ export async function createPostgresPaperIndex(
 }
 
 export class PostgresPaperIndex implements PaperIndex {
-  private readonly weights: number[];
-  private readonly plan: PlanOptions;
-  /** Whole-index document counts of clauses (a lexeme or a phrase's lexemes), for one data version. */
-  private documents = new Map<string, number>();
-  private documentsVersion = '';
   private indexId: string | undefined;
   /** Which database answers a read: a caught-up, answering standby, else the primary. */
   private readonly router: StandbyRouter;
   /** Searches answered by the primary and by read replicas (for metrics and tests). */
   readonly searchesServed = { primary: 0, replicas: 0 };
-  /** The layout this index was created with. */
-  readonly layout: PostgresIndexLayout;
-  private readonly inverted: InvertedSearch | undefined;
-  /** Tokenises and deflates the inverted layout's records ahead of their write (its own thread). */
+  /** Plans a query and runs it in the extension over the posting lists. */
+  private readonly searcher: InvertedSearch;
+  /** Tokenises and deflates the records ahead of their write (its own thread). */
   private readonly preparer = new RecordPreparer();
 
   constructor(
@@ -148,15 +124,11 @@ export class PostgresPaperIndex implements PaperIndex {
   ) {
     const w = options.weights ?? defaultFieldWeights;
     if (w.authors !== w.venue || w.venue !== w.extra) {
-      throw new Error('The PostgreSQL index weighs authors, venue and identifiers alike (one label)');
+      throw new Error('The PostgreSQL index weighs authors, venue and identifiers alike (one field)');
     }
-    // Label codes 0–3 are D, C, B, A: D unused, C authors/venue/identifiers, B abstract, A title.
-    this.weights = [0, w.authors, w.abstract, w.title];
-    this.plan = { ...defaultPlanOptions, ...options.plan };
+    const plan = { ...defaultPlanOptions, ...options.plan };
     this.router = new StandbyRouter(primary, replicas, options.standby);
-    this.layout = options.layout ?? 'tsvector';
-    if (this.layout === 'inverted')
-      this.inverted = new InvertedSearch([w.title, w.abstract, w.authors], this.plan, tablesSchema);
+    this.searcher = new InvertedSearch([w.title, w.abstract, w.authors], plan, tablesSchema);
   }
 
   /**
@@ -165,9 +137,7 @@ export class PostgresPaperIndex implements PaperIndex {
    * a caller may keep one batch in flight while it prepares the next.
    */
   async upsert(papers: readonly Paper[]): Promise<UpsertSummary> {
-    let prepared: Promise<void> = Promise.resolve();
-    if (this.layout === 'inverted') prepared = this.preparer.prepare(papers);
-    else for (const paper of papers) vectorOf(paper);
+    const prepared = this.preparer.prepare(papers);
     const previous = this.writes;
     const run = prepared.then(() => previous).then(() => this.write(papers));
     this.writes = run.then(
@@ -185,10 +155,7 @@ export class PostgresPaperIndex implements PaperIndex {
     await inTransaction(this.primary, async (client) => {
       // One writer at a time: ids, key ownership and the statistics stay consistent.
       await client.query("SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.paper_index'))");
-      const batch =
-        this.layout === 'inverted'
-          ? await InvertedBatch.load(client, papers)
-          : await Batch.load(client, papers);
+      const batch = await InvertedBatch.load(client, papers);
       for (const paper of papers) {
         const step = planUpsert(paper, (key) => batch.owners(key));
         if (step.action === 'unchanged') summary.unchanged += 1;
@@ -214,142 +181,23 @@ export class PostgresPaperIndex implements PaperIndex {
     return value;
   }
 
+  /**
+   * One snapshot for the statistics, the ranking and the page's records: a record whose text
+   * changes meanwhile moves to a new document number.
+   */
   private async searchOn(pool: pg.Pool, query: IndexQuery): Promise<IndexPage> {
     const client = await pool.connect();
-    if (this.inverted) {
-      // One snapshot for the statistics, the ranking and the page's records: a record whose text
-      // changes meanwhile moves to a new document number.
-      const inverted = this.inverted;
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      try {
-        const page = await inverted.search(client, query, await readStats(client));
-        await client.query('COMMIT');
-        return page;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      } finally {
-        client.release();
-      }
-    }
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     try {
-      const stats = await readStats(client);
-      if (stats.data_version !== this.documentsVersion) {
-        this.documents = new Map();
-        this.documentsVersion = stats.data_version;
-      }
-      const records = Number(stats.records);
-      // Clauses are told apart by their text, as in the SQLite index's MATCH expression: "death" and
-      // "deaths" are two phrases (both scored) even though they stem alike.
-      const lexemes = new Map<string, string>();
-      const textOf = (clause: IndexClause): string | null => {
-        const text = clause.text.trim();
-        const words = documentVector.lexemesOf(text);
-        if (words.length === 0) return null;
-        lexemes.set(text, words.join(' '));
-        return text;
-      };
-      const must = unique(query.must.map(textOf));
-      const should = unique(query.should.map(textOf)).filter((clause) => !must.includes(clause));
-      if (must.length === 0 && should.length === 0) return emptyPage();
-      const lexemesOf = (text: string) => lexemes.get(text) as string;
-      await this.countClauses(client, [...must, ...should].map(lexemesOf));
-      const documents = (text: string) => this.documents.get(lexemesOf(text)) ?? 0;
-      const plan = planClauses(must, should, documents, records, this.plan);
-      const phrases = scoredPhrases(plan);
-      const idf = phrases.map((phrase) => bm25Idf(records, documents(phrase)));
-      const match =
-        plan.must.length > 0
-          ? plan.must.map((text) => tsqueryOf(lexemesOf(text))).join(' & ')
-          : plan.candidates.map((text) => tsqueryOf(lexemesOf(text))).join(' | ');
-      // The match and filters ($1…) come first, so that a count can reuse them alone.
-      const where: unknown[] = [match, kindCodes[query.kind]];
-      const filters = ['terms @@ $1::tsquery', 'kind = $2'];
-      if (query.peerReviewedOnly) filters.push('reviewed');
-      if (query.startYear !== undefined) {
-        where.push(query.startYear);
-        filters.push(`year >= $${where.length}`);
-      }
-      if (query.endYear !== undefined) {
-        where.push(query.endYear);
-        filters.push(`year <= $${where.length}`);
-      }
-      const avgdl = records > 0 ? Number(stats.tokens) / records : 1;
-      const parameters = [
-        ...where,
-        phrases.map(lexemesOf),
-        idf,
-        this.weights,
-        avgdl,
-        query.limit,
-        query.offset,
-      ];
-      const at = (n: number) => `$${where.length + n}`;
-      const key =
-        query.sort === 'cited_by_count'
-          ? 'cited_by_count'
-          : query.sort === 'publication_date'
-            ? 'published'
-            : null;
-      const order = key ? 'key DESC NULLS LAST, score DESC, id' : 'score DESC, id';
-      // Every match is scored once into a small materialised set (id, score, key); the page and the
-      // total come from it (a window count would carry each row's tsvector through a spill).
-      const result = await client.query<{ id: string; score: number; total: string }>(
-        `WITH matched AS MATERIALIZED (
-           SELECT id, alexandria_bm25(terms, ${at(1)}::text[], ${at(2)}::float8[], ${at(3)}::float8[], doclen,
-                                      ${at(4)}::float8) AS score,
-                  ${key ?? 'NULL::int'} AS key
-           FROM paper_records WHERE ${filters.join(' AND ')})
-         SELECT id, score, (SELECT count(*) FROM matched) AS total FROM matched
-         ORDER BY ${order} LIMIT ${at(5)} OFFSET ${at(6)}`,
-        parameters,
-      );
-      const found = query.withoutRecords
-        ? result.rows.map((row): [number, Paper | undefined] => [Number(row.id), undefined])
-        : await recordsOf(
-            client,
-            result.rows.map((row) => Number(row.id)),
-          );
-      const papers = found.flatMap(([, paper]) => (paper ? [paper] : []));
-      const ids = found.map(([id]) => id);
-      const scoreOf = new Map(result.rows.map((row) => [Number(row.id), Number(row.score)]));
-      let total = Number(result.rows[0]?.total ?? 0);
-      if (result.rows.length === 0 && query.offset > 0) {
-        // A page past the end: the window function saw no row; count the matches themselves.
-        const counted = await client.query<{ n: string }>(
-          `SELECT count(*) AS n FROM paper_records WHERE ${filters.join(' AND ')}`,
-          where,
-        );
-        total = Number(counted.rows[0]?.n ?? 0);
-      }
-      const scores = ids.map((id) => scoreOf.get(id) ?? 0);
-      return { papers, scores, total, totalIsExact: true, ids };
+      const page = await this.searcher.search(client, query, await readStats(client));
+      await client.query('COMMIT');
+      return page;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
     } finally {
       client.release();
     }
-  }
-
-  /** Counts (once per data version) the records holding each clause: words from the term table, phrases by matching. */
-  private async countClauses(client: pg.PoolClient, clauses: string[]): Promise<void> {
-    const missing = clauses.filter((clause) => !this.documents.has(clause));
-    if (missing.length === 0) return;
-    const words = missing.filter((clause) => !clause.includes(' '));
-    if (words.length > 0) {
-      const found = await client.query<{ lexeme: string; records: number }>(
-        'SELECT lexeme, records FROM paper_terms WHERE lexeme = ANY($1::text[])',
-        [words],
-      );
-      for (const word of words) this.documents.set(word, 0);
-      for (const row of found.rows) this.documents.set(row.lexeme, row.records);
-    }
-    for (const phrase of missing.filter((clause) => clause.includes(' '))) {
-      const counted = await client.query<{ n: string }>(
-        'SELECT count(*) AS n FROM paper_records WHERE terms @@ $1::tsquery',
-        [tsqueryOf(phrase)],
-      );
-      this.documents.set(phrase, Number(counted.rows[0]?.n ?? 0));
-    }
-    if (this.documents.size > 100_000) this.documents.clear();
   }
 
   async findByKeys(keys: readonly string[]): Promise<Paper | null> {
@@ -393,18 +241,9 @@ export class PostgresPaperIndex implements PaperIndex {
     return counts;
   }
 
-  /**
-   * tsvector layout: moves GIN's pending entries into the main index and refreshes the planner's
-   * statistics. Inverted layout: vacuums the rows every batch rewrites (word tails, metadata rows).
-   */
+  /** Vacuums the rows every batch rewrites (word tails, metadata rows) and refreshes statistics. */
   async optimize(): Promise<void> {
-    if (this.layout === 'inverted') {
-      // Tails and metadata rows are rewritten by every batch: reclaim their old versions.
-      await this.primary.query('VACUUM (ANALYZE) paper_words, paper_postings, paper_docs, paper_records');
-      return;
-    }
-    await this.primary.query("SELECT gin_clean_pending_list('paper_records_terms'::regclass)");
-    await this.primary.query('ANALYZE paper_records');
+    await this.primary.query('VACUUM (ANALYZE) paper_words, paper_postings, paper_docs, paper_records');
   }
 
   /** Records above `afterId` without a vector for `model`; the stamp is the row version (`xmin`). */
@@ -515,18 +354,4 @@ async function recordsOf(client: pg.PoolClient, ids: number[]): Promise<Array<[n
     const paper = byId.get(id);
     return paper ? [[id, paper]] : [];
   });
-}
-
-/** A clause as tsquery text: a lexeme, or its lexemes in a row. */
-function tsqueryOf(clause: string): string {
-  const lexemes = clause.split(' ').map(quoteLexeme);
-  return lexemes.length === 1 ? (lexemes[0] as string) : `(${lexemes.join(' <-> ')})`;
-}
-
-function unique(values: (string | null)[]): string[] {
-  return [...new Set(values.filter((value): value is string => value !== null))];
-}
-
-function emptyPage(): IndexPage {
-  return { papers: [], scores: [], total: 0, totalIsExact: true, ids: [] };
 }

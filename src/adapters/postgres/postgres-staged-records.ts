@@ -12,10 +12,10 @@ export interface StagedRecord {
 }
 
 /**
- * What both PostgreSQL layouts' upserts stage the same way (docs/decisions/0024): which records own
+ * What a PostgreSQL index upsert stages (docs/decisions/0024): which records own
  * which identity keys, the current version of every record the batch has seen, the versions staged,
- * the rows folded away, the vectors made stale and the key rows to drop. Each layout's batch adds
- * how its text is written (`tsvector` rows or posting lists) and writes it all in one transaction.
+ * the rows folded away, the vectors made stale and the key rows to drop. `InvertedBatch` adds how
+ * the text is written (posting lists) and writes it all in one transaction.
  */
 export abstract class StagedRecords {
   /** Key hash → ids owning it (stored or staged). */
@@ -103,7 +103,7 @@ export abstract class StagedRecords {
     }
   }
 
-  /** Staged records in id order (the order both layouts write them in). */
+  /** Staged records in id order (the order they are written in). */
   protected stagedInOrder(): Array<[number, StagedRecord]> {
     return [...this.staged.entries()].sort(([a], [b]) => a - b);
   }

@@ -37,11 +37,6 @@ export const storageSection = {
     description:
       'Comma-separated PostgreSQL URLs of read replicas (streaming standbys of DATABASE_URL) that take paper-index searches, round robin; a replica that has not replayed the last committed ingest is skipped for the primary. Writes always go to DATABASE_URL. /metrics counts searches by the database that answered (alexandria_index_searches_total{served_by="primary"|"replica"}).',
   }),
-  pgIndexLayout: envVar('ALEXANDRIA_PG_INDEX_LAYOUT', z.enum(['tsvector', 'inverted']), {
-    default: 'inverted',
-    description:
-      "How a new PostgreSQL paper index stores its text: `inverted` (the alexandria_pg extension's own posting lists, ranked in the extension: smaller and several times faster) or `tsvector` (the first layout: records' tsvectors under a GIN index). Both rank exactly as the SQLite index (decision 0024). An existing index keeps the layout it was created with.",
-  }),
   redisUrl: envVar('REDIS_URL', redisUrl, {
     secret: true,
     description:

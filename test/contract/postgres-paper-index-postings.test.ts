@@ -9,29 +9,19 @@ import { emptyPaper, type Paper } from '../../src/domain/paper.js';
 import type { IndexClause } from '../../src/ports/paper-index.js';
 import { needsPostgresExtension } from '../helpers/requirements.js';
 import { dropSchema, testPostgresUrl, uniqueSchema } from '../helpers/services.js';
-import { runPaperIndexContract } from './paper-index.contract.js';
-import { ranking, runSciFactRankingParity, search } from './postgres-scifact-parity.js';
+import { ranking, search } from './postgres-scifact-parity.js';
 
 const schemas: string[] = [];
 afterAll(async () => {
   for (const schema of schemas) await dropSchema(schema);
 });
 
-function freshIndex() {
-  const schema = uniqueSchema('paper_inverted');
-  schemas.push(schema);
-  return createPostgresPaperIndex(testPostgresUrl, { schema, maxConnections: 3, layout: 'inverted' });
-}
-
+/** The posting lists' own cases; the paper-index contract runs in postgres-paper-index.test.ts. */
 describe.skipIf(await needsPostgresExtension())('on PostgreSQL', () => {
-  runPaperIndexContract('PostgreSQL, inverted layout', freshIndex);
-
-  runSciFactRankingParity('PostgreSQL inverted layout (alexandria_inverted_search)', freshIndex);
-
   const term = (text: string): IndexClause => ({ kind: 'term', text });
   const phrase = (text: string): IndexClause => ({ kind: 'phrase', text });
 
-  describe('PostgreSQL inverted layout: postings after merges and folds', () => {
+  describe('PostgreSQL posting lists: postings after merges and folds', () => {
     const record = (title: string, fields: Partial<Paper>): Paper => ({
       ...emptyPaper(title),
       type: 'conference-paper',
@@ -63,7 +53,6 @@ describe.skipIf(await needsPostgresExtension())('on PostgreSQL', () => {
       schemas.push(schemaA, schemaB);
       const changed = await createPostgresPaperIndex(testPostgresUrl, {
         schema: schemaA,
-        layout: 'inverted',
       });
       await changed.upsert([
         record('Glacier melt under warming', { doi: '10.9/a', abstract: 'Ice sheets retreat quickly.' }),
@@ -86,7 +75,7 @@ describe.skipIf(await needsPostgresExtension())('on PostgreSQL', () => {
       ]);
       const finalRecords = (await changed.recordsWithoutVectors('none', 0, 100)).map((entry) => entry.paper);
       expect(finalRecords).toHaveLength((await changed.count()).papers);
-      const fresh = await createPostgresPaperIndex(testPostgresUrl, { schema: schemaB, layout: 'inverted' });
+      const fresh = await createPostgresPaperIndex(testPostgresUrl, { schema: schemaB });
       await fresh.upsert(finalRecords);
       expect(await statistics(schemaA)).toEqual(await statistics(schemaB));
       for (const words of ['ice', 'glaciers', 'preprint', 'coral', 'seagrass', 'carbon storage']) {
@@ -103,7 +92,7 @@ describe.skipIf(await needsPostgresExtension())('on PostgreSQL', () => {
     });
   });
 
-  describe('PostgreSQL inverted layout: a word only scored is read where the matches are', () => {
+  describe('PostgreSQL posting lists: a word only scored is read where the matches are', () => {
     // "moss" is in every record (its postings fill many sealed blocks and a tail); "lichen" in four,
     // at the first document, two neighbours and the last. A search matched by "lichen" decodes only
     // the blocks of "moss" that hold a match: scores and totals must stay those of the SQLite index.
@@ -129,7 +118,7 @@ describe.skipIf(await needsPostgresExtension())('on PostgreSQL', () => {
       );
       const schema = uniqueSchema('paper_inverted');
       schemas.push(schema);
-      const postgres = await createPostgresPaperIndex(testPostgresUrl, { schema, layout: 'inverted', plan });
+      const postgres = await createPostgresPaperIndex(testPostgresUrl, { schema, plan });
       for (let start = 0; start < records.length; start += 250) {
         await sqlite.upsert(records.slice(start, start + 250));
         await postgres.upsert(records.slice(start, start + 250));
