@@ -87,7 +87,6 @@ const maxLines = 500;
  */
 const longFiles = new Set([
   'services/question/question-ranker.ts',
-  'adapters/postgres/postgres-paper-index.ts',
 ]);
 
 function files(dir) {
