@@ -25,10 +25,12 @@ const mayImport = {
   // pdf: the engine names (`PDF_ENGINE`) only.
   config: ['domain', 'platform', 'pdf'],
   ingest: ['domain', 'ports', 'platform', 'text'],
-  // pdf is both a PDF-engine adapter and the reference-parsing library that services use (issue 39).
-  pdf: ['domain', 'ports', 'platform', 'text'],
+  // bibliography: reference lists and strings, citation markers; pure, plus its worker-thread reader.
+  bibliography: ['domain', 'platform', 'text'],
+  // pdf: the PDF engines behind the PdfExtractor port; bibliography for the reference-list heading.
+  pdf: ['domain', 'ports', 'platform', 'text', 'bibliography'],
   adapters: ['domain', 'ports', 'platform', 'text'],
-  services: ['domain', 'ports', 'platform', 'text', 'ingest', 'pdf'],
+  services: ['domain', 'ports', 'platform', 'text', 'ingest', 'bibliography', 'pdf'],
   agent: ['domain', 'ports', 'platform', 'text', 'services'],
   'app-services': ['services', 'agent'],
   compose: ['domain', 'ports', 'platform', 'text', 'config', 'ingest', 'pdf', 'adapters', 'services'],
@@ -39,6 +41,7 @@ const mayImport = {
     'text',
     'config',
     'ingest',
+    'bibliography',
     'pdf',
     'adapters',
     'services',

@@ -1,3 +1,4 @@
+import type { ReferenceReader } from '../../bibliography/reference-reading.js';
 import { AppError } from '../../domain/errors.js';
 import { identifierKey, parsePaperIdentifier } from '../../domain/identifiers.js';
 import { identityKeys } from '../../domain/paper.js';
@@ -7,7 +8,6 @@ import type {
   ReferencesResult,
   VerifyReferencesResult,
 } from '../../domain/references.js';
-import type { ReferenceReader } from '../../pdf/reference-reading.js';
 import { sha256Hex } from '../../platform/ids.js';
 import type { BlobStore } from '../../ports/blob-store.js';
 import type { Cache } from '../../ports/cache.js';

@@ -1,8 +1,8 @@
 import type { CslItem, CslName } from '@citation-js/core';
+import { readReferenceFields } from '../../bibliography/reference-fields.js';
+import { type ParsedReference, parseReference } from '../../bibliography/reference-parser.js';
+import { type ReferenceEntry, splitReferenceText } from '../../bibliography/references.js';
 import { AppError, invalid } from '../../domain/errors.js';
-import { readReferenceFields } from '../../pdf/reference-fields.js';
-import { type ParsedReference, parseReference } from '../../pdf/reference-parser.js';
-import { type ReferenceEntry, splitReferenceText } from '../../pdf/references.js';
 import { splitPersonName } from '../citation/csl-mapping.js';
 
 /**
