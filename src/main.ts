@@ -53,12 +53,12 @@ import type { RateGates } from './ports/rate-gate.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
 import { AnalysisService } from './services/analysis-service.js';
 import { AuthService } from './services/auth-service.js';
-import { CitationService } from './services/citation-service.js';
 import { CitationGraphService } from './services/citations/citation-graph.js';
 import { federatedRecords } from './services/citations/online-records.js';
 import { ReferenceService } from './services/citations/reference-service.js';
 import { createDocumentServices } from './services/documents/create-document-services.js';
 import { inProcessParsing, meteredParsing } from './services/documents/pdf-parsing.js';
+import { CitationService } from './services/export/citation-service.js';
 import {
   createFederation,
   emptyLocalIndex,

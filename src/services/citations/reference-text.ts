@@ -3,7 +3,7 @@ import { readReferenceFields } from '../../bibliography/reference-fields.js';
 import { type ParsedReference, parseReference } from '../../bibliography/reference-parser.js';
 import { type ReferenceEntry, splitReferenceText } from '../../bibliography/references.js';
 import { AppError, invalid } from '../../domain/errors.js';
-import { splitPersonName } from '../citation/csl-mapping.js';
+import { splitPersonName } from '../export/csl-mapping.js';
 
 /**
  * Plain-text reference lists (issue 37 part 2, decision 0048): the text a researcher pastes — one
