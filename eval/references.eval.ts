@@ -17,8 +17,8 @@ import {
   type CheckStatus,
   checkReferenceEntries,
   checkReferences,
-} from '../src/services/citations/reference-check.js';
-import { ReferenceLinker } from '../src/services/citations/reference-linker.js';
+} from '../src/services/references/reference-check.js';
+import { ReferenceLinker } from '../src/services/references/reference-linker.js';
 import type { EvalReport } from './index.js';
 import { loadContextItems, scoreContextItems } from './lib/citation-context-score.js';
 import { popplerWords, scoreDocument } from './lib/page-anchor-score.js';

@@ -14,7 +14,7 @@ import { parseReferenceList } from '../../src/bibliography/references.js';
 import { captionLabel } from '../../src/pdf/figure-labels.js';
 import { defaultParseOptions, parseDocument } from '../../src/pdf/parse-document.js';
 import type { ParsedFigure } from '../../src/ports/pdf-extractor.js';
-import { ReferenceLinker } from '../../src/services/citations/reference-linker.js';
+import { ReferenceLinker } from '../../src/services/references/reference-linker.js';
 import { aclRecords } from '../helpers/acl-records.js';
 
 /**

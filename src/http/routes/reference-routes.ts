@@ -8,9 +8,9 @@ import {
   referencesResultSchema,
   verifyReferencesResultSchema,
 } from '../../domain/references.js';
-import type { VerifyInput } from '../../services/citations/reference-service.js';
-import { parseReferenceText, referenceTextLimits } from '../../services/citations/reference-text.js';
 import { citationFormats } from '../../services/export/citation-service.js';
+import type { VerifyInput } from '../../services/references/reference-service.js';
+import { parseReferenceText, referenceTextLimits } from '../../services/references/reference-text.js';
 import { principalOf } from '../auth.js';
 import { queryInt, queryText } from '../query.js';
 import {
