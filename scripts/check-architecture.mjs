@@ -22,8 +22,7 @@ const mayImport = {
   platform: [],
   text: [],
   ports: ['domain'],
-  // pdf: the engine names (`PDF_ENGINE`) only.
-  config: ['domain', 'platform', 'pdf'],
+  config: ['domain', 'platform'],
   ingest: ['domain', 'ports', 'platform', 'text'],
   // bibliography: reference lists and strings, citation markers; pure, plus its worker-thread reader.
   bibliography: ['domain', 'platform', 'text'],
