@@ -29,7 +29,7 @@ const mayImport = {
   // pdf: the PDF engines behind the PdfExtractor port; bibliography for the reference-list heading.
   pdf: ['domain', 'ports', 'platform', 'text', 'bibliography'],
   adapters: ['domain', 'ports', 'platform', 'text'],
-  services: ['domain', 'ports', 'platform', 'text', 'ingest', 'bibliography', 'pdf'],
+  services: ['domain', 'ports', 'platform', 'text', 'ingest', 'bibliography'],
   agent: ['domain', 'ports', 'platform', 'text', 'services'],
   'app-services': ['services', 'agent'],
   compose: ['domain', 'ports', 'platform', 'text', 'config', 'ingest', 'pdf', 'adapters', 'services'],

@@ -11,7 +11,7 @@ import {
 } from '../../eval/lib/pdf-metadata-score.js';
 import { createSqlitePaperIndex } from '../../src/adapters/sqlite/sqlite-paper-index.js';
 import { parseReferenceList } from '../../src/bibliography/references.js';
-import { captionLabel } from '../../src/pdf/figure-labels.js';
+import { captionLabel } from '../../src/domain/figure-labels.js';
 import { defaultParseOptions, parseDocument } from '../../src/pdf/parse-document.js';
 import type { ParsedFigure } from '../../src/ports/pdf-extractor.js';
 import { ReferenceLinker } from '../../src/services/references/reference-linker.js';
