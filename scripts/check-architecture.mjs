@@ -32,7 +32,7 @@ const mayImport = {
   services: ['domain', 'ports', 'platform', 'text', 'ingest', 'bibliography'],
   agent: ['domain', 'ports', 'platform', 'text', 'services'],
   'app-services': ['services', 'agent'],
-  compose: ['domain', 'ports', 'platform', 'text', 'config', 'ingest', 'pdf', 'adapters', 'services'],
+  compose: ['domain', 'ports', 'platform', 'text', 'config', 'ingest', 'bibliography', 'pdf', 'adapters', 'services'],
   main: [
     'domain',
     'ports',
