@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { PdfEngineName } from '../src/pdf/engine.js';
+import type { PdfEngineName } from '../src/domain/pdf-engines.js';
 import { WorkerPdfExtractor } from '../src/pdf/worker-pdf-extractor.js';
 import { type BenchReport, type BenchRow, ratioLine } from './lib/report.js';
 

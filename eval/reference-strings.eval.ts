@@ -1,5 +1,5 @@
-import type { LabellerModel } from '../src/pdf/reference-labeller.js';
-import { parseReference } from '../src/pdf/reference-parser.js';
+import type { LabellerModel } from '../src/bibliography/reference-labeller.js';
+import { parseReference } from '../src/bibliography/reference-parser.js';
 import type { EvalReport } from './index.js';
 import { type GoldReference, readGold } from './lib/anystyle-gold.js';
 import {

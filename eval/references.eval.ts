@@ -4,21 +4,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { createSqlitePaperIndex } from '../src/adapters/sqlite/sqlite-paper-index.js';
+import { findCitationContexts } from '../src/bibliography/citation-markers.js';
+import { parseReferenceList } from '../src/bibliography/references.js';
 import { identityKeys, type Paper } from '../src/domain/paper.js';
 import { detectFormat } from '../src/ingest/formats/index.js';
 import { fileInput } from '../src/ingest/ingest-inputs.js';
 import { ingest } from '../src/ingest/ingest-pipeline.js';
-import { findCitationContexts } from '../src/pdf/citation-markers.js';
 import { defaultParseOptions, parseDocument } from '../src/pdf/parse-document.js';
-import { parseReferenceList } from '../src/pdf/references.js';
 import type { PaperIndex } from '../src/ports/paper-index.js';
 import type { ParsedChunk } from '../src/ports/pdf-extractor.js';
 import {
   type CheckStatus,
   checkReferenceEntries,
   checkReferences,
-} from '../src/services/citations/reference-check.js';
-import { ReferenceLinker } from '../src/services/citations/reference-linker.js';
+} from '../src/services/references/reference-check.js';
+import { ReferenceLinker } from '../src/services/references/reference-linker.js';
 import type { EvalReport } from './index.js';
 import { loadContextItems, scoreContextItems } from './lib/citation-context-score.js';
 import { popplerWords, scoreDocument } from './lib/page-anchor-score.js';

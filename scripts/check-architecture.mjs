@@ -24,13 +24,14 @@ const mayImport = {
   platform: [],
   text: [],
   ports: ['domain'],
-  // pdf: the engine names (`PDF_ENGINE`) only.
-  config: ['domain', 'platform', 'pdf'],
+  config: ['domain', 'platform'],
   ingest: ['domain', 'ports', 'platform', 'text'],
-  // pdf is both a PDF-engine adapter and the reference-parsing library that services use (issue 39).
-  pdf: ['domain', 'ports', 'platform', 'text'],
+  // bibliography: reference lists and strings, citation markers; pure, plus its worker-thread reader.
+  bibliography: ['domain', 'platform', 'text'],
+  // pdf: the PDF engines behind the PdfExtractor port; bibliography for the reference-list heading.
+  pdf: ['domain', 'ports', 'platform', 'text', 'bibliography'],
   adapters: ['domain', 'ports', 'platform', 'text'],
-  services: ['domain', 'ports', 'platform', 'text', 'ingest', 'pdf'],
+  services: ['domain', 'ports', 'platform', 'text', 'ingest', 'bibliography'],
   agent: ['domain', 'ports', 'platform', 'text', 'services'],
   'app-services': ['services', 'agent'],
   // agent: the answering factory builds the research agent from the chat profile (decision 0055).
@@ -41,6 +42,7 @@ const mayImport = {
     'text',
     'config',
     'ingest',
+    'bibliography',
     'pdf',
     'adapters',
     'services',
@@ -53,6 +55,7 @@ const mayImport = {
     'text',
     'config',
     'ingest',
+    'bibliography',
     'pdf',
     'adapters',
     'services',

@@ -11,7 +11,7 @@ import {
   scoredFields,
 } from '../eval/lib/reference-string-score.js';
 import { predictedValues, scoreReferences } from '../eval/reference-strings.eval.js';
-import { trainLabeller } from '../src/pdf/reference-labeller.js';
+import { trainLabeller } from '../src/bibliography/reference-labeller.js';
 
 const epochs = Number(process.argv[2] ?? 20);
 const errorsOf = process.argv.includes('--errors') ? (process.argv.at(-1) as ScoredField) : null;

@@ -43,7 +43,7 @@ import type { PdfExtractor } from './ports/pdf-extractor.js';
 import type { ProjectStore } from './ports/project-store.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
 import { AuthService } from './services/auth-service.js';
-import { CitationService } from './services/citation-service.js';
+import { CitationService } from './services/export/citation-service.js';
 import { ProjectService } from './services/project-service.js';
 import type { ReadinessProbe } from './services/services.js';
 import { StorageService } from './services/storage/storage-service.js';

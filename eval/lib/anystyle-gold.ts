@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { LabelledReference } from '../../src/pdf/reference-labeller.js';
-import { tokenize } from '../../src/pdf/reference-labeller.js';
+import type { LabelledReference } from '../../src/bibliography/reference-labeller.js';
+import { tokenize } from '../../src/bibliography/reference-labeller.js';
 
 /**
  * AnyStyle's labelled references (`eval/references/anystyle-gold.xml`, BSD 2-clause) and the fixed

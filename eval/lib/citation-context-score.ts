@@ -1,8 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { findCitationContexts } from '../../src/pdf/citation-markers.js';
-import { surnameOf } from '../../src/pdf/reference-fields.js';
-import { parseReferenceList, type ReferenceEntry, type ReferenceList } from '../../src/pdf/references.js';
+import { findCitationContexts } from '../../src/bibliography/citation-markers.js';
+import { surnameOf } from '../../src/bibliography/reference-fields.js';
+import {
+  parseReferenceList,
+  type ReferenceEntry,
+  type ReferenceList,
+} from '../../src/bibliography/references.js';
 import type { ParsedChunk } from '../../src/ports/pdf-extractor.js';
 
 /**

@@ -1,4 +1,4 @@
-import { startsCaption } from './figure-labels.js';
+import { startsCaption } from '../domain/figure-labels.js';
 import { type BodyStyle, headingLevel, isStrongHeading, numberedHeading } from './headings.js';
 import type { BlockKind, TextBlock, TextLine } from './layout-types.js';
 import { lineSpans } from './line-anchors.js';

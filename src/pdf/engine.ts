@@ -1,12 +1,6 @@
+import type { PdfEngineName } from '../domain/pdf-engines.js';
 import type { ImagePlacement, TextRun } from './layout-types.js';
 import type { Pixels } from './png.js';
-
-/**
- * The PDF libraries the pipeline can run on. Both feed the same stages (lines, reading order,
- * blocks, chunks, figures, metadata); only how text runs and images are read differs.
- */
-export const pdfEngineNames = ['pdfium', 'pdfjs'] as const;
-export type PdfEngineName = (typeof pdfEngineNames)[number];
 
 /** One page's text in top-left page space (after the page's rotation and crop box). */
 export interface PageText {

@@ -1,4 +1,4 @@
-import { captionLabel, labelKind } from './figure-labels.js';
+import { captionLabel, labelKind } from '../domain/figure-labels.js';
 import type { CollectedFigure } from './figures.js';
 import type { ImagePlacement, TextBlock } from './layout-types.js';
 

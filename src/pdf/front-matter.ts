@@ -1,6 +1,6 @@
+import { isReferencesHeading } from '../bibliography/references.js';
 import { readsLikeProse } from './bylines.js';
 import type { TextBlock, TextLine } from './layout-types.js';
-import { isReferencesHeading } from './references.js';
 
 /**
  * Page 1 split by what a line may say about the document itself (decision 0050). A paper's own

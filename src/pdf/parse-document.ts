@@ -1,10 +1,11 @@
 import { AppError } from '../domain/errors.js';
+import { startsCaption } from '../domain/figure-labels.js';
+import type { PdfEngineName } from '../domain/pdf-engines.js';
 import type { ParsedDocument } from '../ports/pdf-extractor.js';
 import { readAbstract } from './abstract.js';
 import { buildBlocks } from './blocks.js';
 import { buildChunks, type ChunkSizes, defaultChunkSizes } from './chunker.js';
-import type { EnginePage, PageText, PdfEngine, PdfEngineName } from './engine.js';
-import { startsCaption } from './figure-labels.js';
+import type { EnginePage, PageText, PdfEngine } from './engine.js';
 import { placeFigures } from './figure-placement.js';
 import { defaultFigureLimits, FigureCollector, type FigureLimits, toPixels } from './figures.js';
 import { hasRoomForFigure } from './free-space.js';

@@ -1,5 +1,6 @@
 import { Piscina } from 'piscina';
 import { AppError } from '../domain/errors.js';
+import type { PdfEngineName } from '../domain/pdf-engines.js';
 import type { Logger } from '../platform/logger.js';
 import { workerModule } from '../platform/worker-file.js';
 import type {
@@ -10,7 +11,6 @@ import type {
   RenderedPage,
 } from '../ports/pdf-extractor.js';
 import { defaultChunkSizes } from './chunker.js';
-import type { PdfEngineName } from './engine.js';
 import { defaultFigureLimits } from './figures.js';
 import { ocrAvailable } from './ocr.js';
 import { defaultParseOptions, type ParseOptions } from './parse-document.js';

@@ -3,7 +3,7 @@ import { normalizeDoi } from '../domain/identifiers.js';
 import type { Paper } from '../domain/paper.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import type { ZoteroCredentials, ZoteroItem, ZoteroLibrary } from '../ports/zotero-library.js';
-import { splitPersonName } from './citation/csl-mapping.js';
+import { splitPersonName } from './export/csl-mapping.js';
 import { SecretBox } from './secret-box.js';
 import type { PaperLookup } from './services.js';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { pdfEngineNames } from '../../src/pdf/engine.js';
+import { pdfEngineNames } from '../../src/domain/pdf-engines.js';
 import { WorkerPdfExtractor, type WorkerPdfExtractorOptions } from '../../src/pdf/worker-pdf-extractor.js';
 import { gaugingReportPdf } from '../helpers/generated-pdfs.js';
 import { buildPdf, deflateRepeated, textContent } from '../helpers/pdf-builder.js';

@@ -3,7 +3,7 @@
 // "done" when the import returned; the test kills it in between.
 import { createSqliteProjectStore } from '../../src/adapters/sqlite/sqlite-project-store.js';
 import type { ProjectStore } from '../../src/ports/project-store.js';
-import { CitationService } from '../../src/services/citation-service.js';
+import { CitationService } from '../../src/services/export/citation-service.js';
 import { ProjectService } from '../../src/services/project-service.js';
 
 const [path = '', entries = '1000'] = process.argv.slice(2);

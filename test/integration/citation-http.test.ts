@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatPapers, parseReferences } from '../../src/services/citation/citation-formats.js';
+import { formatPapers, parseReferences } from '../../src/services/export/citation-formats.js';
 import { nestedMacroBomb } from '../fakes/bibtex-bomb.js';
 import { fixtures } from '../helpers/requirements.js';
 import { createTestApp, type TestApp, withKey } from '../helpers/test-app.js';
@@ -73,7 +73,7 @@ describe('project import and export', () => {
     const imported = await importFile('Rich', rich, 'application/x-bibtex');
     expect(imported.json()).toMatchObject({ imported: 10, created: 10 });
     // What the stored records export is what the parsed file exports: storage lost nothing
-    // (src/services/citation/independent-readers.test.ts reads that export with other parsers).
+    // (src/services/export/independent-readers.test.ts reads that export with other parsers).
     const direct = parseReferences(rich, 'bibtex').papers;
     for (const format of ['bibtex', 'ris', 'csl'] as const) {
       const exported = await t.app.inject({

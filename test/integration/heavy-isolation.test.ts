@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WorkerReferenceReader } from '../../src/pdf/worker-reference-reader.js';
-import type { DocumentTextReader } from '../../src/services/citations/reference-service.js';
+import { WorkerReferenceReader } from '../../src/bibliography/worker-reference-reader.js';
+import type { DocumentTextReader } from '../../src/services/references/reference-service.js';
 import { referencesPdf } from '../helpers/reference-pdf.js';
 import { createTestApp, type TestApp, uploadPdf, withKey } from '../helpers/test-app.js';
 

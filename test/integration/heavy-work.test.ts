@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { readReferences } from '../../src/bibliography/reference-reading.js';
 import { emptyPaper } from '../../src/domain/paper.js';
-import { readReferences } from '../../src/pdf/reference-reading.js';
 import type { PaperIndex } from '../../src/ports/paper-index.js';
 import { referencesPdf } from '../helpers/reference-pdf.js';
 import { createTestApp, type TestApp, uploadPdf, withKey } from '../helpers/test-app.js';

@@ -114,6 +114,7 @@ describe('npm pack (issue 16)', () => {
         'bin/alexandria.js',
         // Worker threads are started from files beside their callers.
         'dist/pdf/pdf-worker.js',
+        'dist/bibliography/reference-worker.js',
         'dist/adapters/sqlite/sqlite-search-worker.js',
         'dist/adapters/embeddings/onnx-embedding-worker.js',
         'web/dist/index.html',

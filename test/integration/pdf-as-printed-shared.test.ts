@@ -10,11 +10,11 @@ import {
   sharedPdfs,
 } from '../../eval/lib/pdf-metadata-score.js';
 import { createSqlitePaperIndex } from '../../src/adapters/sqlite/sqlite-paper-index.js';
-import { captionLabel } from '../../src/pdf/figure-labels.js';
+import { parseReferenceList } from '../../src/bibliography/references.js';
+import { captionLabel } from '../../src/domain/figure-labels.js';
 import { defaultParseOptions, parseDocument } from '../../src/pdf/parse-document.js';
-import { parseReferenceList } from '../../src/pdf/references.js';
 import type { ParsedFigure } from '../../src/ports/pdf-extractor.js';
-import { ReferenceLinker } from '../../src/services/citations/reference-linker.js';
+import { ReferenceLinker } from '../../src/services/references/reference-linker.js';
 import { aclRecords } from '../helpers/acl-records.js';
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseReferenceList } from '../../src/bibliography/references.js';
 import { defaultParseOptions, parseDocument } from '../../src/pdf/parse-document.js';
-import { parseReferenceList } from '../../src/pdf/references.js';
 import type { ParsedDocument } from '../../src/ports/pdf-extractor.js';
 import { type PrintedLine, type PrintedPage, paragraph, printedPdf } from '../helpers/printed-pdf.js';
 import { createTestApp, type TestApp, uploadPdf, withKey } from '../helpers/test-app.js';

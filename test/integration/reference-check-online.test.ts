@@ -7,8 +7,8 @@ import {
   type SqlitePaperIndex,
 } from '../../src/adapters/sqlite/sqlite-paper-index.js';
 import type { Paper } from '../../src/domain/paper.js';
-import type { OnlineRecords } from '../../src/services/citations/online-records.js';
-import { checkReferences } from '../../src/services/citations/reference-check.js';
+import type { OnlineRecords } from '../../src/services/references/online-records.js';
+import { checkReferences } from '../../src/services/references/reference-check.js';
 import { aclRecords } from '../helpers/acl-records.js';
 
 /**

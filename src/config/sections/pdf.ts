@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pdfEngineNames } from '../../pdf/engine.js';
+import { pdfEngineNames } from '../../domain/pdf-engines.js';
 import { booleanText, envVar, positiveInt } from '../env-var.js';
 
 /** PDF parsing: the worker pool and the limits every document is parsed within. */

@@ -2,9 +2,9 @@
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AppError, invalid } from '../../domain/errors.js';
-import { citationFormats } from '../../services/citation-service.js';
-import type { VerifyInput } from '../../services/citations/reference-service.js';
-import { referenceTextLimits } from '../../services/citations/reference-text.js';
+import { citationFormats } from '../../services/export/citation-service.js';
+import type { VerifyInput } from '../../services/references/reference-service.js';
+import { referenceTextLimits } from '../../services/references/reference-text.js';
 
 /** A document reference in a query or body: PROJ:<project>/<document>, PDF_URL:<url> or a URL. */
 export const documentRef = z.string().trim().max(4000, 'must be at most 4000 characters');

@@ -7,8 +7,8 @@ import {
   referencesResultSchema,
   verifyReferencesResultSchema,
 } from '../../domain/references.js';
-import type { VerifyInput } from '../../services/citations/reference-service.js';
-import { parseReferenceText } from '../../services/citations/reference-text.js';
+import type { VerifyInput } from '../../services/references/reference-service.js';
+import { parseReferenceText } from '../../services/references/reference-text.js';
 import { principalOf } from '../auth.js';
 import { queryInt, queryText } from '../query.js';
 import {

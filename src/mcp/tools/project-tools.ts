@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { citationFormats } from '../../services/citation-service.js';
+import { citationFormats } from '../../services/export/citation-service.js';
 import { mcpHints, toolCall } from '../mcp-hints.js';
 import { guarded, jsonResult, type ToolModule, textResult } from '../tool-kit.js';
 import { compactPaper } from './compact.js';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { invalid } from '../../domain/errors.js';
-import type { CitationGraphService } from '../../services/citations/citation-graph.js';
-import type { ReferenceService } from '../../services/citations/reference-service.js';
-import { parseReferenceText, referenceTextLimits } from '../../services/citations/reference-text.js';
+import type { CitationGraphService } from '../../services/references/citation-graph.js';
+import type { ReferenceService } from '../../services/references/reference-service.js';
+import { parseReferenceText, referenceTextLimits } from '../../services/references/reference-text.js';
 import { mcpHints } from '../mcp-hints.js';
 import { guarded, jsonResult, type ToolModule } from '../tool-kit.js';
 import { compactPaper } from './compact.js';

@@ -1,10 +1,10 @@
 import { type DocumentRef, formatDocumentRef, parseDocumentRef } from '../../domain/document-ref.js';
 import { invalid, notFound } from '../../domain/errors.js';
+import { captionLabel, captionWords } from '../../domain/figure-labels.js';
 import type { Chunk, FullTextResult } from '../../domain/fulltext.js';
 import { normalizeArxivId, normalizeDoi, normalizePmcid } from '../../domain/identifiers.js';
 import { anchorOf, type PageAnchor } from '../../domain/page-anchors.js';
 import type { PaperIdentifiers } from '../../domain/paper.js';
-import { captionLabel, captionWords } from '../../pdf/figure-labels.js';
 import type { ProjectStore } from '../../ports/project-store.js';
 import { findPassage } from '../../text/letter-stream.js';
 import type { FullTextReader, ReadOptions } from '../services.js';

@@ -1,8 +1,8 @@
+import type { ReferenceEntry } from '../../bibliography/references.js';
 import { normalizeArxivId, normalizeDoi } from '../../domain/identifiers.js';
 import type { Paper } from '../../domain/paper.js';
-import type { ReferenceEntry } from '../../pdf/references.js';
 import type { PaperIndex } from '../../ports/paper-index.js';
-import { type CitationFormat, detectFormat, parseReferences } from '../citation/citation-formats.js';
+import { type CitationFormat, detectFormat, parseReferences } from '../export/citation-formats.js';
 import type { OnlineRecords } from './online-records.js';
 import {
   arxivInVenue,

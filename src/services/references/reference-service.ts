@@ -1,3 +1,4 @@
+import type { ReferenceReader } from '../../bibliography/reference-reading.js';
 import { AppError } from '../../domain/errors.js';
 import { identifierKey, parsePaperIdentifier } from '../../domain/identifiers.js';
 import { identityKeys } from '../../domain/paper.js';
@@ -7,16 +8,15 @@ import type {
   ReferencesResult,
   VerifyReferencesResult,
 } from '../../domain/references.js';
-import type { ReferenceReader } from '../../pdf/reference-reading.js';
 import { sha256Hex } from '../../platform/ids.js';
 import type { BlobStore } from '../../ports/blob-store.js';
 import type { Cache } from '../../ports/cache.js';
 import type { PaperIndex } from '../../ports/paper-index.js';
 import type { ProjectStore } from '../../ports/project-store.js';
-import type { CitationFormat } from '../citation/citation-formats.js';
 import { looksLikePdf } from '../documents/document-storage.js';
 import type { DocumentText } from '../documents/document-text.js';
 import type { PdfParsing } from '../documents/pdf-parsing.js';
+import type { CitationFormat } from '../export/citation-formats.js';
 import type { HeavyRunOptions, HeavyWork } from '../heavy-work.js';
 import { restHints } from '../hint-vocabulary.js';
 import { presentRecord } from '../search-service.js';

@@ -1,6 +1,6 @@
+import { nameKeyOf, surnameOf } from '../../bibliography/reference-fields.js';
 import { normalizeTitle } from '../../domain/identifiers.js';
 import type { Paper } from '../../domain/paper.js';
-import { nameKeyOf, surnameOf } from '../../pdf/reference-fields.js';
 import type { IndexClause, IndexQuery, PaperIndex } from '../../ports/paper-index.js';
 import { parseSearchText, toClauses } from '../search-query.js';
 

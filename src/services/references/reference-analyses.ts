@@ -1,11 +1,11 @@
 import { LRUCache } from 'lru-cache';
-import type { CitationContext } from '../../pdf/citation-markers.js';
+import type { CitationContext } from '../../bibliography/citation-markers.js';
 import {
   inlineReferenceReader,
   type ReferenceReader,
   type ReferenceReading,
-} from '../../pdf/reference-reading.js';
-import type { ReferenceEntry, ReferenceList } from '../../pdf/references.js';
+} from '../../bibliography/reference-reading.js';
+import type { ReferenceEntry, ReferenceList } from '../../bibliography/references.js';
 import type { BlobStore } from '../../ports/blob-store.js';
 import type { PaperIndex } from '../../ports/paper-index.js';
 import type { DocumentText } from '../documents/document-text.js';

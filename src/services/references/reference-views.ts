@@ -1,7 +1,7 @@
+import type { CitationContext } from '../../bibliography/citation-markers.js';
 import { anchorOf } from '../../domain/page-anchors.js';
 import type { Paper } from '../../domain/paper.js';
 import type { ReferenceView, VerifyReferencesResult } from '../../domain/references.js';
-import type { CitationContext } from '../../pdf/citation-markers.js';
 import { findQuote } from '../../text/letter-stream.js';
 import type { DocumentText } from '../documents/document-text.js';
 import type { HintVocabulary } from '../hint-vocabulary.js';

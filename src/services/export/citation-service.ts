@@ -1,15 +1,15 @@
-import type { Paper } from '../domain/paper.js';
+import type { Paper } from '../../domain/paper.js';
+import type { ProjectService } from '../project-service.js';
 import {
   type CitationFormat,
   contentTypeOfFormat,
   extensionOfFormat,
   formatPapers,
   parseReferences,
-} from './citation/citation-formats.js';
-import type { ProjectService } from './project-service.js';
+} from './citation-formats.js';
 
-export type { CitationFormat } from './citation/citation-formats.js';
-export { citationFormats } from './citation/citation-formats.js';
+export type { CitationFormat } from './citation-formats.js';
+export { citationFormats } from './citation-formats.js';
 
 /** A project rendered as a reference file. */
 export interface ProjectExport {

@@ -1,9 +1,9 @@
 import type { CslItem, CslName } from '@citation-js/core';
+import { readReferenceFields } from '../../bibliography/reference-fields.js';
+import { type ParsedReference, parseReference } from '../../bibliography/reference-parser.js';
+import { type ReferenceEntry, splitReferenceText } from '../../bibliography/references.js';
 import { AppError, invalid } from '../../domain/errors.js';
-import { readReferenceFields } from '../../pdf/reference-fields.js';
-import { type ParsedReference, parseReference } from '../../pdf/reference-parser.js';
-import { type ReferenceEntry, splitReferenceText } from '../../pdf/references.js';
-import { splitPersonName } from '../citation/csl-mapping.js';
+import { splitPersonName } from '../export/csl-mapping.js';
 
 /**
  * Plain-text reference lists (issue 37 part 2, decision 0048): the text a researcher pastes — one

@@ -1,7 +1,7 @@
+import { nameKeyOf, surnameOf } from '../../bibliography/reference-fields.js';
+import type { ReferenceEntry } from '../../bibliography/references.js';
 import { normalizeArxivId, normalizeDoi } from '../../domain/identifiers.js';
 import type { Paper } from '../../domain/paper.js';
-import { nameKeyOf, surnameOf } from '../../pdf/reference-fields.js';
-import type { ReferenceEntry } from '../../pdf/references.js';
 import type { PaperIndex } from '../../ports/paper-index.js';
 import type { OnlineRecords } from './online-records.js';
 import {
