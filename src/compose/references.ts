@@ -1,16 +1,16 @@
-import type { Config } from '../config/load-config.js';
 import { WorkerReferenceReader } from '../bibliography/worker-reference-reader.js';
+import type { Config } from '../config/load-config.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import type { Cache } from '../ports/cache.js';
 import type { PaperIndex } from '../ports/paper-index.js';
 import type { ProjectStore } from '../ports/project-store.js';
-import { CitationGraphService } from '../services/references/citation-graph.js';
-import { federatedRecords } from '../services/references/online-records.js';
-import { ReferenceService } from '../services/references/reference-service.js';
 import type { createDocumentServices } from '../services/documents/create-document-services.js';
 import { inProcessParsing, meteredParsing } from '../services/documents/pdf-parsing.js';
 import type { PaperMetadataService } from '../services/federation/paper-metadata-service.js';
 import type { HeavyWork } from '../services/heavy-work.js';
+import { CitationGraphService } from '../services/references/citation-graph.js';
+import { federatedRecords } from '../services/references/online-records.js';
+import { ReferenceService } from '../services/references/reference-service.js';
 import type { PaperSearch } from '../services/services.js';
 import type { TenantShare } from '../services/tenant-share.js';
 
