@@ -130,7 +130,7 @@ export async function createContainer(
   const role = options.role ?? (options.runJobs ? 'all' : 'api');
 
   const projects = closers.add(await openProjectStore(config, logger, health));
-  const storage = closers.add(createBlobStorage(config.storage, dataDir, health));
+  const storage = closers.add(await createBlobStorage(config.storage, dataDir, health));
   const { blobs } = storage;
   // With REDIS_URL, the cache, the rate limits and the upstream guards are shared by every
   // replica, each falling back to this process's own while Redis fails (decision 0046).
@@ -161,7 +161,7 @@ export async function createContainer(
     local: localSearch,
     remember: async (paper) => void (await index.upsert([paper])),
   });
-  const jobs = createJobQueue(config, logger);
+  const jobs = await createJobQueue(config, logger);
   const documents = closers.add(
     createDocuments(config, {
       projects,

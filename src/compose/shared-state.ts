@@ -5,7 +5,6 @@ import { MemoryRateGates } from '../adapters/memory/memory-rate-gate.js';
 import { MemoryRateLimiter } from '../adapters/memory/memory-rate-limiter.js';
 import { RedisCache } from '../adapters/redis/redis-cache.js';
 import { RedisCircuitBreakers } from '../adapters/redis/redis-circuit-breaker.js';
-import { createRedisConnection } from '../adapters/redis/redis-connection.js';
 import { RedisRateGates } from '../adapters/redis/redis-rate-gate.js';
 import { RedisRateLimiter } from '../adapters/redis/redis-rate-limiter.js';
 import type { Config } from '../config/load-config.js';
@@ -39,7 +38,12 @@ export async function createSharedState(
   health: DependencyHealth,
 ): Promise<SharedState> {
   const redisUrl = config.storage.redisUrl;
-  const redis = redisUrl ? await createRedisConnection(redisUrl, { health }) : undefined;
+  // ioredis is loaded only when REDIS_URL is set (decision 0061).
+  const redis = redisUrl
+    ? await (await import('../adapters/redis/redis-connection.js')).createRedisConnection(redisUrl, {
+        health,
+      })
+    : undefined;
   const policy = { perMinute: config.auth.rateLimitPerMinute, burst: config.auth.rateLimitBurst };
   const unauthenticatedPolicy = {
     perMinute: config.auth.unauthenticatedRateLimitPerMinute,

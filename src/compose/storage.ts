@@ -2,9 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { FsBlobStore } from '../adapters/fs/fs-blob-store.js';
-import { createPostgresPaperIndex } from '../adapters/postgres/postgres-paper-index.js';
-import { createPostgresProjectStore } from '../adapters/postgres/postgres-project-store.js';
-import { S3BlobStore } from '../adapters/s3/s3-blob-store.js';
 import { createSqlitePaperIndex } from '../adapters/sqlite/sqlite-paper-index.js';
 import { createSqliteProjectStore } from '../adapters/sqlite/sqlite-project-store.js';
 import type { Config } from '../config/load-config.js';
@@ -29,6 +26,8 @@ export async function openPaperIndex(
   health?: DependencyHealth,
 ): Promise<PaperIndex> {
   if (config.storage.databaseUrl) {
+    // pg and the PostgreSQL adapters are loaded only with DATABASE_URL (decision 0061).
+    const { createPostgresPaperIndex } = await import('../adapters/postgres/postgres-paper-index.js');
     return createPostgresPaperIndex(config.storage.databaseUrl, {
       readUrls: config.storage.databaseReadUrls,
       onConversion: ({ records, ms }) =>
@@ -57,12 +56,14 @@ export async function openProjectStore(
   logger: Logger,
   health?: DependencyHealth,
 ): Promise<ProjectStore> {
-  return config.storage.databaseUrl
-    ? createPostgresProjectStore(
-        config.storage.databaseUrl,
-        postgresPoolOptions(config, logger, 'project store', health),
-      )
-    : createSqliteProjectStore(join(resolve(config.storage.dataDir), 'alexandria.db'));
+  if (!config.storage.databaseUrl) {
+    return createSqliteProjectStore(join(resolve(config.storage.dataDir), 'alexandria.db'));
+  }
+  const { createPostgresProjectStore } = await import('../adapters/postgres/postgres-project-store.js');
+  return createPostgresProjectStore(
+    config.storage.databaseUrl,
+    postgresPoolOptions(config, logger, 'project store', health),
+  );
 }
 
 /** Where PDFs, parses, figures and vectors are kept; `shared` when every replica sees the same. */
@@ -75,16 +76,17 @@ export interface BlobStorage {
 
 /**
  * The blob store: an S3 bucket when ALEXANDRIA_S3_BUCKET is set (outages reported to `health`,
- * decision 0046), else `<data dir>/blobs`.
+ * decision 0046), else `<data dir>/blobs`. The AWS SDK is loaded only for a bucket (decision 0061).
  */
-export function createBlobStorage(
+export async function createBlobStorage(
   storage: Config['storage'],
   dataDir: string,
   health: DependencyHealth,
-): BlobStorage {
+): Promise<BlobStorage> {
   if (!storage.s3Bucket) {
     return { blobs: new FsBlobStore(join(dataDir, 'blobs')), shared: false, close() {} };
   }
+  const { S3BlobStore } = await import('../adapters/s3/s3-blob-store.js');
   const s3 = new S3BlobStore({
     bucket: storage.s3Bucket,
     region: storage.s3Region,

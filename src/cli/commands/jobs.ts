@@ -15,7 +15,7 @@ async function withQueue<T>(work: (jobs: JobQueue) => Promise<T>): Promise<T> {
       2,
     );
   }
-  const jobs = createJobQueue(config, cliLogger(config));
+  const jobs = await createJobQueue(config, cliLogger(config));
   try {
     return await work(jobs);
   } finally {

@@ -60,7 +60,7 @@ async function readStatus(config: Config, sampleMs: number): Promise<DeploymentS
   const index = await openPaperIndex(config, logger);
   const projects = await openProjectStore(config, logger);
   // Without REDIS_URL jobs live inside `alexandria serve`: nothing outside it can count them.
-  const queue = config.storage.redisUrl ? createJobQueue(config, logger) : undefined;
+  const queue = config.storage.redisUrl ? await createJobQueue(config, logger) : undefined;
   try {
     return await readDeploymentStatus({
       index,

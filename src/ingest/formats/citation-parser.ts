@@ -1,6 +1,4 @@
-import { plugins } from '@citation-js/core';
-import '@citation-js/plugin-bibtex';
-import '@citation-js/plugin-ris';
+import { citationPlugins } from '../../platform/citation-js.js';
 import type { IngestItem } from '../ingest-item.js';
 import type { TextEntry } from './text-entries.js';
 
@@ -9,22 +7,23 @@ import type { TextEntry } from './text-entries.js';
  * intermediate form, which keeps fields CSL drops: `eprint`, RIS `L1`) and convert them to CSL-JSON.
  * `forceType` everywhere, so nothing is ever guessed or fetched.
  */
-const input = plugins.input as typeof plugins.input & {
+type ChainingInput = ReturnType<typeof citationPlugins>['input'] & {
   chainLink(data: unknown, options: { forceType: string }): unknown;
 };
+const input = (): ChainingInput => citationPlugins().input as ChainingInput;
 
 /** Raw entries of a text in one of citation-js's text types (`@biblatex/text`, `@ris/file`). */
 export function parseRawEntries(text: string, type: '@biblatex/text' | '@ris/file'): unknown[] {
   const parsed =
     type === '@ris/file'
-      ? input.chainLink(text, { forceType: type })
-      : input.chain(text, { forceType: type, target: '@biblatex/entries+list' });
+      ? input().chainLink(text, { forceType: type })
+      : input().chain(text, { forceType: type, target: '@biblatex/entries+list' });
   return Array.isArray(parsed) ? parsed : [];
 }
 
 /** The CSL-JSON item of one raw entry (`@biblatex/entries+list` takes a one-entry list). */
 export function rawEntryToCsl(entry: unknown, type: '@biblatex/entries+list' | '@ris/record'): unknown {
-  const csl = input.chain(type === '@ris/record' ? entry : [entry], {
+  const csl = input().chain(type === '@ris/record' ? entry : [entry], {
     forceType: type,
     generateGraph: false,
   });

@@ -1,12 +1,10 @@
-import { type CslItem, plugins } from '@citation-js/core';
-import '@citation-js/plugin-bibtex';
-import '@citation-js/plugin-ris';
-import '@citation-js/plugin-csl';
+import type { CslItem } from '@citation-js/core';
 import { AppError, invalid } from '../../domain/errors.js';
 import type { Paper } from '../../domain/paper.js';
 import { inputLimits } from '../../ingest/limits/input-limits.js';
 import { recordLimitViolation } from '../../ingest/limits/record-limits.js';
 import { assertReferenceFileWithinLimits } from '../../ingest/limits/reference-file-limits.js';
+import { citationPlugins } from '../../platform/citation-js.js';
 import { bibtexEntry } from './bibtex-writer.js';
 import { citationKey, cslToPaper, paperToCsl } from './csl-mapping.js';
 import { risRecordTags, withRisTags } from './ris-tags.js';
@@ -82,7 +80,7 @@ interface BiblatexEntry {
 
 function chain(input: unknown, forceType: string, target?: string): unknown {
   try {
-    return plugins.input.chain(input, {
+    return citationPlugins().input.chain(input, {
       forceType,
       generateGraph: false,
       ...(target ? { target } : {}),
