@@ -8,10 +8,10 @@ import { loadConfig } from '../src/config/load-config.js';
 import { WorkerPdfExtractor } from '../src/pdf/worker-pdf-extractor.js';
 import { percentile } from '../src/platform/percentile.js';
 import { splitPassages } from '../src/services/question/passages.js';
+import { defaultPassageSizes } from '../src/services/question/prepared-documents.js';
 import {
   defaultFirstQuestionCandidates,
   defaultFirstQuestionSpread,
-  defaultPassageSizes,
   QuestionRanker,
   type RankTimings,
 } from '../src/services/question/question-ranker.js';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { loadConfig } from '../src/config/load-config.js';
 import { percentile } from '../src/platform/percentile.js';
-import { contentTerms, stem } from '../src/text/keywords.js';
+import { contentTerms } from '../src/text/keywords.js';
 import type { EvalReport } from './index.js';
 import { memoizedEmbeddingModel } from './lib/memo-embedding-model.js';
 
@@ -16,8 +16,8 @@ const scifact = join(import.meta.dirname, '..', '..', 'shared', 'data', 'eval', 
 
 /** The share of the claim's content terms (stemmed) that the sentence holds. */
 export function termShare(claim: string, sentence: string): number {
-  const wanted = new Set(contentTerms(claim).map(stem));
-  const present = new Set(contentTerms(sentence).map(stem));
+  const wanted = new Set(contentTerms(claim));
+  const present = new Set(contentTerms(sentence));
   let found = 0;
   for (const term of wanted) if (present.has(term)) found += 1;
   return wanted.size === 0 ? 0 : found / wanted.size;

@@ -2,19 +2,15 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config/load-config.js';
-import { passageBm25 } from '../src/services/question/bm25.js';
 import {
   defaultFusion,
   type FusionOptions,
   fuseScores,
   type RankMode,
 } from '../src/services/question/fusion.js';
-import {
-  defaultPassageSizes,
-  type PassageScores,
-  QuestionRanker,
-  rankChunks,
-} from '../src/services/question/question-ranker.js';
+import { defaultPassageSizes } from '../src/services/question/prepared-documents.js';
+import { type PassageScores, QuestionRanker, rankChunks } from '../src/services/question/question-ranker.js';
+import { passageBm25 } from '../src/text/bm25.js';
 import type { EvalReport } from './index.js';
 import { containsPassage, normalizedWords } from './lib/evidence.js';
 import { loadPdfQuestions, type PdfQuestion, withOptions } from './lib/litqa2-pdf.js';

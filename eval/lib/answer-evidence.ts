@@ -1,4 +1,4 @@
-import { analyze } from '../../src/services/question/bm25.js';
+import { analyze } from '../../src/text/analyzer.js';
 import { normalizedWords, trigramCoverage } from './evidence.js';
 
 /** Where a reference answer sits in a document's chunks, or why it is not scored. */

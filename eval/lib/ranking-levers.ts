@@ -1,4 +1,3 @@
-import { analyze, Bm25Index, passageBm25 } from '../../src/services/question/bm25.js';
 import {
   type ChunkScoring,
   defaultChunkScoring,
@@ -12,6 +11,8 @@ import {
   fuseScores,
 } from '../../src/services/question/fusion.js';
 import { type PassageScores, rankChunks } from '../../src/services/question/question-ranker.js';
+import { analyze } from '../../src/text/analyzer.js';
+import { Bm25Index, passageBm25 } from '../../src/text/bm25.js';
 
 /** A ranking under test: passage scores in, chunk indexes out (best first). */
 export interface RankingSetting {
@@ -133,7 +134,7 @@ function passageIndex(scores: PassageScores): { bm25: Bm25Index; terms: string[]
   let index = indexes.get(scores);
   if (!index) {
     index = {
-      bm25: new Bm25Index(
+      bm25: Bm25Index.of(
         scores.passages.map((passage) => passage.text),
         passageBm25,
       ),

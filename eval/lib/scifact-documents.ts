@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { analyze } from '../../src/services/question/bm25.js';
+import { analyze } from '../../src/text/analyzer.js';
 
 /**
  * SciFact as a proxy for "which chunk of this document answers the question": each claim with

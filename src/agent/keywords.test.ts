@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contentTerms, deriveKeywords, stem } from '../text/keywords.js';
+import { contentTerms, deriveKeywords } from '../text/keywords.js';
 import { rankSentences, splitSentences } from '../text/sentences.js';
 import { isBibliographic, withoutBibliography } from './compose.js';
 
@@ -28,13 +28,19 @@ describe('deriveKeywords', () => {
   });
 });
 
-describe('stem and contentTerms', () => {
+describe('contentTerms', () => {
   it('joins plural and singular but leaves identifiers with digits alone', () => {
-    expect(stem('mutations')).toBe(stem('mutation'));
-    expect(stem('studies')).toBe('study');
-    expect(stem('resistant')).toBe(stem('resistance'));
-    expect(stem('A456V'.toLowerCase())).toBe('a456v');
+    expect(contentTerms('mutations')).toEqual(contentTerms('mutation'));
+    expect(contentTerms('resistant')).toEqual(contentTerms('resistance'));
+    expect(contentTerms('A456V p53s')).toEqual(['a456v', 'p53s']);
     expect(contentTerms('The Rev1 subunits of the protein')).toEqual(['rev1', 'subunit', 'protein']);
+  });
+
+  it('drops the words of asking as well as function words', () => {
+    expect(contentTerms('Describe the evidence for the role of Dps in studies of DNA')).toEqual([
+      'dp',
+      'dna',
+    ]);
   });
 });
 

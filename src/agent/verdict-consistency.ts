@@ -1,4 +1,5 @@
-import { contentTerms, stem, tokenize } from '../text/keywords.js';
+import { termOf, words as wordsOf } from '../text/analyzer.js';
+import { contentTerms } from '../text/keywords.js';
 import { splitSentences } from '../text/sentences.js';
 import type { Verdict } from './verdict.js';
 
@@ -75,7 +76,7 @@ export function stanceOf(question: string, sentence: string): 'affirms' | 'denie
     .replace(/\[([^\]]*)\]\([^)]*\)/g, '')
     .replace(/^\s*(?:yes|no|maybe)\b[.,:;!—–-]*\s*/i, '');
   if (openStance.test(text) || text.trim().endsWith('?')) return undefined;
-  const words = [...new Set(tokenize(text).map(stem))];
+  const words = [...new Set(wordsOf(text).map(termOf))];
   let matched = 0;
   let flips = 0;
   for (const term of claim.terms) {

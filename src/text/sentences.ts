@@ -1,3 +1,4 @@
+import { Bm25Index, defaultBm25 } from './bm25.js';
 import { contentTerms } from './keywords.js';
 
 /** Abbreviations after which a period does not end a sentence. */
@@ -78,9 +79,9 @@ export function rankSentences<T>(
 }
 
 /**
- * Ranks passages against a question with BM25 (each passage a document, IDF over the pool), plus a
- * bonus for query word pairs that occur side by side. Passages with no query term are dropped.
- * Deterministic: ties keep the input order.
+ * Ranks passages against a question with BM25 (`Bm25Index`, each passage a document, IDF over the
+ * pool), plus a bonus for query word pairs that occur side by side. Passages with no query term are
+ * dropped. Deterministic: ties keep the input order.
  */
 export function rankPassages<T>(
   question: string,
@@ -90,33 +91,17 @@ export function rankPassages<T>(
   const queryTerms = [...new Set(questionTerms)];
   if (queryTerms.length === 0 || passages.length === 0) return [];
   const queryPairs = new Set(questionTerms.slice(1).map((term, index) => `${questionTerms[index]} ${term}`));
-  const pool = passages.map((passage) => ({ ...passage, terms: contentTerms(passage.text) }));
-  const documentFrequency = new Map<string, number>();
-  for (const entry of pool) {
-    for (const term of new Set(entry.terms))
-      documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
-  }
-  const averageLength = pool.reduce((sum, entry) => sum + entry.terms.length, 0) / pool.length || 1;
-  const k1 = 1.2;
-  const b = 0.75;
-  const scored = pool.map((entry, index) => {
-    const frequencies = new Map<string, number>();
-    for (const term of entry.terms) frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
-    let score = 0;
-    let matched = 0;
-    for (const term of queryTerms) {
-      const frequency = frequencies.get(term) ?? 0;
-      if (frequency === 0) continue;
-      matched += 1;
-      const df = documentFrequency.get(term) ?? 0;
-      const idf = Math.log(1 + (pool.length - df + 0.5) / (df + 0.5));
-      const lengthNorm = 1 - b + (b * entry.terms.length) / averageLength;
-      score += (idf * frequency * (k1 + 1)) / (frequency + k1 * lengthNorm);
+  const terms = passages.map((passage) => contentTerms(passage.text));
+  const bm25 = Bm25Index.ofTerms(terms, defaultBm25, contentTerms).scoreTerms(queryTerms);
+  const scored = passages.map((passage, index) => {
+    const own = terms[index] as string[];
+    const present = new Set(own);
+    let score = bm25[index] as number;
+    for (let position = 1; position < own.length; position += 1) {
+      if (queryPairs.has(`${own[position - 1]} ${own[position]}`)) score += 0.5;
     }
-    for (let position = 1; position < entry.terms.length; position += 1) {
-      if (queryPairs.has(`${entry.terms[position - 1]} ${entry.terms[position]}`)) score += 0.5;
-    }
-    return { text: entry.text, score, matched, origin: entry.origin, index };
+    const matched = queryTerms.filter((term) => present.has(term)).length;
+    return { text: passage.text, score, matched, origin: passage.origin, index };
   });
   return scored
     .filter((entry) => entry.score > 0)

@@ -9,7 +9,8 @@ import { defaultModelDir } from '../../src/config/sections/embedding.js';
 import { WorkerPdfExtractor } from '../../src/pdf/worker-pdf-extractor.js';
 import type { EmbeddingModel, EmbedOptions } from '../../src/ports/embedding-model.js';
 import { splitPassages } from '../../src/services/question/passages.js';
-import { defaultPassageSizes, QuestionRanker } from '../../src/services/question/question-ranker.js';
+import { defaultPassageSizes } from '../../src/services/question/prepared-documents.js';
+import { QuestionRanker } from '../../src/services/question/question-ranker.js';
 import { editorialPdf, figurePaperPdf, gaugingReportPdf } from '../helpers/generated-pdfs.js';
 import { needsSharedData, sharedData } from '../helpers/requirements.js';
 
