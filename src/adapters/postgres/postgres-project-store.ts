@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import type { ProjectStore } from '../../ports/project-store.js';
 import type { ContentLock } from '../sql/kysely-document-rows.js';
 import { KyselyProjectStore } from '../sql/kysely-project-store.js';
@@ -10,6 +10,7 @@ import {
   type PostgresPoolHealth,
   type PostgresPoolSettings,
 } from './postgres-pool.js';
+import { OwnSchemaPostgresDialect } from './schema-introspector.js';
 
 /**
  * The project store on PostgreSQL (scale-out): the same queries as SQLite through Kysely. `schema`
@@ -44,7 +45,7 @@ export async function createPostgresProjectStore(
     options.health,
   );
   if (schema) await pool.query(`create schema if not exists ${schema}`);
-  const db = new Kysely<ProjectDatabase>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<ProjectDatabase>({ dialect: new OwnSchemaPostgresDialect({ pool }) });
   await migrateProjectStore(db as Kysely<unknown>, schema ? { schema } : {});
   return new KyselyProjectStore(db, () => db.destroy(), lockContent);
 }
