@@ -1,7 +1,6 @@
 import type { ChatMessage } from '../domain/chat.js';
 import { estimateTokens } from '../ports/chat-model.js';
-import { termOf } from '../text/analyzer.js';
-import { contentTerms, deriveKeywords } from '../text/keywords.js';
+import { agentTerm, contentTerms, deriveKeywords } from '../text/keywords.js';
 
 /** A paper the previous answer cited, as its references list (or its links) gave it. */
 export interface EarlierPaper {
@@ -59,7 +58,7 @@ const studyTalk = new Set(
   term trial trials type types work works worse year years`
     .split(/\s+/)
     .filter((word) => word.length > 0)
-    .map(termOf),
+    .map(agentTerm),
 );
 
 /** Terms of a message that name its subject: content words that are not study or conversation talk. */

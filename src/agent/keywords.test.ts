@@ -36,9 +36,15 @@ describe('contentTerms', () => {
     expect(contentTerms('The Rev1 subunits of the protein')).toEqual(['rev1', 'subunit', 'protein']);
   });
 
+  it("takes inflections off, not Porter's wider classes", () => {
+    expect(contentTerms('studies')).toEqual([]);
+    expect(contentTerms('general generation')).toEqual(['general', 'generation']);
+    expect(contentTerms('operations operative')).toEqual(['operation', 'operative']);
+  });
+
   it('drops the words of asking as well as function words', () => {
     expect(contentTerms('Describe the evidence for the role of Dps in studies of DNA')).toEqual([
-      'dp',
+      'dps',
       'dna',
     ]);
   });

@@ -1,5 +1,5 @@
-import { termOf, words as wordsOf } from '../text/analyzer.js';
-import { contentTerms } from '../text/keywords.js';
+import { words as wordsOf } from '../text/analyzer.js';
+import { agentTerm, contentTerms } from '../text/keywords.js';
 import { splitSentences } from '../text/sentences.js';
 import type { Verdict } from './verdict.js';
 
@@ -76,7 +76,7 @@ export function stanceOf(question: string, sentence: string): 'affirms' | 'denie
     .replace(/\[([^\]]*)\]\([^)]*\)/g, '')
     .replace(/^\s*(?:yes|no|maybe)\b[.,:;!—–-]*\s*/i, '');
   if (openStance.test(text) || text.trim().endsWith('?')) return undefined;
-  const words = [...new Set(wordsOf(text).map(termOf))];
+  const words = [...new Set(wordsOf(text).map(agentTerm))];
   let matched = 0;
   let flips = 0;
   for (const term of claim.terms) {

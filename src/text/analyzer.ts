@@ -29,11 +29,21 @@ export function indexTerms(text: string): string[] {
   return terms;
 }
 
-/** What `analyze` drops besides function words. */
+/** What `analyze` drops besides function words, and how far it stems. */
 export interface AnalyzeOptions {
   /** Also drop the words of asking about the literature ("describe", "study", "role"): the agent's questions. */
   askingWords?: boolean;
+  /**
+   * `porter` (the default): Porter's stems, as the index and the rankers compare words.
+   * `minimal`: inflections only (plurals, -ing, -ed, -ance/-ence and -ant/-ent), for decisions that a
+   * text speaks of the same thing as a question ("is this record related?", "does this message
+   * continue that one?"), where Porter's wider classes join unrelated words ("general" and
+   * "generation", "operation" and "operative") and make two texts look related (decision 0057).
+   */
+  stemming?: Stemming;
 }
+
+export type Stemming = 'porter' | 'minimal';
 
 /**
  * The content terms of `text` for in-memory ranking, in order, with repeats (for term frequencies):
@@ -44,7 +54,7 @@ export function analyze(text: string, options: AnalyzeOptions = {}): string[] {
   const terms: string[] = [];
   for (const word of words(text)) {
     if (isStopword(word, options) || (word.length < 2 && !digit.test(word))) continue;
-    terms.push(termOf(word));
+    terms.push(termOf(word, options.stemming));
   }
   return terms;
 }
@@ -62,8 +72,27 @@ export function isStopword(word: string, options: AnalyzeOptions = {}): boolean 
 }
 
 /** The term a folded word stands for: its stem, or the word itself when it holds a digit ("p53s"). */
-export function termOf(word: string): string {
-  return digit.test(word) ? word : stem(word);
+export function termOf(word: string, stemming: Stemming = 'porter'): string {
+  if (digit.test(word)) return word;
+  return stemming === 'minimal' ? minimalStem(word) : stem(word);
+}
+
+/**
+ * The inflection a folded word carries, taken off: plural "-s"/"-ies"/"-sses", "-ing", "-ed", and the
+ * "-ance"/"-ence" and "-ant"/"-ent" pairs ("resistant" and "resistance" → "resist"). Words of three
+ * letters or fewer stay as they are.
+ */
+export function minimalStem(word: string): string {
+  const n = word.length;
+  if (n <= 3) return word;
+  if (word.endsWith('ies') && n > 4) return `${word.slice(0, -3)}y`;
+  if (word.endsWith('sses')) return word.slice(0, -2);
+  if (word.endsWith('s') && !/(?:ss|us|is)$/.test(word)) return word.slice(0, -1);
+  if (word.endsWith('ing') && n > 5) return word.slice(0, -3);
+  if (word.endsWith('ed') && n > 4) return word.slice(0, -2);
+  if (n >= 7 && /(?:ance|ence)$/.test(word)) return word.slice(0, -4);
+  if (n >= 7 && /(?:ant|ent)$/.test(word)) return word.slice(0, -3);
+  return word;
 }
 
 /**

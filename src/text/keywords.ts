@@ -11,9 +11,20 @@ export function isStopword(word: string): boolean {
   return isAnyStopword(word, { askingWords: true });
 }
 
-/** Stemmed content terms of `text`, in order, with repeats (for term frequencies). */
+/**
+ * The agent compares a question with records and messages to decide whether they speak of the same
+ * thing: inflections only (`minimal` stemming, decision 0057), so "general" does not meet "generation".
+ */
+const agentAnalysis = { askingWords: true, stemming: 'minimal' } as const;
+
+/** Content terms of `text`, inflections off, in order, with repeats (for term frequencies). */
 export function contentTerms(text: string): string[] {
-  return analyze(text, { askingWords: true });
+  return analyze(text, agentAnalysis);
+}
+
+/** The term of one folded word, as `contentTerms` gives it. */
+export function agentTerm(word: string): string {
+  return termOf(word, agentAnalysis.stemming);
 }
 
 const wordPattern = /[\p{L}\p{N}][\p{L}\p{N}'’-]*[\p{L}\p{N}]|[\p{L}\p{N}]/gu;
@@ -39,8 +50,8 @@ export function deriveKeywords(question: string, max = 6): string[] {
     const word = original.toLowerCase();
     position += 1;
     if (word.length > maxKeywordLength) continue;
-    if (isStopword(word) || (word.length < 3 && !/\d/.test(word)) || seen.has(termOf(word))) continue;
-    seen.add(termOf(word));
+    if (isStopword(word) || (word.length < 3 && !/\d/.test(word)) || seen.has(agentTerm(word))) continue;
+    seen.add(agentTerm(word));
     // A capital counts only past the first word, where grammar does not explain it.
     const distinctive =
       /\d/.test(original) || /[A-Z]/.test(original.slice(1)) || (/^[A-Z]/.test(original) && position > 1);
