@@ -95,7 +95,7 @@ export const chatSection = {
   streamToolTurns: envVar('ALEXANDRIA_CHAT_STREAM_TOOLS', booleanText, {
     default: 'true',
     description:
-      "Stream the OpenAI-compatible chat API's turns that offer tools. A server that refuses (llama-cpp-python: \"Automatic streaming tool choice is not supported\") is asked unstreamed from then on; false asks it so from the start (docs/decisions/0060-openai-compatible-server.md).",
+      'Stream the OpenAI-compatible chat API\'s turns that offer tools. A server that refuses (llama-cpp-python: "Automatic streaming tool choice is not supported") is asked unstreamed from then on; false asks it so from the start (docs/decisions/0060-openai-compatible-server.md).',
   }),
   modelName: envVar('ALEXANDRIA_CHAT_MODEL_NAME', z.string().trim().min(1).max(100), {
     default: 'alexandria-research',
