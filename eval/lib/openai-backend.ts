@@ -61,6 +61,8 @@ export async function startOpenAiBackend(): Promise<OpenAiBackend | string> {
       ALEXANDRIA_CHAT_MODEL: server.model,
       // llama-cpp-python 0.3 reads only max_tokens: with max_completion_tokens it writes on unbounded.
       ALEXANDRIA_CHAT_TOKEN_LIMIT_PARAMETER: 'max_tokens',
+      // Its chatml-function-calling template renders `tool` messages empty.
+      ALEXANDRIA_CHAT_TOOL_RESULT_ROLE: process.env.ALEXANDRIA_CHAT_TOOL_RESULT_ROLE ?? 'user',
     },
     server: `llama-cpp-python 0.3.16 llama_cpp.server, chatml-function-calling, ${threads} thread(s)`,
     wire,

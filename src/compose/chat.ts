@@ -73,5 +73,6 @@ function openAiChatModel(chat: ChatSettings, profile: ChatProfile): ChatModel {
     temperature: chat.temperature,
     tokenLimitParameter: chat.tokenLimitParameter,
     streamToolTurns: chat.streamToolTurns,
+    toolResultRole: chat.toolResultRole,
   });
 }

@@ -143,4 +143,31 @@ describe('what the OpenAI-compatible client sends per model family', () => {
     });
     await expect(turn(streaming, true)).rejects.toThrow(/HTTP 500/);
   });
+
+  it('sends tool results as user messages when configured (a template that drops tool messages)', async () => {
+    server.setScript([{ text: 'ok' }]);
+    const chat = new OpenAiChatModel({
+      baseUrl: server.baseUrl,
+      model: 'smollm',
+      timeoutMs: 5000,
+      maxRetries: 0,
+      toolResultRole: 'user',
+    });
+    for await (const _ of chat.stream({
+      messages: [
+        { role: 'user', content: 'Q' },
+        {
+          role: 'assistant',
+          content: null,
+          toolCalls: [{ id: 'c1', name: 'search', arguments: '{"query":"x"}' }],
+        },
+        { role: 'tool', toolCallId: 'c1', content: 'RECORD 1' },
+      ],
+    })) {
+    }
+    const sent = server.requests.at(-1)?.messages ?? [];
+    expect(sent.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
+    expect(sent[2]?.content).toBe('Result of search({"query":"x"}):\nRECORD 1');
+    expect(sent[1]?.tool_calls?.[0]?.id).toBe('c1');
+  });
 });

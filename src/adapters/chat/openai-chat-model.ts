@@ -42,6 +42,12 @@ export interface OpenAiChatModelOptions {
    * such an error the adapter asks them without streaming from then on; `false` skips the first try.
    */
   streamToolTurns?: boolean;
+  /**
+   * The role tool results are sent in: `tool` (default, the API's own) or `user` ("Result of
+   * search(…):" then the text) for a server whose prompt template drops `tool` messages
+   * (llama-cpp-python 0.3's chatml-function-calling renders them empty: the model never sees them).
+   */
+  toolResultRole?: 'tool' | 'user';
 }
 
 /**
@@ -87,7 +93,7 @@ export class OpenAiChatModel implements ChatModel {
     const timeoutMs = request.timeoutMs ?? this.options.timeoutMs;
     const deadline = AbortSignal.timeout(timeoutMs);
     const signal = request.signal ? AbortSignal.any([request.signal, deadline]) : deadline;
-    const messages = request.messages.map(toWireMessage);
+    const messages = toWireMessages(request.messages, this.options.toolResultRole ?? 'tool');
     const tools = request.tools?.length ? request.tools.map(toWireTool) : undefined;
     const body = {
       model: this.options.model,
@@ -230,6 +236,23 @@ function finishReasonOf(reason: string): ChatFinishReason {
     : reason === 'function_call'
       ? 'tool_calls'
       : 'other';
+}
+
+function toWireMessages(
+  messages: ChatModelMessage[],
+  toolResultRole: 'tool' | 'user',
+): ChatCompletionMessageParam[] {
+  const calls = new Map(
+    messages.flatMap((message) =>
+      message.role === 'assistant' ? (message.toolCalls ?? []).map((call) => [call.id, call] as const) : [],
+    ),
+  );
+  return messages.map((message) => {
+    if (message.role !== 'tool' || toolResultRole === 'tool') return toWireMessage(message);
+    const call = calls.get(message.toolCallId);
+    const named = call ? `${call.name}(${call.arguments})` : message.toolCallId;
+    return { role: 'user', content: `Result of ${named}:\n${message.content}` };
+  });
 }
 
 function toWireMessage(message: ChatModelMessage): ChatCompletionMessageParam {

@@ -97,6 +97,11 @@ export const chatSection = {
     description:
       'Stream the OpenAI-compatible chat API\'s turns that offer tools. A server that refuses (llama-cpp-python: "Automatic streaming tool choice is not supported") is asked unstreamed from then on; false asks it so from the start (docs/decisions/0060-openai-compatible-server.md).',
   }),
+  toolResultRole: envVar('ALEXANDRIA_CHAT_TOOL_RESULT_ROLE', z.enum(['tool', 'user']), {
+    default: 'tool',
+    description:
+      "The role the research agent's tool results are sent in to the OpenAI-compatible chat API: tool (the API's own) or user (\"Result of search(…):\" and the text) for a server whose prompt template drops tool messages, such as llama-cpp-python's chatml-function-calling (decision 0060).",
+  }),
   modelName: envVar('ALEXANDRIA_CHAT_MODEL_NAME', z.string().trim().min(1).max(100), {
     default: 'alexandria-research',
     description:
