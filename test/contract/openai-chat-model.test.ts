@@ -120,6 +120,30 @@ describe('what the OpenAI-compatible client sends per model family', () => {
     ]);
   });
 
+  it('asks again unstreamed when a streamed tool turn ends without a chunk (llama-cpp-python 0.3.16); an empty text stream is an error', async () => {
+    server.setScript([
+      { emptyStream: true },
+      { toolCalls: [{ name: 'search', arguments: { query: 'aspirin' }, id: 'call_a' }] },
+      { emptyStream: true },
+    ]);
+    const before = server.requests.length;
+    const chat = new OpenAiChatModel({
+      baseUrl: server.baseUrl,
+      model: 'smollm',
+      timeoutMs: 5000,
+      maxRetries: 0,
+    });
+    const events = await turn(chat, true);
+    expect(events.filter((event) => event.type === 'tool_call')).toHaveLength(1);
+    expect(events.at(-1)).toMatchObject({ type: 'finish', reason: 'tool_calls', usageEstimated: false });
+    await expect(turn(chat, false)).rejects.toThrow(/without a chunk/);
+    expect(server.requests.slice(before).map((request) => Boolean(request.stream))).toEqual([
+      true,
+      false,
+      true,
+    ]);
+  });
+
   it('asks turns with tools unstreamed from the start with streamToolTurns false; other errors stay errors', async () => {
     server.setScript([
       { toolCalls: [{ name: 'search', arguments: { query: 'x' } }] },

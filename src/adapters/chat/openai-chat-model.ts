@@ -37,9 +37,10 @@ export interface OpenAiChatModelOptions {
    */
   tokenLimitParameter?: 'max_completion_tokens' | 'max_tokens';
   /**
-   * Stream the turns that offer tools (default true). Some servers answer a streamed request with
-   * tools by an error (llama-cpp-python: "Automatic streaming tool choice is not supported"): after
-   * such an error the adapter asks them without streaming from then on; `false` skips the first try.
+   * Stream the turns that offer tools (default true). Some servers cannot stream a request with
+   * tools: llama-cpp-python 0.3 fails with "Automatic streaming tool choice is not supported" after
+   * the stream's headers (an empty stream), other versions with an HTTP error. After either the
+   * adapter asks such turns unstreamed from then on; `false` skips the first try.
    */
   streamToolTurns?: boolean;
   /**
@@ -125,6 +126,12 @@ export class OpenAiChatModel implements ChatModel {
           if (yielded || !(tools && refusesToStreamTools(error))) throw error;
           this.toolTurnsWhole = true;
         }
+        // llama-cpp-python 0.3.16 sends the stream's headers, then fails: an empty stream.
+        if (turn && turn.chunks === 0) {
+          if (!tools) throw new UpstreamError(source, 'The chat model ended its stream without a chunk');
+          this.toolTurnsWhole = true;
+          turn = undefined;
+        }
       }
       if (!turn) {
         turn = await this.whole(body, signal);
@@ -154,12 +161,13 @@ export class OpenAiChatModel implements ChatModel {
 
   /** A streamed turn: yields its text as it comes, returns the whole turn. */
   private async *streamed(body: WireBody, signal: AbortSignal): AsyncGenerator<string, WireTurn> {
-    const turn: WireTurn = { text: '', calls: new Map() };
+    const turn: WireTurn = { text: '', calls: new Map(), chunks: 0 };
     const stream = await this.client.chat.completions.create(
       { ...body, stream: true, stream_options: { include_usage: true } },
       { signal },
     );
     for await (const chunk of stream) {
+      turn.chunks += 1;
       if (chunk.usage) turn.usage = chunk.usage;
       const choice = chunk.choices?.[0];
       if (!choice) continue;
@@ -182,7 +190,12 @@ export class OpenAiChatModel implements ChatModel {
   private async whole(body: WireBody, signal: AbortSignal): Promise<WireTurn> {
     const response = await this.client.chat.completions.create({ ...body, stream: false }, { signal });
     const choice = response.choices?.[0];
-    const turn: WireTurn = { text: choice?.message?.content ?? '', calls: new Map(), usage: response.usage };
+    const turn: WireTurn = {
+      text: choice?.message?.content ?? '',
+      calls: new Map(),
+      chunks: 1,
+      usage: response.usage,
+    };
     for (const [position, call] of (choice?.message?.tool_calls ?? []).entries()) {
       if (call.type !== 'function') continue;
       turn.calls.set(position, { id: call.id, name: call.function.name, arguments: call.function.arguments });
@@ -200,6 +213,8 @@ interface WireTurn {
   /** Tool calls by their index. */
   calls: Map<number, ChatToolCall>;
   finish?: ChatFinishReason;
+  /** Chunks the server sent (1 for an unstreamed answer); 0 is a stream that failed after its headers. */
+  chunks: number;
   /** Absent when the server sends none (llama-cpp-python ignores `stream_options`). */
   usage?: CompletionUsage | null | undefined;
 }
