@@ -193,5 +193,7 @@ describe('what the OpenAI-compatible client sends per model family', () => {
     expect(sent.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
     expect(sent[2]?.content).toBe('Result of search({"query":"x"}):\nRECORD 1');
     expect(sent[1]?.tool_calls?.[0]?.id).toBe('c1');
+    // llama-cpp-python refuses an assistant message whose content is null (HTTP 500).
+    expect(sent[1]?.content).toBe('');
   });
 });

@@ -277,7 +277,9 @@ function toWireMessage(message: ChatModelMessage): ChatCompletionMessageParam {
     case 'assistant':
       return {
         role: 'assistant',
-        content: message.content,
+        // A string, never null: llama-cpp-python refuses null (HTTP 500) and its chatml-function-calling
+        // template fails on a missing content; OpenAI takes "" beside tool calls.
+        content: message.content ?? '',
         ...(message.toolCalls?.length
           ? {
               tool_calls: message.toolCalls.map((call) => ({
