@@ -63,6 +63,9 @@ export async function startOpenAiBackend(): Promise<OpenAiBackend | string> {
       ALEXANDRIA_CHAT_TOKEN_LIMIT_PARAMETER: 'max_tokens',
       // Its chatml-function-calling template renders `tool` messages empty.
       ALEXANDRIA_CHAT_TOOL_RESULT_ROLE: process.env.ALEXANDRIA_CHAT_TOOL_RESULT_ROLE ?? 'user',
+      // A small GGUF on CPU, as the local provider runs it: the compact tools, a search first.
+      ALEXANDRIA_AGENT_TOOL_SET: process.env.ALEXANDRIA_AGENT_TOOL_SET ?? 'compact',
+      ALEXANDRIA_AGENT_SEARCH_FIRST: process.env.ALEXANDRIA_AGENT_SEARCH_FIRST ?? 'true',
     },
     server: `llama-cpp-python 0.3.16 llama_cpp.server, chatml-function-calling, ${threads} thread(s)`,
     wire,
