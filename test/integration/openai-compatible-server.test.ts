@@ -63,10 +63,40 @@ describe.skipIf(missing)("the OpenAI-compatible adapter against llama-cpp-python
     const calls = events.flatMap((event) => (event.type === 'tool_call' ? [event.call] : []));
     expect(calls.length).toBeGreaterThan(0);
     expect(calls[0]?.name).toBe('search_papers');
-    expect(typeof JSON.parse(calls[0]?.arguments ?? '').query).toBe('string');
+    // The arguments as the model wrote them under the server's grammar (SmolLM2 may put a raw
+    // newline inside a string, which JSON.parse refuses and the agent answers as bad arguments).
+    expect(calls[0]?.arguments).toMatch(/^\{\s*"query"\s*:\s*"/);
     const finish = events.at(-1);
     expect(finish).toMatchObject({ type: 'finish', reason: 'tool_calls', usageEstimated: false });
     if (finish?.type === 'finish') expect(finish.usage.promptTokens).toBeGreaterThan(50);
+  }, 120_000);
+
+  it('answers after a tool call and its result (content "" not null: null was an HTTP 500; the result as a user message)', async () => {
+    const withResults = new OpenAiChatModel({
+      baseUrl: server.baseUrl,
+      model: server.model,
+      timeoutMs: 60_000,
+      maxRetries: 0,
+      temperature: 0,
+      tokenLimitParameter: 'max_tokens',
+      toolResultRole: 'user',
+    });
+    const events = await collect(withResults, {
+      messages: [
+        { role: 'user', content: 'Find papers about aspirin.' },
+        {
+          role: 'assistant',
+          content: null,
+          toolCalls: [{ id: 'c1', name: 'search_papers', arguments: '{"query":"aspirin"}' }],
+        },
+        { role: 'tool', toolCallId: 'c1', content: 'Aspirin lowers colorectal cancer risk (Chan 2005).' },
+      ],
+      // No tools offered: with tools, llama-cpp-python 0.3.16 writes a call's arguments with no
+      // token limit at all, and this small model may not stop before the deadline.
+      maxTokens: 40,
+    });
+    expect(events.filter((event) => event.type === 'text').length).toBeGreaterThan(0);
+    expect(events.at(-1)?.type).toBe('finish');
   }, 120_000);
 
   it('streams a plain answer in pieces and stops at max_tokens (usage estimated: the server sends none in a stream)', async () => {
