@@ -1,4 +1,5 @@
-import { createServer, type IncomingMessage } from 'node:http';
+import { appendFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** One chat request as it crossed the wire between the adapter and the server. */
@@ -27,11 +28,21 @@ export interface ChatWireRecorder {
  * the server did with it: streamed or not, tools offered, status, tool calls and usage in the answer
  * (decision 0060's figures). Bodies pass unchanged; responses are forwarded as they arrive.
  */
-export async function startChatWireRecorder(upstreamBaseUrl: string): Promise<ChatWireRecorder> {
+export async function startChatWireRecorder(
+  upstreamBaseUrl: string,
+  logFile?: string,
+): Promise<ChatWireRecorder> {
   const upstream = new URL(upstreamBaseUrl.endsWith('/') ? upstreamBaseUrl : `${upstreamBaseUrl}/`);
   const exchanges: WireExchange[] = [];
-  const server = createServer(async (request, response) => {
+  const server = createServer((request, response) => {
+    // A connection the server or the client cuts ends this exchange, never the process.
+    relay(request, response).catch(() => response.destroy());
+  });
+  const relay = async (request: IncomingMessage, response: ServerResponse) => {
     const started = performance.now();
+    // The adapter's abort (a deadline) reaches the server as a closed connection.
+    const upstreamAbort = new AbortController();
+    response.on('close', () => upstreamAbort.abort());
     const body = await readBody(request);
     let sent: { stream?: boolean; tools?: unknown[] } = {};
     try {
@@ -44,6 +55,7 @@ export async function startChatWireRecorder(upstreamBaseUrl: string): Promise<Ch
       method: request.method ?? 'GET',
       headers: { 'content-type': request.headers['content-type'] ?? 'application/json' },
       ...(body.length ? { body: new Uint8Array(body) } : {}),
+      signal: upstreamAbort.signal,
     }).catch((error: unknown) => error as Error);
     if (answer instanceof Error) {
       response.writeHead(502, { 'content-type': 'application/json' });
@@ -54,23 +66,32 @@ export async function startChatWireRecorder(upstreamBaseUrl: string): Promise<Ch
       'content-type': answer.headers.get('content-type') ?? 'application/json',
     });
     let text = '';
+    let status = answer.status;
     const decoder = new TextDecoder();
-    for await (const chunk of answer.body ?? []) {
-      text += decoder.decode(chunk as Uint8Array, { stream: true });
-      response.write(chunk);
+    try {
+      for await (const chunk of answer.body ?? []) {
+        text += decoder.decode(chunk as Uint8Array, { stream: true });
+        response.write(chunk);
+      }
+      response.end();
+    } catch {
+      // Cut mid-answer (the adapter's deadline, or the server closed): recorded as status 0.
+      status = 0;
+      response.destroy();
     }
-    response.end();
     if (!request.url?.endsWith('/chat/completions')) return;
-    exchanges.push({
+    const exchange: WireExchange = {
       streamed: sent.stream === true,
       offeredTools: Array.isArray(sent.tools) && sent.tools.length > 0,
-      status: answer.status,
+      status,
       toolCalls: /"tool_calls"\s*:\s*\[\s*\{/.test(text),
       usage: /"usage"\s*:\s*\{[^}]*"prompt_tokens"\s*:\s*\d/.test(text),
       frames: (text.match(/^data: /gm) ?? []).length,
       ms: performance.now() - started,
-    });
-  });
+    };
+    exchanges.push(exchange);
+    if (logFile) appendFileSync(logFile, `${JSON.stringify(exchange)}\n`);
+  };
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -91,6 +112,7 @@ export function wireLine(exchanges: WireExchange[]): string {
   return [
     `${exchanges.length} chat requests`,
     `streamed ${streamed.length} (HTTP 200 ${count((e) => e.streamed && e.status === 200)}, with tools offered ${count((e) => e.streamed && e.offeredTools)}, refused ${count((e) => e.streamed && e.status >= 400)}, usage in the stream ${count((e) => e.streamed && e.usage)}, tool calls in the stream ${count((e) => e.streamed && e.toolCalls)}, median ${median(streamed.map((e) => e.frames))} frames)`,
+    `cut mid-answer ${count((e) => e.status === 0)}`,
     `unstreamed ${whole.length} (HTTP 200 ${count((e) => !e.streamed && e.status === 200)}, with tools offered ${count((e) => !e.streamed && e.offeredTools)}, tool calls ${count((e) => !e.streamed && e.toolCalls)}, usage ${count((e) => !e.streamed && e.usage)})`,
   ].join('; ');
 }

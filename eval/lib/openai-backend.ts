@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { defaultChatModelPath } from '../../src/config/sections/chat.js';
 import {
   llamaServerInstalled,
@@ -32,7 +33,7 @@ export async function startOpenAiBackend(): Promise<OpenAiBackend | string> {
   if (url) {
     const model = process.env.ALEXANDRIA_CHAT_MODEL?.trim();
     if (!model) return 'ALEXANDRIA_CHAT_URL is set without ALEXANDRIA_CHAT_MODEL';
-    const wire = await startChatWireRecorder(url);
+    const wire = await startChatWireRecorder(url, wireLog());
     return {
       model,
       env: {
@@ -52,7 +53,8 @@ export async function startOpenAiBackend(): Promise<OpenAiBackend | string> {
   }
   const threads = Number(process.env.EVAL_OPENAI_SERVER_THREADS?.trim() || '1');
   const server = await startLlamaServer({ modelPath, threads, contextTokens: 8192 });
-  const wire = await startChatWireRecorder(server.baseUrl);
+  // Each exchange also goes to a file: a run cut short keeps what crossed the wire.
+  const wire = await startChatWireRecorder(server.baseUrl, wireLog());
   return {
     model: modelPath.split('/').pop() ?? modelPath,
     env: {
@@ -74,4 +76,10 @@ export async function startOpenAiBackend(): Promise<OpenAiBackend | string> {
       await server.close();
     },
   };
+}
+
+function wireLog(): string {
+  const label = process.env.EVAL_AGENT_LABEL?.trim();
+  mkdirSync('.eval', { recursive: true });
+  return join('.eval', `agent-openai-wire${label ? `-${label}` : ''}.jsonl`);
 }

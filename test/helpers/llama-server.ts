@@ -92,6 +92,10 @@ export async function startLlamaServer(options: LlamaServerOptions): Promise<Lla
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // A process that dies without closing the server takes it along.
+  const orphan = () => child.kill('SIGKILL');
+  process.once('exit', orphan);
+  void exited.then(() => process.off('exit', orphan));
   const baseUrl = `http://127.0.0.1:${port}/v1`;
   const server: LlamaServer = {
     baseUrl,
