@@ -125,6 +125,9 @@ export class OpenAiChatModel implements ChatModel {
           // A server that cannot stream tool calls refuses before its stream starts: ask it whole.
           if (yielded || !(tools && refusesToStreamTools(error))) throw error;
           this.toolTurnsWhole = true;
+        } finally {
+          // The caller stopped reading mid-stream: close the response (a no-op once it ended).
+          if (!turn) await streamed.return({ text: '', calls: new Map(), chunks: 0 });
         }
         // llama-cpp-python 0.3.16 sends the stream's headers, then fails: an empty stream.
         if (turn && turn.chunks === 0) {
@@ -306,6 +309,7 @@ function toWireTool(tool: { name: string; description: string; parameters: Recor
 function mapError(error: unknown, context: CallSignals): unknown {
   const stopped = stoppedCallError(error, context);
   if (stopped !== undefined) return stopped;
+  if (error instanceof UpstreamError) return error;
   if (error instanceof APIUserAbortError) return error;
   if (error instanceof APIConnectionError) {
     return new UpstreamError(source, `The chat model is unreachable: ${error.message}`, { cause: error });
