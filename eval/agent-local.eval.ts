@@ -10,8 +10,10 @@ import { emptyPaper, type Paper } from '../src/domain/paper.js';
 import { type Container, createContainer } from '../src/main.js';
 import { createLogger } from '../src/platform/logger.js';
 import { percentile } from '../src/platform/percentile.js';
-import type { EvalReport } from './index.js';
+import type { EvalOptions, EvalReport } from './index.js';
+import { wireLine } from './lib/chat-wire-recorder.js';
 import { readJsonLines } from './lib/jsonl.js';
+import { startOpenAiBackend } from './lib/openai-backend.js';
 
 const sharedData = join(import.meta.dirname, '..', '..', 'shared', 'data');
 
@@ -55,7 +57,10 @@ const tuningSeed = 16;
  *   from the items outside the goal's sample: where the verdict weights are chosen, so that the goal's
  *   sample is not what they were fitted to.
  */
-function chunkKnobs(quick: boolean): {
+function chunkKnobs(
+  quick: boolean,
+  litqa2Default?: number,
+): {
   pubmedqa: number;
   slice: [number, number] | undefined;
   label: string | undefined;
@@ -82,7 +87,7 @@ function chunkKnobs(quick: boolean): {
     pubmedqa: count('EVAL_AGENT_PUBMEDQA_N', size.pubmedqa),
     slice: slice ? [Number(slice[1]), Number(slice[2])] : undefined,
     label: label || undefined,
-    litqa2: count('EVAL_AGENT_LITQA2_N', size.litqa2),
+    litqa2: count('EVAL_AGENT_LITQA2_N', litqa2Default ?? size.litqa2),
     warmup: process.env.EVAL_AGENT_WARMUP?.trim() !== '0',
     tuning: sampleName() === 'tuning',
   };
@@ -105,7 +110,28 @@ function sampleName(): 'goal' | 'tuning' {
  * majority-class rate and the confusion counts are printed. Skipped (with a printed line) when the
  * Qwen weights are not installed. Knobs for chunked runs: `chunkKnobs`.
  */
-export async function localAgentEval(options: { quick: boolean }): Promise<EvalReport> {
+export async function localAgentEval(options: EvalOptions): Promise<EvalReport> {
+  if (options.provider === 'openai') {
+    const backend = await startOpenAiBackend();
+    if (typeof backend === 'string') {
+      return {
+        name: 'Research agent over the OpenAI-compatible API: SKIPPED',
+        metrics: {},
+        summary: [`SKIPPED: ${backend}; the agent on the OpenAI-compatible path was not measured`],
+      };
+    }
+    try {
+      return await agentEvalOn(options, {
+        kind: 'openai',
+        model: backend.model,
+        where: backend.server,
+        env: { ALEXANDRIA_CHAT_TEMPERATURE: process.env.ALEXANDRIA_CHAT_TEMPERATURE ?? '0', ...backend.env },
+        wire: () => wireLine(backend.wire.exchanges),
+      });
+    } finally {
+      await backend.close();
+    }
+  }
   const modelPath =
     process.env.ALEXANDRIA_CHAT_MODEL_PATH?.trim() ||
     join(chatModelDir(), localChatModelFiles['qwen2.5-1.5b']);
@@ -118,7 +144,35 @@ export async function localAgentEval(options: { quick: boolean }): Promise<EvalR
       ],
     };
   }
-  const knobs = chunkKnobs(options.quick);
+  return agentEvalOn(options, {
+    kind: 'local',
+    model: modelPath.split('/').pop() ?? modelPath,
+    where: `in-process llama.cpp threads ${process.env.ALEXANDRIA_CHAT_THREADS ?? '(budget share)'}`,
+    env: {
+      ALEXANDRIA_CHAT_PROVIDER: 'local',
+      ALEXANDRIA_CHAT_MODEL_PATH: modelPath,
+      ALEXANDRIA_CHAT_TEMPERATURE: process.env.ALEXANDRIA_CHAT_TEMPERATURE ?? '0',
+    },
+  });
+}
+
+/** Which chat model answers: in this process (`local`) or behind the OpenAI-compatible adapter. */
+interface ModelUnderTest {
+  kind: 'local' | 'openai';
+  /** The GGUF file's or the API model's name. */
+  model: string;
+  /** Where it runs, for the report's name. */
+  where: string;
+  /** Environment of the agent's container. */
+  env: Record<string, string>;
+  /** What crossed the wire (the OpenAI-compatible path), one line. */
+  wire?: () => string;
+}
+
+async function agentEvalOn(options: EvalOptions, under: ModelUnderTest): Promise<EvalReport> {
+  const { kind } = under;
+  // LitQA2 needs the project the extractive evaluation fills, which `--provider openai` leaves out.
+  const knobs = chunkKnobs(options.quick, kind === 'openai' ? 0 : undefined);
   const all = await readJsonLines<PubMedQaItem>(join(sharedData, 'eval', 'pubmedqa', 'pubmedqa_pqal.jsonl'));
   const goalSample = stratifiedSample(all, knobs.pubmedqa, seed);
   const sample = knobs.tuning
@@ -135,7 +189,7 @@ export async function localAgentEval(options: { quick: boolean }): Promise<EvalR
   // With a label each answer is stored as soon as it is written: a chunk cut by a time limit keeps
   // what it answered.
   const labelFile = knobs.label
-    ? join('.eval', `agent-local-pubmedqa-${knobs.tuning ? 'tuning-' : ''}${knobs.label}.jsonl`)
+    ? join('.eval', `agent-${kind}-pubmedqa-${knobs.tuning ? 'tuning-' : ''}${knobs.label}.jsonl`)
     : undefined;
   const pubmedDir = join('.eval', 'agent-pubmedqa-data');
   await mkdir(pubmedDir, { recursive: true });
@@ -150,11 +204,7 @@ export async function localAgentEval(options: { quick: boolean }): Promise<EvalR
       return askPubMedQa(container, asked, 'extractive', transcript);
     },
   );
-  const localEnv = {
-    ALEXANDRIA_CHAT_PROVIDER: 'local',
-    ALEXANDRIA_CHAT_MODEL_PATH: modelPath,
-    ALEXANDRIA_CHAT_TEMPERATURE: process.env.ALEXANDRIA_CHAT_TEMPERATURE ?? '0',
-  };
+  const localEnv = under.env;
   // A server loads the model at start and has usually answered before (the sequence then holds the
   // action protocol): one untimed question first, not from the sample, so that the timed answers are
   // those of a running service; its time (model load and a cold sequence) is printed on its own.
@@ -165,7 +215,7 @@ export async function localAgentEval(options: { quick: boolean }): Promise<EvalR
   let coldMs: number | undefined;
   const local = await withContainer(pubmedDir, localEnv, async (container) => {
     if (warmup) coldMs = await warmUp(container, `${warmup.question} Answer yes, no or maybe first.`);
-    return askPubMedQa(container, asked, 'local', transcript, labelFile);
+    return askPubMedQa(container, asked, kind, transcript, labelFile);
   });
   // LitQA2: the project the extractive agent evaluation filled (.eval/agent-data, run before this).
   const litqa = knobs.litqa2 > 0 ? await loadLitQa() : [];
@@ -177,7 +227,7 @@ export async function localAgentEval(options: { quick: boolean }): Promise<EvalR
         )
       : emptyTally();
   await mkdir('.eval', { recursive: true });
-  await writeFile(join('.eval', 'agent-local-answers.md'), transcript.join('\n'));
+  await writeFile(join('.eval', `agent-${kind}-answers.md`), transcript.join('\n'));
 
   // The PubMedQA figures: this run's answers, or with a label every stored answer of the sample.
   let answers = local.items;
@@ -195,30 +245,29 @@ export async function localAgentEval(options: { quick: boolean }): Promise<EvalR
   const fabricated = local.fabricated + lit.fabricated;
   const times = [...local.times, ...lit.times];
   const p95 = percentile(times, 0.95);
-  const model = modelPath.split('/').pop() ?? modelPath;
-  const threads = process.env.ALEXANDRIA_CHAT_THREADS ?? '(budget share)';
+  const model = under.model;
   const sliceNote = knobs.slice ? `, items ${knobs.slice[0]}-${knobs.slice[1] - 1} asked` : '';
   const thisRun = local.items.length + litSample.length;
   const uncited = local.items.filter((item) => !item.citesAnything).length + lit.uncited;
   return {
-    name: `Research agent on the local model (${model}, llama.cpp threads ${threads}): PubMedQA stratified N=${sample.length}${knobs.tuning ? ' (the TUNING sample, seed 16, outside the goal sample: not the goal figure)' : ''}${sliceNote}, LitQA2 with PDFs N=${litSample.length}, seed ${seed}`,
+    name: `Research agent ${kind === 'local' ? 'on the local model' : 'over the OpenAI-compatible API'} (${model}, ${under.where}): PubMedQA stratified N=${sample.length}${knobs.tuning ? ' (the TUNING sample, seed 16, outside the goal sample: not the goal figure)' : ''}${sliceNote}, LitQA2 with PDFs N=${litSample.length}, seed ${seed}`,
     metrics: {
-      'PubMedQA accuracy (local)': accuracy,
+      [`PubMedQA accuracy (${kind})`]: accuracy,
       'PubMedQA majority class (all 667)': majority.share,
       'PubMedQA majority class (sample)': sampleMajority.share,
       'PubMedQA majority class (answered)': answered.share,
       'PubMedQA answers with a verdict': pubmed.verdicts / Math.max(1, n),
-      'PubMedQA cites the source (local)': pubmed.cited / Math.max(1, n),
+      [`PubMedQA cites the source (${kind})`]: pubmed.cited / Math.max(1, n),
       'PubMedQA cites the source (extractive)': extractive.cited / Math.max(1, asked.length),
-      'LitQA2 ideal option (local)': lit.ideal / Math.max(1, litSample.length),
-      'LitQA2 cites the source (local)': lit.cited / Math.max(1, litSample.length),
-      'fabricated citations (local)': fabricated,
+      [`LitQA2 ideal option (${kind})`]: lit.ideal / Math.max(1, litSample.length),
+      [`LitQA2 cites the source (${kind})`]: lit.cited / Math.max(1, litSample.length),
+      [`fabricated citations (${kind})`]: fabricated,
       'fabricated citations (extractive)': extractive.fabricated,
-      'answers citing nothing (local)': uncited,
-      'answer p50 s (local)': percentile(times, 0.5) / 1000,
-      'answer p95 s (local)': p95 / 1000,
+      [`answers citing nothing (${kind})`]: uncited,
+      [`answer p50 s (${kind})`]: percentile(times, 0.5) / 1000,
+      [`answer p95 s (${kind})`]: p95 / 1000,
       'answer p95 s (extractive)': percentile(extractive.times, 0.95) / 1000,
-      'fell back to extractive (local)': local.fallbacks + lit.fallbacks,
+      [`fell back to extractive (${kind})`]: local.fallbacks + lit.fallbacks,
     },
     summary: [
       `PubMedQA accuracy (answer starts with yes/no/maybe): ${pubmed.correct}/${n} = ${pct(accuracy)} (goal ≥ 65%: ${accuracy >= 0.65 ? 'met' : 'NOT met'}) beside the majority class of the answered items: ${answered.label} ${pct(answered.share)} (stratified sample: ${pct(sampleMajority.share)}; all 667: ${majority.label} ${pct(majority.share)})${stored}; answers starting with a verdict ${pubmed.verdicts}/${n}; extractive agent: ${extractive.verdicts}/${asked.length} verdicts (it quotes, it does not answer yes/no)`,
@@ -231,7 +280,8 @@ export async function localAgentEval(options: { quick: boolean }): Promise<EvalR
       `whole answer (this run, in-process, no HTTP; PubMedQA after the warm-up, LitQA2 without one): local p50 ${(percentile(times, 0.5) / 1000).toFixed(1)} s, p95 ${(p95 / 1000).toFixed(1)} s (goal ≤ 90 s: ${p95 <= 90_000 ? 'met' : 'NOT met'}); extractive p95 ${(percentile(extractive.times, 0.95) / 1000).toFixed(2)} s; first streamed progress: see npm run bench -- agent`,
       ...local.lines,
       ...lit.lines,
-      'answers: .eval/agent-local-answers.md',
+      ...(under.wire ? [`the OpenAI-compatible wire (this run, warm-up included): ${under.wire()}`] : []),
+      `answers: .eval/agent-${kind}-answers.md`,
     ],
   };
 }
@@ -344,7 +394,7 @@ async function askPubMedQa(
       await mkdir('.eval', { recursive: true });
       await appendFile(store, `${JSON.stringify(tally.items.at(-1))}\n`);
     }
-    if (label === 'local') {
+    if (label !== 'extractive') {
       tally.lines.push(
         `  pubmedqa ${item.pmid.padEnd(9)} gold ${item.final_decision.padEnd(5)} answer ${(verdict ?? '-').padEnd(5)} cites source: ${cited ? 'yes' : 'no '} fabricated: ${problems.length} steps ${run.summary.steps} (${(run.ms / 1000).toFixed(1)} s)`,
       );

@@ -8,7 +8,7 @@ import type { Paper } from '../src/domain/paper.js';
 import { createContainer } from '../src/main.js';
 import { createLogger } from '../src/platform/logger.js';
 import { contentTerms } from '../src/text/keywords.js';
-import type { EvalReport } from './index.js';
+import type { EvalOptions, EvalReport } from './index.js';
 import { readJsonLines } from './lib/jsonl.js';
 
 const sharedData = join(import.meta.dirname, '..', '..', 'shared', 'data');
@@ -38,7 +38,16 @@ interface Item {
  * first), does it quote the key passage, and how many citations match no retrieved record (audited
  * independently of the streaming filter; the goal is 0).
  */
-export async function agentEval(options: { quick: boolean }): Promise<EvalReport> {
+export async function agentEval(options: EvalOptions): Promise<EvalReport> {
+  if (options.provider) {
+    return {
+      name: 'Research agent (extractive): left out',
+      metrics: {},
+      summary: [
+        `--provider ${options.provider} measures the model-backed agent; the extractive one is not run`,
+      ],
+    };
+  }
   const manifest = (
     await readJsonLines<ManifestEntry>(join(sharedData, 'pdfs', 'pdfs_manifest.jsonl'))
   ).filter((entry) => entry.has_text_layer);

@@ -22,9 +22,18 @@ export interface EvalReport {
   summary: string[];
 }
 
+export interface EvalOptions {
+  quick: boolean;
+  /**
+   * `--provider openai`: the model-backed agent evaluations use the OpenAI-compatible adapter (a
+   * llama_cpp.server they start, or ALEXANDRIA_CHAT_URL), and those that measure no model step aside.
+   */
+  provider?: 'openai' | 'local' | undefined;
+}
+
 export interface Evaluation {
   name: string;
-  run(options: { quick: boolean }): Promise<EvalReport>;
+  run(options: EvalOptions): Promise<EvalReport>;
   /** Run only when named (`npm run eval -- <name>`): a measurement behind a decision, not a goal. */
   onlyWhenNamed?: boolean;
 }

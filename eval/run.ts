@@ -1,10 +1,23 @@
-// `npm run eval [-- name…] [--quick]`: measures retrieval and answer quality on ../shared/data/eval,
+// `npm run eval [-- name…] [--quick] [--provider openai]`: measures retrieval and answer quality on ../shared/data/eval,
 // prints the figures and goal verdicts, and writes .eval/results.json.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { type EvalReport, evaluations } from './index.js';
 
-const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
-const quick = process.argv.includes('--quick');
+// `--provider openai` (or `--provider=openai`): the model-backed agent evaluations go through the
+// OpenAI-compatible path (decision 0060); its value is not an evaluation's name.
+const args = process.argv.slice(2);
+const providerAt = args.indexOf('--provider');
+const provider =
+  args.find((arg) => arg.startsWith('--provider='))?.slice('--provider='.length) ??
+  (providerAt >= 0 ? args[providerAt + 1] : undefined);
+if (provider !== undefined && provider !== 'openai' && provider !== 'local') {
+  console.error(`--provider must be openai or local, got ${provider ?? '(nothing)'}`);
+  process.exit(2);
+}
+const wanted = args.filter(
+  (arg, index) => !arg.startsWith('-') && !(providerAt >= 0 && index === providerAt + 1),
+);
+const quick = args.includes('--quick');
 const selected = evaluations.filter((evaluation) =>
   wanted.length === 0 ? !evaluation.onlyWhenNamed : wanted.includes(evaluation.name),
 );
@@ -19,7 +32,7 @@ const reports: EvalReport[] = [];
 for (const evaluation of selected) {
   const started = performance.now();
   try {
-    const report = await evaluation.run({ quick });
+    const report = await evaluation.run({ quick, provider });
     reports.push(report);
     console.log(`\n## ${report.name}`);
     for (const [metric, value] of Object.entries(report.metrics)) {

@@ -72,5 +72,7 @@ function openAiChatModel(chat: ChatSettings, profile: ChatProfile): ChatModel {
     maxRetries: chat.maxRetries,
     temperature: chat.temperature,
     tokenLimitParameter: chat.tokenLimitParameter,
+    streamToolTurns: chat.streamToolTurns,
+    toolResultRole: chat.toolResultRole,
   });
 }

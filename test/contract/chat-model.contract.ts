@@ -89,7 +89,8 @@ export function runChatModelContract(name: string, create: ChatModelFactory): vo
         { role: 'user', content: 'Q' },
         {
           role: 'assistant',
-          content: null,
+          // "", not null: llama-cpp-python refuses null (decision 0060).
+          content: '',
           tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read', arguments: '{"chunk":2}' } }],
         },
         { role: 'tool', tool_call_id: 'c1', content: '{"text":"chunk two"}' },

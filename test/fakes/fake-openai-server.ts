@@ -12,7 +12,9 @@ export type FakeTurn =
   | { toolCalls: Array<{ name: string; arguments: unknown; id?: string }>; text?: string }
   | { status: number; message?: string }
   | { streamError: string; textBefore?: string }
-  | { hang: true };
+  | { hang: true }
+  /** A streamed request answered by the stream's headers and nothing else (llama-cpp-python 0.3.16 with tools). */
+  | { emptyStream: true };
 
 export type FakeScript = FakeTurn[] | ((request: RecordedChatRequest, index: number) => FakeTurn);
 
@@ -110,6 +112,13 @@ export async function startFakeOpenAiServer(initial: FakeScript = []): Promise<F
 
 async function play(turn: FakeTurn, request: RecordedChatRequest, response: ServerResponse): Promise<void> {
   if ('hang' in turn) return; // never answers; the client's abort or deadline ends it
+  if ('emptyStream' in turn && request.stream) {
+    response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
+    response.end();
+    return;
+  }
+  if ('emptyStream' in turn)
+    return json(response, 500, { error: { message: 'emptyStream asked unstreamed' } });
   if ('status' in turn) {
     return json(response, turn.status, {
       error: { message: turn.message ?? `fake error ${turn.status}`, type: 'server_error', code: null },

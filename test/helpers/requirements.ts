@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import { isAbsolute, join, resolve } from 'node:path';
 import { skipMarker } from '../reporters/skip-marker.js';
+import { llamaServerInstalled, llamaServerPython } from './llama-server.js';
 import { testPostgresUrl, testRedisUrl } from './services.js';
 
 /**
@@ -44,10 +45,10 @@ const announced = new Set<string>();
 /**
  * Records that this file skips tests because `what` is missing (`why` says how and what to do:
  * "not reachable at … — start it (README, Running the tests)"), and returns `true`; throws instead
- * under `ALEXANDRIA_TEST_REQUIRE_ALL=1`.
+ * under `ALEXANDRIA_TEST_REQUIRE_ALL=1`, unless the thing is `optional` (opt-in: CI does not install it).
  */
-export function skipBecause(what: string, why: string): true {
-  if (requireAll()) throw new Error(`ALEXANDRIA_TEST_REQUIRE_ALL=1 and ${what} ${why}`);
+export function skipBecause(what: string, why: string, options: { optional?: boolean } = {}): true {
+  if (requireAll() && !options.optional) throw new Error(`ALEXANDRIA_TEST_REQUIRE_ALL=1 and ${what} ${why}`);
   const line = JSON.stringify({ what, why });
   if (!announced.has(line)) {
     announced.add(line);
@@ -210,4 +211,18 @@ export function schemathesisFolder(): string | undefined {
 export function needsSchemathesis(): boolean {
   if (schemathesisFolder() !== undefined) return false;
   return skipBecause('schemathesis', 'not installed — run `node scripts/setup-schemathesis.mjs` (pip, PyPI)');
+}
+
+/**
+ * True (skip) when llama-cpp-python's OpenAI-compatible server is not installed in its venv
+ * (test/helpers/llama-server.ts). Opt-in: it compiles llama.cpp for minutes, so CI does not install
+ * it and even `ALEXANDRIA_TEST_REQUIRE_ALL=1` only skips (decision 0060).
+ */
+export function needsLlamaServer(): boolean {
+  if (llamaServerInstalled()) return false;
+  return skipBecause(
+    "llama-cpp-python's server",
+    `not installed at ${llamaServerPython()} — python3 -m venv ~/.cache/alexandria/llama-server-venv && ~/.cache/alexandria/llama-server-venv/bin/pip install 'llama-cpp-python[server]==0.3.16' (opt-in; docs/decisions/0060-openai-compatible-server.md)`,
+    { optional: true },
+  );
 }

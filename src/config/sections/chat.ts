@@ -89,9 +89,19 @@ export const chatSection = {
     {
       default: 'max_completion_tokens',
       description:
-        'The request field that carries the answer limit to the OpenAI-compatible chat API: max_completion_tokens (OpenAI, required by its reasoning models; vLLM, llama.cpp server) or max_tokens (older servers that know only it).',
+        "The request field that carries the answer limit to the OpenAI-compatible chat API: max_completion_tokens (OpenAI, required by its reasoning models; vLLM, llama.cpp's llama-server) or max_tokens (servers that know only it, such as llama-cpp-python's server, which ignores max_completion_tokens and then writes until its context is full).",
     },
   ),
+  streamToolTurns: envVar('ALEXANDRIA_CHAT_STREAM_TOOLS', booleanText, {
+    default: 'true',
+    description:
+      'Stream the OpenAI-compatible chat API\'s turns that offer tools. A server that refuses (llama-cpp-python: "Automatic streaming tool choice is not supported") is asked unstreamed from then on; false asks it so from the start (docs/decisions/0060-openai-compatible-server.md).',
+  }),
+  toolResultRole: envVar('ALEXANDRIA_CHAT_TOOL_RESULT_ROLE', z.enum(['tool', 'user']), {
+    default: 'tool',
+    description:
+      "The role the research agent's tool results are sent in to the OpenAI-compatible chat API: tool (the API's own) or user (\"Result of search(…):\" and the text) for a server whose prompt template drops tool messages, such as llama-cpp-python's chatml-function-calling (decision 0060).",
+  }),
   modelName: envVar('ALEXANDRIA_CHAT_MODEL_NAME', z.string().trim().min(1).max(100), {
     default: 'alexandria-research',
     description:
