@@ -1,7 +1,7 @@
 // `npm run perf-check [-- --update]`: the CI performance check (decision 0053). Runs the quick HTTP
 // and PDF benches, each ratio measured against its baseline in the same run (so the machine's load
 // mostly cancels out), and compares the ratios with the committed bench/baseline.json: a ratio more
-// than 20% below its baseline fails the check (exit 1). `--update` writes today's ratios as the baseline.
+// than 20% below its baseline in three runs of its bench fails the check (exit 1). `--update` writes today's ratios as the baseline.
 // `--json <folder>`: also writes <folder>/perf-check.json, one test per ratio in the shape of vitest's
 // JSON report, so .ci/run counts each ratio as a passed or failed test.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -19,12 +19,25 @@ interface Baseline {
   ratios: Record<string, number>;
 }
 
-const reports = [await httpBench({ durationMs: 2000 }), await pdfBench({ quick: true })];
+const benches = {
+  http: () => httpBench({ durationMs: 2000 }),
+  pdf: () => pdfBench({ quick: true }),
+};
+type BenchName = keyof typeof benches;
+/** The best ratio seen of each name, and the bench that measures it. */
 const measured: Record<string, number> = {};
-for (const report of reports) {
-  printReport(report);
-  Object.assign(measured, report.ratios ?? {});
+const measuredBy: Record<string, BenchName> = {};
+async function measure(names: BenchName[]): Promise<void> {
+  for (const name of names) {
+    const report = await benches[name]();
+    printReport(report);
+    for (const [ratioName, ratio] of Object.entries(report.ratios ?? {})) {
+      measured[ratioName] = Math.max(measured[ratioName] ?? Number.NEGATIVE_INFINITY, ratio);
+      measuredBy[ratioName] = name;
+    }
+  }
 }
+await measure(['http', 'pdf']);
 
 if (process.argv.includes('--update')) {
   const baseline: Baseline = {
@@ -35,6 +48,20 @@ if (process.argv.includes('--update')) {
   console.log(`\nbaseline written: ${JSON.stringify(baseline.ratios)}`);
 } else {
   const baseline = JSON.parse(readFileSync(baselinePath, 'utf8')) as Baseline;
+  // A drop must show in every run: a bench whose ratio fell below its floor is measured twice more
+  // and its best ratio counts (a moment's load on a shared machine lowers one run, a regression all).
+  const below = () =>
+    Object.entries(baseline.ratios)
+      .filter(([name, expected]) => !((measured[name] ?? 0) >= expected * (1 - tolerance)))
+      .map(([name]) => name);
+  for (let again = 1; again <= 2 && below().length > 0; again += 1) {
+    const names = [...new Set(below().flatMap((name) => (measuredBy[name] ? [measuredBy[name]] : [])))];
+    if (names.length === 0) break;
+    console.log(
+      `\n(re-measuring ${names.join(', ')}, run ${again + 1} of 3: ${below().join(', ')} below the floor)`,
+    );
+    await measure(names);
+  }
   const failures: string[] = [];
   console.log('\n## Performance check (fails below 80% of the baseline ratio)');
   for (const [name, expected] of Object.entries(baseline.ratios)) {
