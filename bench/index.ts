@@ -12,6 +12,7 @@ import { referencesBench } from './references.bench.js';
 import { scaleOutBench } from './scale-out.bench.js';
 import { searchBench } from './search.bench.js';
 import { soakBench } from './soak.bench.js';
+import { vectorsBench } from './vectors.bench.js';
 
 export interface Benchmark {
   name: string;
@@ -31,6 +32,7 @@ export const benchmarks: Benchmark[] = [
   { name: 'heavy-work', run: (options) => heavyWorkBench(options) },
   { name: 'ingest-formats', run: ({ quick }) => ingestFormatsBench({ quick }) },
   { name: 'search', run: (options) => searchBench(options) },
+  { name: 'vectors', run: (options) => vectorsBench(options) },
   { name: 'postgres-index', run: (options) => postgresIndexBench(options) },
   { name: 'scale-out', run: (options) => scaleOutBench(options) },
   { name: 'agent', run: (options) => agentBench(options) },

@@ -11,6 +11,7 @@ import {
   defaultFieldWeights,
   type SqlitePaperIndex,
 } from '../src/adapters/sqlite/sqlite-paper-index.js';
+import { splitThreadBudget } from '../src/config/cpu-budget.js';
 import { loadConfig } from '../src/config/load-config.js';
 import { normalizeTitle } from '../src/domain/identifiers.js';
 import type { Paper } from '../src/domain/paper.js';
@@ -220,13 +221,30 @@ async function ingestThroughput(folder: string): Promise<BenchRow[]> {
  * job's code with the configured model (as the server runs it, one batch after another), and what
  * their vectors take in the index file (the `record_vectors` table's pages over its rows).
  */
-async function recordVectorCost(folder: string, model: EmbeddingModel, records: number): Promise<BenchRow> {
+async function recordVectorCost(
+  folder: string,
+  model: OnnxEmbeddingModel,
+  records: number,
+): Promise<BenchRow> {
   const base = await loadBaseRecords();
   const index = await createSqlitePaperIndex(join(folder, 'vectors.db'), { mmapBytes: 0 });
   await index.upsert(
     base.filter((_, position) => position % Math.floor(base.length / records) === 0).slice(0, records),
   );
   const config = loadConfig();
+  // Where the time goes: the workers' stages (summed over the workers running side by side) and
+  // the index writes.
+  const put = index.putRecordVectors.bind(index);
+  let writeSeconds = 0;
+  index.putRecordVectors = async (...args) => {
+    const started = performance.now();
+    try {
+      return await put(...args);
+    } finally {
+      writeSeconds += (performance.now() - started) / 1000;
+    }
+  };
+  const stagesBefore = { ...model.stageSeconds };
   const run = await new RecordVectorsJob(index, model, {
     batchSize: config.search.recordVectorsBatch,
     pauseMs: 0,
@@ -245,6 +263,11 @@ async function recordVectorCost(folder: string, model: EmbeddingModel, records: 
     metrics: {
       'records/s': run.embedded / run.seconds,
       'bytes per record (table pages / rows)': bytes / rows,
+      'worker seconds: tokenising': model.stageSeconds.tokenize - stagesBefore.tokenize,
+      'worker seconds: ONNX Runtime': model.stageSeconds.inference - stagesBefore.inference,
+      'worker seconds: pooling': model.stageSeconds.pooling - stagesBefore.pooling,
+      'seconds: index writes': writeSeconds,
+      'seconds: wall': run.seconds,
     },
   };
 }
@@ -329,6 +352,12 @@ export async function searchBench(options: { quick: boolean }): Promise<BenchRep
       modelDir: config.embedding.modelDir,
       name: config.embedding.model,
       threads: config.embedding.threads,
+      // As the server runs it: background workers (record vectors) on every thread of the budget.
+      backgroundWorkers: splitThreadBudget({
+        total: config.cpu.threads,
+        localChat: false,
+        embeddingBackgroundWorkers: config.embedding.backgroundWorkers,
+      }).embeddingBackground,
       queryThread: config.embedding.queryThread,
       batchSize: config.embedding.batchSize,
     });

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +12,7 @@ import {
   defaultFieldWeights,
   type FieldWeights,
 } from '../src/adapters/sqlite/sqlite-paper-index.js';
-import { loadConfig } from '../src/config/load-config.js';
+import { type Config, loadConfig } from '../src/config/load-config.js';
 import { normalizeTitle } from '../src/domain/identifiers.js';
 import type { Paper } from '../src/domain/paper.js';
 import { resolveInputs } from '../src/ingest/ingest-inputs.js';
@@ -39,7 +39,7 @@ import { crossValidate, pairedBootstrap } from './lib/resampling.js';
 import { vectorsOnRead } from './lib/vectors-on-read.js';
 
 const sharedData = join(import.meta.dirname, '..', '..', 'shared', 'data');
-const scifactDir = join(sharedData, 'eval', 'scifact');
+export const scifactDir = join(sharedData, 'eval', 'scifact');
 const aclCorpus = join(sharedData, 'corpus', 'acl_anthology_2016_2022.jsonl.gz');
 
 /** Published Pyserini BM25 (flat) nDCG@10 on SciFact; our goal is 0.99 × that. */
@@ -57,7 +57,12 @@ const weightings: Record<string, FieldWeights> = {
 };
 
 /** An index file holding one input, built through the real ingest pipeline; returns its path. */
-async function buildIndex(input: string, tokenizer: string, folder: string, name: string): Promise<string> {
+export async function buildIndex(
+  input: string,
+  tokenizer: string,
+  folder: string,
+  name: string,
+): Promise<string> {
   const path = join(folder, `${name}.db`);
   const index = await createSqlitePaperIndex(path, { tokenizer, mmapBytes: 0 });
   await ingest(index, await resolveInputs(input, process.stdin), { batchSize: 1000 });
@@ -102,9 +107,10 @@ function scifactId(paper: Paper): string | undefined {
   return paper.identifiers?.corpus_id ?? undefined;
 }
 
-async function scifactScores(service: SearchService, claims: Claim[]) {
+export async function scifactScores(service: SearchService, claims: Claim[]) {
   let ndcg = 0;
   let recall = 0;
+  const perClaim: number[] = [];
   for await (const [claim, papers] of rankedQueries(service, claims, (claim) => claim.text)) {
     const ranked = papers.map(scifactId);
     let dcg = 0;
@@ -114,9 +120,10 @@ async function scifactScores(service: SearchService, claims: Claim[]) {
     let ideal = 0;
     for (let rank = 0; rank < Math.min(10, claim.relevant.size); rank += 1) ideal += 1 / Math.log2(rank + 2);
     ndcg += dcg / ideal;
+    perClaim.push(dcg / ideal);
     recall += ranked.filter((id) => id && claim.relevant.has(id)).length / claim.relevant.size;
   }
-  return { ndcg: ndcg / claims.length, recall: recall / claims.length };
+  return { ndcg: ndcg / claims.length, recall: recall / claims.length, perClaim };
 }
 
 interface TitleCase {
@@ -149,9 +156,15 @@ const candidateCounts = [100, 50, 20];
  * (computed on read, see vectors-on-read.ts). The deadline is long: the evaluation measures the
  * ranking, not this loaded machine's query latency (the benchmark does); fallbacks are counted.
  */
-async function hybridServiceOver(path: string, model: EmbeddingModel, candidates: number) {
+export async function hybridServiceOver(
+  path: string,
+  model: EmbeddingModel,
+  candidates: number,
+  /** The model of the records' vectors, when not `model` (which embeds the queries). */
+  recordModel: EmbeddingModel = model,
+) {
   const opened = await createSqlitePaperIndex(path, {});
-  const { index, embedded } = vectorsOnRead(opened, model);
+  const { index, embedded } = vectorsOnRead(opened, recordModel);
   const fallbacks: unknown[] = [];
   const search = new SearchService(index, new MemoryCache(), {
     cacheTtlSeconds: 0,
@@ -182,7 +195,8 @@ async function hybridScores(
   metrics: Record<string, number | string>,
 ) {
   const config = loadConfig();
-  const model = memoizedEmbeddingModel(config, 'search-');
+  // Record vectors as the service computes them (ALEXANDRIA_RECORD_VECTOR_TOKENS, decision 0062).
+  const model = recordMemoModel(config, config.search.recordVectorTokens);
   try {
     const results = new Map<number, number>();
     for (const candidates of candidateCounts) {
@@ -223,6 +237,9 @@ async function hybridScores(
           ? await nomicLevers(scifact, claims, model)
           : [];
     model.save();
+    // The record vectors' cost levers (issue 38): every run, on the SciFact index (cached vectors).
+    if (process.env.EVAL_SEARCH_VECTOR_LEVERS !== 'off')
+      levers.push(...(await vectorLevers(scifact, claims)));
     for (const [label, value] of levers) {
       // Figures that are not an nDCG (a difference, its interval) carry their own unit in the label.
       metrics[
@@ -243,6 +260,84 @@ async function hybridScores(
   } finally {
     await model.close();
   }
+}
+
+/** Record text lengths tried for the record vectors, in text tokens (0: the model's own, 254 for MiniLM). */
+const recordTextCaps = [0, 190, 126];
+
+/**
+ * The memoised model whose vectors are those of record texts cut at `tokens` text tokens (0: the
+ * model's own length; the cache the shipped rows used before decision 0062). Queries are short, so
+ * the cut changes only the records' vectors. Assumes two special tokens ([CLS], [SEP]).
+ */
+function recordMemoModel(config: Config, tokens: number, modelFile?: string) {
+  const file = modelFile === undefined ? {} : { modelFile };
+  const tag = modelFile === undefined ? '' : `${modelFile.replace(/\W+/g, '_')}-`;
+  return tokens > 0
+    ? memoizedEmbeddingModel(config, `search-${tag}cap${tokens + 2}-`, { maxSequence: tokens + 2, ...file })
+    : memoizedEmbeddingModel(config, `search-${tag}`, file);
+}
+
+/**
+ * Levers of the record vectors' cost (issue 38), each scored on SciFact by the service's own hybrid
+ * ranking (BM25's top 100, the shipped fusion), with the paired difference from the model's own
+ * length and its 95% interval: the record text cut at fewer tokens (the layers' and attention's
+ * work fall with the length). A lever is kept only if its nDCG@10 stays within 0.005. The other
+ * levers (background workers side by side, their priority, batches of records sorted by length)
+ * give the same vectors, so the same nDCG (the adapter's tests hold cosine > 0.9999).
+ */
+export async function vectorLevers(
+  scifact: string,
+  claims: Claim[],
+): Promise<Array<[string, number | string]>> {
+  const config = loadConfig();
+  const rows: Array<[string, number | string]> = [];
+  const int8 = config.embedding.backgroundModelFile;
+  const int8Present = existsSync(join(config.embedding.modelDir, int8));
+  const settings: Array<{ tokens: number; modelFile?: string }> = [
+    ...recordTextCaps.map((tokens) => ({ tokens })),
+    ...(int8Present ? [190, 0].map((tokens) => ({ tokens, modelFile: int8 })) : []),
+  ];
+  if (!int8Present)
+    rows.push([`int8 records (${int8})`, 'not in the model folder: run node scripts/setup-model.mjs']);
+  const queries = recordMemoModel(config, 0);
+  let own: number[] | undefined;
+  try {
+    for (const { tokens, modelFile } of settings) {
+      const shared = tokens === 0 && modelFile === undefined;
+      const model = shared ? queries : recordMemoModel(config, tokens, modelFile);
+      try {
+        // Queries always by the main model file, as the service embeds them.
+        const hybrid = await hybridServiceOver(scifact, queries, 100, model);
+        const scores = await scifactScores(hybrid.search, claims);
+        await hybrid.index.close();
+        model.save();
+        const length =
+          tokens > 0 ? `cut at ${tokens} tokens` : `at the model's own length (${model.maxTokens} tokens)`;
+        const label = `record text ${length}${modelFile ? `, records by ${modelFile}` : ''}`;
+        const shipped =
+          tokens === config.search.recordVectorTokens && (modelFile !== undefined) === int8Present
+            ? ' (shipped)'
+            : '';
+        rows.push([`${label}${shipped}`, scores.ndcg]);
+        if (!own) {
+          own = scores.perClaim;
+          continue;
+        }
+        const difference = pairedBootstrap(scores.perClaim, own);
+        rows.push([
+          `${label}${shipped}: difference from the main model file at its own length (95% interval)`,
+          `${difference.difference.toFixed(4)} [${difference.low.toFixed(4)}, ${difference.high.toFixed(4)}], claims better / worse ${difference.better} / ${difference.worse}; within 0.005: ${difference.difference >= -0.005 ? 'yes' : 'no'}`,
+        ]);
+      } finally {
+        if (!shared) await model.close();
+      }
+    }
+  } finally {
+    queries.save();
+    await queries.close();
+  }
+  return rows;
 }
 
 /**

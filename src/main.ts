@@ -143,6 +143,7 @@ export async function createContainer(
     localChat: chatProfile.runsInProcess,
     chatThreads: config.chat.threads,
     embeddingThreads: config.embedding.threads,
+    embeddingBackgroundWorkers: config.embedding.backgroundWorkers,
     pdfWorkers: config.pdf.workerThreads,
   });
   const pdf = closers.add(createPdfExtractor(config.pdf, threads.pdfWorkers, logger));
@@ -152,7 +153,7 @@ export async function createContainer(
   const projectService = new ProjectService(projects, { release: content.release });
 
   const index = closers.add(await openPaperIndex(config, logger, health));
-  const embeddings = closers.add(createEmbeddingModel(config.embedding, threads.embedding));
+  const embeddings = closers.add(createEmbeddingModel(config.embedding, threads));
   const localSearch = createLocalSearch(config.search, { index, cache, embeddings, logger });
   const federation = createFederationServices(config.sources, logger, {
     cache,

@@ -99,8 +99,17 @@ export class MemoEmbeddingModel implements EmbeddingModel {
  * The configured ONNX model (ALEXANDRIA_EMBEDDING_*), memoised in `.eval/embeddings/<prefix><model
  * id>.bin`: what every evaluation that embeds starts from.
  */
-export function memoizedEmbeddingModel(config: Config, prefix = ''): MemoEmbeddingModel {
-  const onnx = new OnnxEmbeddingModel({ modelDir: config.embedding.modelDir, name: config.embedding.model });
+export function memoizedEmbeddingModel(
+  config: Config,
+  prefix = '',
+  options: { maxSequence?: number; modelFile?: string } = {},
+): MemoEmbeddingModel {
+  const onnx = new OnnxEmbeddingModel({
+    modelDir: config.embedding.modelDir,
+    name: config.embedding.model,
+    ...(options.modelFile === undefined ? {} : { modelFile: options.modelFile }),
+    ...(options.maxSequence === undefined ? {} : { maxSequence: options.maxSequence }),
+  });
   return new MemoEmbeddingModel(
     onnx,
     join('.eval', 'embeddings', `${prefix}${onnx.id.replace(/\W+/g, '_')}.bin`),

@@ -1,5 +1,6 @@
 import { OnnxEmbeddingModel } from '../adapters/embeddings/onnx-embedding-model.js';
 import { OpenAiEmbeddingModel } from '../adapters/embeddings/openai-embedding-model.js';
+import type { ThreadShares } from '../config/cpu-budget.js';
 import { type Config, ConfigError } from '../config/load-config.js';
 import type { Logger } from '../platform/logger.js';
 import type { WorkTally } from '../platform/work-tally.js';
@@ -15,7 +16,10 @@ import { SearchService } from '../services/search-service.js';
  * The sentence encoder for questions to PDFs and record vectors: local ONNX Runtime by default, or
  * an OpenAI-compatible `/embeddings` API (ALEXANDRIA_EMBEDDING_PROVIDER=openai).
  */
-export function createEmbeddingModel(settings: Config['embedding'], threads: number): EmbeddingModel {
+export function createEmbeddingModel(
+  settings: Config['embedding'],
+  threads: Pick<ThreadShares, 'embedding' | 'embeddingBackground'> = { embedding: 1, embeddingBackground: 1 },
+): EmbeddingModel {
   if (settings.provider === 'openai') {
     if (!settings.url) {
       throw new ConfigError(['ALEXANDRIA_EMBEDDING_URL: required when ALEXANDRIA_EMBEDDING_PROVIDER=openai']);
@@ -39,7 +43,10 @@ export function createEmbeddingModel(settings: Config['embedding'], threads: num
     name: settings.model,
     pooling: settings.pooling,
     maxSequence: settings.maxTokens,
-    threads,
+    threads: threads.embedding,
+    backgroundWorkers: threads.embeddingBackground,
+    backgroundModelFile: settings.backgroundModelFile,
+    device: settings.device,
     queryThread: settings.queryThread,
     batchSize: settings.batchSize,
     queryPrefix: settings.queryPrefix,
@@ -58,7 +65,7 @@ export function recordVectorsOn(search: Config['search'], index: PaperIndex): bo
  */
 export async function recordVectorModelOf(config: Config, index: PaperIndex): Promise<string | undefined> {
   if (!recordVectorsOn(config.search, index)) return undefined;
-  const model = createEmbeddingModel(config.embedding, 1);
+  const model = createEmbeddingModel(config.embedding);
   await model.close();
   return model.id;
 }
@@ -110,6 +117,7 @@ export function startRecordVectors(
   if (!dependencies.keepsIndex || !recordVectorsOn(settings, index)) return { close: async () => {} };
   const walker = new RecordVectorsJob(index, embeddings, {
     batchSize: settings.recordVectorsBatch,
+    maxTokens: settings.recordVectorTokens,
     pauseMs: settings.recordVectorsPauseMs,
     idleMs: settings.recordVectorsIdleMs,
     onBatch: ({ stored }) => {

@@ -6,6 +6,8 @@ export interface ThreadShares {
   chat: number;
   /** ONNX Runtime intra-op threads of the embedding worker. */
   embedding: number;
+  /** Background embedding workers (record vectors, lowest CPU priority): the whole budget unless set. */
+  embeddingBackground: number;
   /** PDF parsing worker threads (each parses one document at a time). */
   pdfWorkers: number;
 }
@@ -18,6 +20,7 @@ export interface ThreadBudgetInput {
   /** Explicit settings (0 or absent: take the share). */
   chatThreads?: number | undefined;
   embeddingThreads?: number | undefined;
+  embeddingBackgroundWorkers?: number | undefined;
   pdfWorkers?: number | undefined;
   /** Cores of this machine (tests pin it). */
   cores?: number;
@@ -40,12 +43,14 @@ export interface ThreadBudgetInput {
 export function splitThreadBudget(input: ThreadBudgetInput): ThreadShares {
   const total = Math.max(1, input.total || input.cores || availableParallelism());
   const quarter = Math.max(1, Math.floor(total / 4));
-  const shares: ThreadShares = input.localChat
+  const shares: Omit<ThreadShares, 'embeddingBackground'> = input.localChat
     ? { chat: Math.max(1, total - 2 * quarter), embedding: quarter, pdfWorkers: quarter }
     : { chat: 0, embedding: Math.max(1, Math.floor(total / 2)), pdfWorkers: Math.min(2, total) };
   return {
     chat: input.localChat ? input.chatThreads || shares.chat : 0,
     embedding: input.embeddingThreads || shares.embedding,
+    // At nice 19 they take only what the rest leaves idle, so they may have every thread.
+    embeddingBackground: input.embeddingBackgroundWorkers || total,
     pdfWorkers: input.pdfWorkers || shares.pdfWorkers,
   };
 }

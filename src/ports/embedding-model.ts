@@ -50,4 +50,16 @@ export interface EmbedOptions {
    * `inputType`. Ignored by models with one path.
    */
   urgent?: boolean;
+  /**
+   * Nobody waits for these texts (the index's record vectors): the model may run them at the
+   * lowest CPU priority on every core it is allowed, so they take the cores only while requests
+   * leave them idle. Ignored by models without such a path.
+   */
+  background?: boolean;
+  /**
+   * Keep at most this many tokens of each text (as `countTokens` counts them), when fewer than
+   * `maxTokens`: a cheaper vector of a long text (record vectors, decision 0062). Models that cannot
+   * cut by their own tokens (remote ones) embed the text as they would without it.
+   */
+  maxTokens?: number;
 }

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -203,4 +203,76 @@ describe('a question embedded while a document batch is in flight (issue 13: one
       await Promise.all([shared.close(), own.close()]);
     }
   });
+
+  it('runs background texts on nice-19 workers side by side, with the same vectors', async () => {
+    const model = new OnnxEmbeddingModel({
+      modelDir: defaultModelDir(),
+      name: 'm',
+      backgroundWorkers: 2,
+      batchSize: 4,
+      queryThread: false,
+    });
+    try {
+      const texts = reference.items.map((item) => item.text);
+      const foreground = await model.embed(texts);
+      const before = nicesOfThisProcess();
+      const background = await model.embed(texts, { background: true });
+      for (const [index, vector] of background.entries()) {
+        expect(cosine(vector, foreground[index] as Float32Array)).toBeGreaterThan(0.9999);
+      }
+      // Linux: the background workers' threads (and only they) were lowered to nice 19.
+      if (process.platform === 'linux') {
+        expect(before.filter((nice) => nice === 19)).toHaveLength(0);
+        expect(nicesOfThisProcess().filter((nice) => nice === 19).length).toBeGreaterThanOrEqual(2);
+      }
+      expect(model.stageSeconds.inference).toBeGreaterThan(0);
+      expect(model.stageSeconds.tokenize).toBeGreaterThan(0);
+    } finally {
+      await model.close();
+    }
+  });
+
+  it('cuts a text at maxTokens when asked (record vectors), as if only its first tokens were given', async () => {
+    const model = new OnnxEmbeddingModel({ modelDir: defaultModelDir(), name: 'm', queryThread: false });
+    try {
+      const long = 'the cat sat on the mat while the dog slept near the door of the old house';
+      const start = 'the cat sat on the mat';
+      expect(model.countTokens(start)).toBe(6);
+      const [whole] = await model.embed([long]);
+      const [firstSix] = await model.embed([start]);
+      const [asked] = await model.embed([long], { maxTokens: 6, background: true });
+      expect(cosine(asked as Float32Array, firstSix as Float32Array)).toBeGreaterThan(0.9999);
+      expect(cosine(asked as Float32Array, whole as Float32Array)).toBeLessThan(0.99);
+    } finally {
+      await model.close();
+    }
+  });
+
+  it('says what CUDA needs when ALEXANDRIA_EMBEDDING_DEVICE=cuda cannot start here', async () => {
+    const model = new OnnxEmbeddingModel({ modelDir: defaultModelDir(), name: 'm', device: 'cuda' });
+    try {
+      const outcome = await model.embed(['a sentence']).then(
+        () => 'embedded',
+        (error: Error) => error.message,
+      );
+      // A machine with a GPU and onnxruntime-node's CUDA binaries embeds; this one has neither.
+      if (outcome !== 'embedded') expect(outcome).toMatch(/ALEXANDRIA_EMBEDDING_DEVICE=cuda needs/);
+    } finally {
+      await model.close();
+    }
+  });
 });
+
+/** Nice value of every thread of this process (Linux; empty elsewhere). */
+function nicesOfThisProcess(): number[] {
+  if (process.platform !== 'linux') return [];
+  return readdirSync('/proc/self/task').flatMap((task) => {
+    try {
+      const stat = readFileSync(`/proc/self/task/${task}/stat`, 'utf8');
+      // Fields after the command's closing parenthesis start at field 3; nice is field 19.
+      return [Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])];
+    } catch {
+      return [];
+    }
+  });
+}

@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { Piscina } from 'piscina';
 import { AppError, isAppError } from '../../domain/errors.js';
 import { workerModule } from '../../platform/worker-file.js';
@@ -33,10 +35,29 @@ export interface OnnxEmbeddingModelOptions {
    * (default true). Off: one worker runs both, one batch at a time.
    */
   queryThread?: boolean | undefined;
+  /**
+   * Worker threads for background texts (`background: true`: the index's record vectors), each
+   * with one intra-op thread at the lowest CPU priority (nice 19), batches run side by side; 0 or
+   * absent: background texts take the document worker, one batch at a time.
+   */
+  backgroundWorkers?: number | undefined;
+  /**
+   * ONNX file of the folder the background workers run instead of the main one, when it exists
+   * (the int8 model `scripts/setup-model.mjs` prepares, decision 0062).
+   */
+  backgroundModelFile?: string | undefined;
+  /** Where ONNX Runtime computes (default the CPU; `cuda` needs onnxruntime-node's CUDA binaries and a GPU). */
+  device?: 'cpu' | 'cuda' | undefined;
 }
 
-/** Which worker an embed call runs on: document batches, or question vectors (short texts). */
-type WorkerLane = 'document' | 'query';
+/**
+ * Which worker an embed call runs on: document batches, question vectors (short texts), or
+ * background batches (record vectors, at the lowest priority).
+ */
+type WorkerLane = 'document' | 'query' | 'background';
+
+/** Nice value of the background workers' threads: the lowest priority, so requests take the cores first. */
+const backgroundNice = 19;
 
 /**
  * Intra-op threads when none are configured: half the cores, at least one. Measured on the shared
@@ -71,6 +92,8 @@ export class OnnxEmbeddingModel implements EmbeddingModel {
   private readonly pools = new Map<WorkerLane, Piscina>();
   private observedDimensions: number | undefined;
   private closed = false;
+  /** Seconds the workers spent per stage over every batch so far (benchmarks read it). */
+  readonly stageSeconds = { tokenize: 0, inference: 0, pooling: 0 };
 
   constructor(private readonly options: OnnxEmbeddingModelOptions) {
     this.id = `onnx:${options.name}`;
@@ -100,34 +123,61 @@ export class OnnxEmbeddingModel implements EmbeddingModel {
       .sort((a, b) => (texts[b]?.length ?? 0) - (texts[a]?.length ?? 0));
     const batchSize = this.options.batchSize ?? 16;
     const vectors = new Array<Float32Array>(texts.length);
-    const lane: WorkerLane =
-      (options.inputType === 'query' || options.urgent === true) && this.separateQueryPath
-        ? 'query'
-        : 'document';
+    const lane = this.laneOf(options);
     const pool = this.workerPool(lane);
-    for (let start = 0; start < order.length; start += batchSize) {
-      // Checked between batches: an abort stops the work without killing the worker's session.
-      options.signal?.throwIfAborted();
-      const batch = order.slice(start, start + batchSize);
-      const task: EmbedBatchTask = { texts: batch.map((index) => prefix + (texts[index] as string)) };
-      let result: EmbedBatchResult;
-      try {
-        result = (await pool.run(task)) as EmbedBatchResult;
-      } catch (error) {
-        if (isAppError(error)) throw error;
-        // A batch still queued when the pool closed is aborted by piscina: say why.
-        if (this.closed) throw new AppError('internal', 'The embedding model was closed', { cause: error });
-        throw new AppError('internal', `The embedding model failed: ${(error as Error).message}`, {
-          cause: error,
+    const batches: number[][] = [];
+    for (let start = 0; start < order.length; start += batchSize)
+      batches.push(order.slice(start, start + batchSize));
+    // Background batches run side by side, one per background worker; the others one at a time.
+    const sideBySide = lane === 'background' ? (this.options.backgroundWorkers ?? 1) : 1;
+    let next = 0;
+    const runBatches = async () => {
+      while (next < batches.length) {
+        // Checked between batches: an abort stops the work without killing the worker's session.
+        options.signal?.throwIfAborted();
+        const batch = batches[next++] as number[];
+        const task: EmbedBatchTask = {
+          texts: batch.map((index) => prefix + (texts[index] as string)),
+          ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+        };
+        const result = await this.runTask(pool, task);
+        batch.forEach((index, row) => {
+          vectors[index] = result.vectors.slice(row * result.dimensions, (row + 1) * result.dimensions);
         });
+        if (lane !== 'query') this.warmQueryWorker();
       }
-      this.observedDimensions = result.dimensions;
-      batch.forEach((index, row) => {
-        vectors[index] = result.vectors.slice(row * result.dimensions, (row + 1) * result.dimensions);
-      });
-      if (lane === 'document') this.warmQueryWorker();
-    }
+    };
+    await Promise.all(Array.from({ length: Math.min(sideBySide, batches.length) }, runBatches));
     return vectors;
+  }
+
+  private laneOf(options: EmbedOptions): WorkerLane {
+    if ((options.inputType === 'query' || options.urgent === true) && this.separateQueryPath) return 'query';
+    if (options.background === true && (this.options.backgroundWorkers ?? 0) > 0) return 'background';
+    return 'document';
+  }
+
+  private async runTask(pool: Piscina, task: EmbedBatchTask): Promise<EmbedBatchResult> {
+    let result: EmbedBatchResult;
+    try {
+      result = (await pool.run(task)) as EmbedBatchResult;
+    } catch (error) {
+      if (isAppError(error)) throw error;
+      // A batch still queued when the pool closed is aborted by piscina: say why.
+      if (this.closed) throw new AppError('internal', 'The embedding model was closed', { cause: error });
+      const device =
+        this.options.device === 'cuda'
+          ? ' (ALEXANDRIA_EMBEDDING_DEVICE=cuda needs onnxruntime-node installed with its CUDA binaries, a GPU and CUDA 12 libraries)'
+          : '';
+      throw new AppError('internal', `The embedding model failed: ${(error as Error).message}${device}`, {
+        cause: error,
+      });
+    }
+    this.observedDimensions = result.dimensions;
+    this.stageSeconds.tokenize += result.stages.tokenize / 1000;
+    this.stageSeconds.inference += result.stages.inference / 1000;
+    this.stageSeconds.pooling += result.stages.pooling / 1000;
+    return result;
   }
 
   /**
@@ -168,13 +218,19 @@ export class OnnxEmbeddingModel implements EmbeddingModel {
     let pool = this.pools.get(lane);
     if (!pool) {
       const { folder } = this.load();
-      const threads = lane === 'query' ? 1 : this.options.threads || defaultOnnxThreads();
-      const workerData: OnnxWorkerData = { folder, threads };
+      const threads = lane === 'document' ? this.options.threads || defaultOnnxThreads() : 1;
+      const device = this.options.device ?? 'cpu';
+      const workerData: OnnxWorkerData = {
+        folder: lane === 'background' ? this.backgroundFolder(folder) : folder,
+        threads,
+        device,
+        ...(lane === 'background' ? { nice: backgroundNice } : {}),
+      };
       pool = new Piscina({
         ...workerModule(new URL('./onnx-embedding-worker.js', import.meta.url)),
         workerData,
         minThreads: 0,
-        maxThreads: 1,
+        maxThreads: lane === 'background' ? Math.max(1, this.options.backgroundWorkers ?? 1) : 1,
         idleTimeout: this.options.idleTimeoutMs ?? 15 * 60_000,
         // Never terminate a worker mid-run (see close()): wait for the batch in flight, however slow.
         closeTimeout: runningBatchCloseTimeoutMs,
@@ -184,8 +240,16 @@ export class OnnxEmbeddingModel implements EmbeddingModel {
     return pool;
   }
 
+  /** The folder as the background workers see it: its int8 file when there is one. */
+  private backgroundFolder(folder: OnnxModelFolder): OnnxModelFolder {
+    const file = this.options.backgroundModelFile;
+    if (!file) return folder;
+    const path = join(this.options.modelDir, file);
+    return existsSync(path) ? { ...folder, modelPath: path } : folder;
+  }
+
   /**
-   * Starts the query worker once a document batch is done, if no question has started it, so the
+   * Starts the query worker once a document or background batch is done, if no question has started it, so the
    * first question asked while a document embeds does not wait for a session to load (~0.3 s).
    * Not earlier: the two workers loading at once would slow the document worker's start.
    */

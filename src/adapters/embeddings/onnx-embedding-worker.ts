@@ -2,6 +2,8 @@
 // one batch of texts into unit vectors. ORT's run() does its CPU work on the calling thread's event
 // loop in onnxruntime-node (measured: a 16-passage batch stalled the loop for its whole duration), so
 // the session lives here and the service's event loop stays free.
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import * as ort from 'onnxruntime-node';
 import { workerData } from 'piscina';
 import type { OnnxModelFolder } from './onnx-model-folder.js';
@@ -11,19 +13,31 @@ import { TokenEncoder } from './token-encoder.js';
 export interface OnnxWorkerData {
   folder: OnnxModelFolder;
   threads: number;
+  /** Where ONNX Runtime computes: the CPU, or CUDA (ONNX Runtime's CUDA provider). */
+  device: 'cpu' | 'cuda';
+  /**
+   * Nice value of this thread (background work: 19, the lowest priority), set before the session
+   * opens; absent: the process's own. With one intra-op thread ONNX Runtime computes on this thread.
+   */
+  nice?: number;
 }
 
 export interface EmbedBatchTask {
   texts: string[];
+  /** Text tokens kept of each text, if fewer than the model's own (`EmbedOptions.maxTokens`). */
+  maxTokens?: number;
 }
 
 export interface EmbedBatchResult {
   /** `texts.length × dimensions` floats, row-major, each row a unit vector. */
   vectors: Float32Array;
   dimensions: number;
+  /** Where the batch's time went, in ms: tokenising, ONNX Runtime's run, pooling. */
+  stages: { tokenize: number; inference: number; pooling: number };
 }
 
-const { folder, threads } = workerData as OnnxWorkerData;
+const { folder, threads, device, nice } = workerData as OnnxWorkerData;
+if (nice !== undefined) lowerThreadPriority(nice);
 const encoder = new TokenEncoder(folder.tokenizerJson, folder.tokenizerConfig, folder.maxSequence);
 let session: Promise<ort.InferenceSession> | undefined;
 
@@ -33,8 +47,23 @@ function openSession(): Promise<ort.InferenceSession> {
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
+    executionProviders: device === 'cuda' ? ['cuda'] : ['cpu'],
   });
   return session;
+}
+
+/**
+ * Lowers this thread's scheduling priority (Linux: a thread is a task with its own nice value,
+ * found through /proc/thread-self). Elsewhere the thread keeps the process's priority.
+ */
+function lowerThreadPriority(value: number): void {
+  let task: number;
+  try {
+    task = Number(readlinkSync('/proc/thread-self').split('/').at(-1));
+  } catch {
+    return;
+  }
+  if (Number.isInteger(task) && task > 0) setPriority(task, value);
 }
 
 /** Tensor of `rows` padded with zeros to `width`, in the element type the model declares. */
@@ -53,8 +82,11 @@ function tensor(model: ort.InferenceSession, name: string, rows: number[][], wid
 export default async function embedBatch(task: EmbedBatchTask): Promise<EmbedBatchResult> {
   const model = await openSession();
   // No texts: a warm-up, which only opens the session.
-  if (task.texts.length === 0) return { vectors: new Float32Array(0), dimensions: 0 };
-  const ids = task.texts.map((text) => encoder.encode(text));
+  if (task.texts.length === 0) {
+    return { vectors: new Float32Array(0), dimensions: 0, stages: { tokenize: 0, inference: 0, pooling: 0 } };
+  }
+  const started = performance.now();
+  const ids = task.texts.map((text) => encoder.encode(text, task.maxTokens));
   const width = Math.max(1, ...ids.map((row) => row.length));
   const ones = ids.map((row) => row.map(() => 1));
   const zeros = ids.map((row) => row.map(() => 0));
@@ -69,7 +101,9 @@ export default async function embedBatch(task: EmbedBatchTask): Promise<EmbedBat
     ['last_hidden_state', 'token_embeddings', 'sentence_embedding'].find((name) =>
       model.outputNames.includes(name),
     ) ?? (model.outputNames[0] as string);
+  const tokenized = performance.now();
   const output = (await model.run(feeds, [outputName]))[outputName] as ort.Tensor;
+  const inferred = performance.now();
   const hidden = output.data as Float32Array;
   const size = output.dims[output.dims.length - 1] as number;
   // A rank-2 output is already one vector per text: pool as "cls" over a sequence of one.
@@ -93,6 +127,11 @@ export default async function embedBatch(task: EmbedBatchTask): Promise<EmbedBat
   pooled.forEach((vector, index) => {
     vectors.set(vector, index * size);
   });
+  const stages = {
+    tokenize: tokenized - started,
+    inference: inferred - tokenized,
+    pooling: performance.now() - inferred,
+  };
   // Structured clone copies the floats back (a 16-passage batch is 24 KB): cheaper than the bookkeeping of a transfer.
-  return { vectors, dimensions: size };
+  return { vectors, dimensions: size, stages };
 }

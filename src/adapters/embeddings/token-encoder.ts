@@ -36,10 +36,11 @@ export class TokenEncoder {
     return this.maxSequence - this.head.length - this.tail.length;
   }
 
-  /** Ids of `text` with special tokens, truncated to `maxSequence`. */
-  encode(text: string): number[] {
+  /** Ids of `text` with special tokens, truncated to `maxSequence` (or to `maxTokens` text tokens, if fewer). */
+  encode(text: string, maxTokens = this.maxTextTokens): number[] {
     const ids = this.tokenizer.encode(text, { add_special_tokens: false }).ids;
-    const kept = ids.length > this.maxTextTokens ? ids.slice(0, this.maxTextTokens) : ids;
+    const limit = Math.max(1, Math.min(maxTokens, this.maxTextTokens));
+    const kept = ids.length > limit ? ids.slice(0, limit) : ids;
     return [...this.head, ...kept, ...this.tail];
   }
 }

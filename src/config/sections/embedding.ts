@@ -64,6 +64,21 @@ export const embeddingSection = {
     description:
       'ONNX Runtime intra-op threads of the embedding worker thread; 0 = its share of ALEXANDRIA_CPU_THREADS (half of them, at least 1; a quarter beside a local chat model).',
   }),
+  backgroundWorkers: envVar('ALEXANDRIA_EMBEDDING_BACKGROUND_WORKERS', nonNegativeInt, {
+    default: '0',
+    description:
+      "ONNX worker threads that compute the index's record vectors side by side, each with one intra-op thread at the lowest CPU priority (nice 19, Linux), so they use the cores only while requests leave them idle; each holds its own session (~200 MB while it runs, released after 15 idle minutes). 0 = one per thread of ALEXANDRIA_CPU_THREADS.",
+  }),
+  backgroundModelFile: envVar('ALEXANDRIA_EMBEDDING_BACKGROUND_MODEL_FILE', z.string().trim(), {
+    default: 'model_qint8.onnx',
+    description:
+      "ONNX file in the model folder that the background workers (the index's record vectors) run, when it is there: `node scripts/setup-model.mjs` prepares model_qint8.onnx, the model with int8 matrix products (~1.9× faster on a CPU; decision 0062). Questions, passages and search queries keep ALEXANDRIA_EMBEDDING_MODEL_FILE. Empty or absent from the folder: the background workers run that one too.",
+  }),
+  device: envVar('ALEXANDRIA_EMBEDDING_DEVICE', z.enum(['cpu', 'cuda']), {
+    default: 'cpu',
+    description:
+      "Where ONNX Runtime computes embeddings: cpu, or cuda (ONNX Runtime's CUDA provider: a GPU, CUDA 12 libraries and onnxruntime-node installed with its CUDA binaries, i.e. without ONNXRUNTIME_NODE_INSTALL_CUDA=skip). The way to embed a large corpus: run a worker (alexandria worker) with it on a GPU machine.",
+  }),
   queryThread: envVar('ALEXANDRIA_EMBEDDING_QUERY_THREAD', booleanText, {
     default: 'true',
     description:

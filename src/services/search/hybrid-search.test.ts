@@ -20,6 +20,7 @@ class TopicModel implements EmbeddingModel {
   readonly dimensions = 4;
   readonly maxTokens = 254;
   readonly calls: Array<{ texts: string[]; inputType: string }> = [];
+  readonly options: EmbedOptions[] = [];
   delayMs = 0;
   failWith: Error | undefined;
   private readonly topics = [
@@ -31,6 +32,7 @@ class TopicModel implements EmbeddingModel {
 
   async embed(texts: string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
     this.calls.push({ texts, inputType: options.inputType ?? 'document' });
+    this.options.push(options);
     if (this.failWith) throw this.failWith;
     if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
     return texts.map((text) => {
@@ -294,6 +296,25 @@ describe('RecordVectorsJob', () => {
     expect(model.calls.at(-1)?.texts).toEqual([
       'Protein folding models. Enzyme and amino acid folding, revised and longer.',
     ]);
+  });
+
+  it('asks the model for background work, cut at the configured tokens', async () => {
+    const model = new TopicModel();
+    const index = await createSqlitePaperIndex(join(mkdtempSync(join(tmpdir(), 'hybrid-')), 'index.db'));
+    await index.upsert(corpus);
+    await new RecordVectorsJob(index, model, {
+      batchSize: 64,
+      maxTokens: 190,
+      pauseMs: 0,
+      idleMs: 0,
+    }).runToEnd();
+    expect(model.calls).toHaveLength(1);
+    expect(model.options[0]).toMatchObject({
+      background: true,
+      maxTokens: 190,
+      inputType: 'document',
+    });
+    await index.close();
   });
 
   it('runs in the background until stopped, and keeps going after a failed batch', async () => {

@@ -5,6 +5,8 @@ import { recordVectorText } from './hybrid-rerank.js';
 export interface RecordVectorsJobOptions {
   /** Records embedded per model call (small: a question's passages may wait behind one batch). */
   batchSize: number;
+  /** Tokens of each record's text embedded (`EmbedOptions.maxTokens`); absent or 0: the model's own. */
+  maxTokens?: number;
   /** Pause after each batch, in ms, so ingest, search and questions get the cores between them. */
   pauseMs: number;
   /**
@@ -119,6 +121,9 @@ export class RecordVectorsJob {
       {
         signal: signal ? AbortSignal.any([signal, this.stopping.signal]) : this.stopping.signal,
         inputType: 'document',
+        // Nobody waits for these: the model may use every idle core at the lowest priority.
+        background: true,
+        ...(this.options.maxTokens ? { maxTokens: this.options.maxTokens } : {}),
       },
     );
     return putRecordVectors.call(
