@@ -82,9 +82,9 @@ export class CitationSupport {
         const cosine = await this.bestCosine(this.model, sentence, passage);
         const score = supportScore(cosine, share, this.settings);
         return { supported: score >= this.settings.threshold, score, cosine, share, lexicalOnly: false };
-      } catch (error) {
+      } catch {
+        // The run was cancelled: stop. The model failed: the rest of the run judges by shared words.
         this.signal?.throwIfAborted();
-        void error;
         this.failed = true;
       }
     }
