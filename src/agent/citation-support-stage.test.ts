@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { acinetobacter, glucokinase } from '../../test/fakes/research-corpus.js';
 import { OnnxEmbeddingModel } from '../adapters/embeddings/onnx-embedding-model.js';
 import { defaultModelDir } from '../config/sections/embedding.js';
-import { CitationSupport } from './citation-support.js';
+import { CitationSupport, supportSettings } from './citation-support.js';
 import { CitationSupportStage, uncitedMarker } from './citation-support-stage.js';
 import { citationMarkdown, SourceLedger } from './source-ledger.js';
 
@@ -77,6 +77,15 @@ describe('CitationSupportStage', () => {
       `A. baumannii readily evolved resistance to meropenem ${bacteria}. Acinetobacter variants were mapped ${uncitedMarker}.`,
     );
     expect(stage.report).toEqual({ checked: 2, dropped: 1, uncitedSentences: 1, judgedBy: 'lexical' });
+  });
+
+  it('falls back to shared words when the run is out of time, instead of failing the answer', async () => {
+    const { ledger: records, bacteria } = ledger();
+    const judge = new CitationSupport(model, supportSettings, AbortSignal.abort());
+    const stage = new CitationSupportStage(records, judge);
+    const answer = `A. baumannii readily evolved resistance to meropenem ${bacteria}.`;
+    expect(await stream(stage, answer)).toBe(answer);
+    expect(stage.report).toEqual({ checked: 1, dropped: 0, uncitedSentences: 0, judgedBy: 'lexical' });
   });
 
   it('sends the service’s own text unchecked, after what it held', async () => {

@@ -64,10 +64,15 @@ export class CitationSupport {
   /** Set after the model failed once: the rest of the run judges by the share alone. */
   private failed = false;
 
+  /**
+   * @param signal the run's: a check stops with it (and the judge falls back to shared words).
+   * @param timeoutMs longest wait for the model on one check.
+   */
   constructor(
     private readonly model: EmbeddingModel | undefined,
     private readonly settings: SupportSettings = supportSettings,
     private readonly signal?: AbortSignal,
+    private readonly timeoutMs = 5000,
   ) {}
 
   /** Whether the judge has an embedding model that has not failed. */
@@ -83,8 +88,8 @@ export class CitationSupport {
         const score = supportScore(cosine, share, this.settings);
         return { supported: score >= this.settings.threshold, score, cosine, share, lexicalOnly: false };
       } catch {
-        // The run was cancelled: stop. The model failed: the rest of the run judges by shared words.
-        this.signal?.throwIfAborted();
+        // The model failed or took too long (or the run ran out of time): the rest of the run judges
+        // by shared words, so an answer composed after a timeout is still checked and sent.
         this.failed = true;
       }
     }
@@ -92,11 +97,9 @@ export class CitationSupport {
   }
 
   private async bestCosine(model: EmbeddingModel, sentence: string, passage: string): Promise<number> {
-    const options = {
-      inputType: 'query' as const,
-      urgent: true,
-      ...(this.signal ? { signal: this.signal } : {}),
-    };
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const signal = this.signal ? AbortSignal.any([this.signal, timeout]) : timeout;
+    const options = { inputType: 'query' as const, urgent: true, signal };
     let vectors = this.passages.get(passage);
     if (!vectors) {
       const sentences = passageSentences(passage);
