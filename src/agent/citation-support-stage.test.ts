@@ -54,6 +54,24 @@ describe('CitationSupportStage', () => {
     expect(stage.report).toMatchObject({ checked: 2, dropped: 1, uncitedSentences: 0 });
   });
 
+  it('keeps two citations of one sentence that both support it (they are not measured against each other)', async () => {
+    const { ledger: records, bacteria } = ledger();
+    const replication = records.add({
+      ...glucokinase,
+      title: 'Replicate evolution of antibiotic resistance in Acinetobacter lwoffii',
+      authors: ['Ines Example'],
+      doi: '10.1000/replicate',
+      url: 'https://doi.org/10.1000/replicate',
+      abstract:
+        'In twelve replicate lines, A. lwoffii evolved resistance to ciprofloxacin only, while A. baumannii lines became resistant to three antibiotics.',
+    });
+    records.addEvidence({ source: replication, text: replication.paper.abstract ?? '', kind: 'abstract' });
+    const stage = new CitationSupportStage(records, new CitationSupport(model));
+    const answer = `A. lwoffii only evolved resistance to ciprofloxacin in the lab (${bacteria}; ${citationMarkdown(replication)}).`;
+    expect(await stream(stage, answer)).toBe(answer);
+    expect(stage.report).toMatchObject({ checked: 2, dropped: 0 });
+  });
+
   it('judges a citation after the full stop against the sentence before it', async () => {
     const { ledger: records, bacteria, kinase } = ledger();
     const stage = new CitationSupportStage(records, new CitationSupport(model));
@@ -86,6 +104,19 @@ describe('CitationSupportStage', () => {
     const answer = `A. baumannii readily evolved resistance to meropenem ${bacteria}.`;
     expect(await stream(stage, answer)).toBe(answer);
     expect(stage.report).toEqual({ checked: 1, dropped: 0, uncitedSentences: 0, judgedBy: 'lexical' });
+  });
+
+  it('waits no longer than its limit for a model that does not answer, then judges by shared words', async () => {
+    const { ledger: records, bacteria } = ledger();
+    const silent = { ...model, id: 'silent', embed: () => new Promise<Float32Array[]>(() => {}) };
+    const judge = new CitationSupport(silent as unknown as typeof model, supportSettings, undefined, 50);
+    const stage = new CitationSupportStage(records, judge);
+    stage.prepare();
+    const started = performance.now();
+    const answer = `A. baumannii readily evolved resistance to meropenem ${bacteria}.`;
+    expect(await stream(stage, answer)).toBe(answer);
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(stage.report.judgedBy).toBe('lexical');
   });
 
   it('sends the service’s own text unchecked, after what it held', async () => {

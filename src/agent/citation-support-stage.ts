@@ -28,6 +28,8 @@ const boundary = /\[[^\]\n]*\]\([^)\s]*\)|[.!?](?=\s)|\n/g;
 const partialLink = /\[[^\]\n]*(?:\](?:\([^)\s]*)?)?$/;
 /** Text kept of what was sent, to find the sentence a citation belongs to. */
 const recentLimit = 2000;
+/** Most other records a cited one is compared with (the first retrieved). */
+const maxOthers = 30;
 /** Longest sentence held waiting for its end; past it, what is held is judged as it is. */
 const maxHold = 1200;
 
@@ -36,11 +38,13 @@ const maxHold = 1200;
  * complete links, each to a retrieved record or corrected to one). Text streams at once until a
  * sentence's first citation; from there the sentence is held until it ends, then each citation in it
  * is judged against what the run read of the record (its title, abstract and passages in the
- * ledger). An unsupported citation is dropped; a sentence left with none gets `uncitedMarker` where
+ * ledger) and against the run's other records (the cited one must support the sentence best). An unsupported citation is dropped; a sentence left with none gets `uncitedMarker` where
  * its last citation stood. The model's words are never changed: only citations go.
  */
 export class CitationSupportStage {
   private held = '';
+  /** Ledger size when the passages were last handed to the judge to embed ahead. */
+  private warmed = { records: 0, evidence: 0 };
   private recent = '';
   readonly report: SupportReport;
   /** Records with at least one citation kept, and records with one dropped. */
@@ -61,6 +65,7 @@ export class CitationSupportStage {
 
   /** Feeds the model's text; returns what can be sent now. */
   async push(text: string): Promise<string> {
+    this.prepare();
     let buffer = this.held + text;
     this.held = '';
     let output = '';
@@ -99,6 +104,17 @@ export class CitationSupportStage {
     return output;
   }
 
+  /**
+   * Starts embedding the passages of records the run found since the last call, so the first
+   * citation does not wait for them (the tool agent calls it after each tool call; `push` too).
+   */
+  prepare(): void {
+    const evidence = this.ledger.evidence.length;
+    if (this.ledger.size === this.warmed.records && evidence === this.warmed.evidence) return;
+    this.warmed = { records: this.ledger.size, evidence };
+    this.judge.warm(this.ledger.sources().map((source) => passageOf(source, this.ledger)));
+  }
+
   /** Ends the model's text: a sentence still held is judged and sent. */
   async end(): Promise<string> {
     const held = this.held;
@@ -122,12 +138,22 @@ export class CitationSupportStage {
     const parts: string[] = [];
     let last = 0;
     let lastDropped = -1;
+    // The records this sentence cites are not measured against each other: a sentence citing two
+    // papers keeps both when each supports it better than every record it does not cite.
+    const citedHere = new Set(
+      [...segment.matchAll(link)].map((match) => this.ledger.findByUrl(match[2] ?? '')).filter(Boolean),
+    );
     for (const match of segment.matchAll(link)) {
       const source = this.ledger.findByUrl(match[2] ?? '');
       if (!source) continue;
       let supported = verdicts.get(source);
       if (supported === undefined) {
-        supported = (await this.judge.judge(sentence, passageOf(source, this.ledger))).supported;
+        const others = this.ledger
+          .sources()
+          .filter((other) => !citedHere.has(other))
+          .slice(0, maxOthers)
+          .map((other) => passageOf(other, this.ledger));
+        supported = (await this.judge.judge(sentence, passageOf(source, this.ledger), others)).supported;
         verdicts.set(source, supported);
       }
       this.report.checked += 1;

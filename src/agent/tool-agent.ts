@@ -220,6 +220,8 @@ export class ToolAgent implements ResearchAgent {
         ...(request.logger ? { log: request.logger } : {}),
       });
       messages.push({ role: 'tool', toolCallId: call.id, content });
+      // What the call found is embedded for the support check while the model reads it.
+      support.prepare();
     };
 
     try {

@@ -13,7 +13,7 @@ const scifact = 'eval/scifact';
 const missing = needsSharedData(`${scifact}/corpus.jsonl.gz`, `${scifact}/queries.jsonl`);
 
 function load() {
-  const wanted = new Set(['380526', '26996935']);
+  const wanted = new Set(['380526', '26996935', '6372244', '4465735']);
   const abstracts = new Map<string, string>();
   const corpus = gunzipSync(readFileSync(join(sharedData, scifact, 'corpus.jsonl.gz'))).toString('utf8');
   for (const line of corpus.split('\n')) {
@@ -25,13 +25,20 @@ function load() {
   for (const line of readFileSync(join(sharedData, scifact, 'queries.jsonl'), 'utf8').split('\n')) {
     if (!line.trim()) continue;
     const claim = JSON.parse(line) as { _id: string; text: string };
-    if (claim._id === '46' || claim._id === '47') claims.set(claim._id, claim.text);
+    if (['46', '47', '118'].includes(claim._id)) claims.set(claim._id, claim.text);
   }
   return {
     // Claim 46 (DGKK and hypospadias) and its gold evidence abstract 380526.
     dgkk: { claim: claims.get('46') as string, evidence: abstracts.get('380526') as string },
     // Claim 47 (CRISPR spacers' bias in phage genome locations) and its gold evidence abstract 26996935.
     crispr: { claim: claims.get('47') as string, evidence: abstracts.get('26996935') as string },
+    // Claim 118 (antibiotics, the gut microbiome and C. difficile), its gold abstract 6372244, and
+    // 4465735, an abstract on the same subject that is not its evidence.
+    microbiome: {
+      claim: claims.get('118') as string,
+      evidence: abstracts.get('6372244') as string,
+      sameSubject: abstracts.get('4465735') as string,
+    },
   };
 }
 
@@ -50,6 +57,20 @@ describe.skipIf(missing)('the citation support judge on SciFact claims (real Min
     expect(dropped.score).toBeLessThan(kept.score);
     expect(await judge.judge(crispr.claim, crispr.evidence)).toMatchObject({ supported: true });
     expect(await judge.judge(crispr.claim, dgkk.evidence)).toMatchObject({ supported: false });
+  });
+
+  it('drops a citation of a passage on the subject when another retrieved record supports the sentence better', async () => {
+    const { microbiome } = load();
+    const judge = new CitationSupport(model);
+    // Alone, the same-subject abstract scores above the threshold...
+    const alone = await judge.judge(microbiome.claim, microbiome.sameSubject);
+    expect(alone.score).toBeGreaterThanOrEqual(supportSettings.threshold);
+    // ...but the run also retrieved the evidence, which supports the claim better.
+    const beside = await judge.judge(microbiome.claim, microbiome.sameSubject, [microbiome.evidence]);
+    expect(beside.supported).toBe(false);
+    expect(beside.bestOther).toBeGreaterThan(beside.score);
+    const gold = await judge.judge(microbiome.claim, microbiome.evidence, [microbiome.sameSubject]);
+    expect(gold).toMatchObject({ supported: true, bestOther: alone.score });
   });
 
   it('judges by the shared words alone when the model fails, and says so', async () => {
