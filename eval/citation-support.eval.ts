@@ -2,6 +2,8 @@
 // shares with the cited passage? On SciFact's labelled pairs (a claim and its abstract's gold
 // rationale sentences, SUPPORT or CONTRADICT, and the abstract's other sentences), how well the share
 // of the claim's content words found in a sentence tells them apart (decision 0047: it does not).
+// Then the judge the agent runs on each citation: is the cited abstract gold evidence for the claim
+// among the abstracts a run retrieved (decision 0063, eval/citation-gold.ts)?
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,6 +11,7 @@ import { gunzipSync } from 'node:zlib';
 import { loadConfig } from '../src/config/load-config.js';
 import { percentile } from '../src/platform/percentile.js';
 import { contentTerms } from '../src/text/keywords.js';
+import { goldCitationEval } from './citation-gold.js';
 import type { EvalReport } from './index.js';
 import { memoizedEmbeddingModel } from './lib/memo-embedding-model.js';
 
@@ -71,7 +74,6 @@ export async function citationSupportEval(): Promise<EvalReport> {
     const embedded = await model.embed(batch);
     for (const [index, text] of batch.entries()) vectors.set(text, embedded[index] as Float32Array);
   }
-  await model.close();
   const cosine = (a: Float32Array, b: Float32Array) => {
     let dot = 0;
     let na = 0;
@@ -95,6 +97,9 @@ export async function citationSupportEval(): Promise<EvalReport> {
   const rationaleOverOther = auc([...scores.SUPPORT, ...scores.CONTRADICT], scores.other);
   const embeddedSupport = auc(similar.SUPPORT, similar.CONTRADICT);
   const embeddedRationale = auc([...similar.SUPPORT, ...similar.CONTRADICT], similar.other);
+  // Decision 0063: is the cited passage gold evidence at all (not: does it support or contradict)?
+  const gold = await goldCitationEval(model);
+  await model.close();
   return {
     name: 'citation-support',
     metrics: {
@@ -102,11 +107,13 @@ export async function citationSupportEval(): Promise<EvalReport> {
       'AUC rationale > other sentence': rationaleOverOther,
       'embedding AUC support > contradict': embeddedSupport,
       'embedding AUC rationale > other': embeddedRationale,
+      ...gold.metrics,
     },
     summary: [
       `best sentence's share of the claim's content words, median: SUPPORT rationale ${median(scores.SUPPORT).toFixed(2)} (${scores.SUPPORT.length} pairs), CONTRADICT rationale ${median(scores.CONTRADICT).toFixed(2)} (${scores.CONTRADICT.length}), best other sentence of the same abstract ${median(scores.other).toFixed(2)} (${scores.other.length})`,
       `AUC: support over contradict ${supportOverContradict.toFixed(3)} (0.5 = chance), gold rationale over the abstract's other sentences ${rationaleOverOther.toFixed(3)}: shared words do not judge support`,
       `embedding model (${model.id}), cosine of the claim and the best sentence, median: SUPPORT ${median(similar.SUPPORT).toFixed(2)}, CONTRADICT ${median(similar.CONTRADICT).toFixed(2)}, other ${median(similar.other).toFixed(2)}; AUC support over contradict ${embeddedSupport.toFixed(3)}, rationale over other ${embeddedRationale.toFixed(3)}`,
+      ...gold.summary,
     ],
   };
 }

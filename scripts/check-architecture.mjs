@@ -84,7 +84,6 @@ const mayImport = {
 /** Lines a source file of src/ may have (test files aside): past it, split along a seam (0056). */
 const maxLines = 500;
 
-
 function files(dir) {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);

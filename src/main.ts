@@ -248,6 +248,7 @@ export async function createContainer(
     ...createAnswering(config, chatProfile, {
       logger,
       model: chat.model,
+      embeddings,
       heavy,
       tools: {
         projects: projectService,

@@ -4,6 +4,7 @@ import type { LiteratureMapService } from '../services/federation/literature-map
 import type { ProjectService } from '../services/project-service.js';
 import type { FullTextReader, PaperLibrary, PaperSearch } from '../services/services.js';
 import type { CitationReport } from './citation-filter.js';
+import type { SupportReport } from './citation-support-stage.js';
 import type { SourceLedger } from './source-ledger.js';
 
 /** Where an agent run logs (the request's pino logger fits). */
@@ -48,6 +49,11 @@ export interface RunSummary {
   /** Records retrieved by the run. */
   sources: number;
   citations: CitationReport;
+  /**
+   * The support check of the answer's citations (tool runs): citations dropped because the cited
+   * record's passage does not support their sentence, and sentences left uncited (docs/decisions/0063).
+   */
+  support?: SupportReport;
   /** Every record the run retrieved (what the answer may cite), for audits and evaluation. */
   ledger: SourceLedger;
   /** The verdict step's reply to a yes/no question, when one was taken (the answer starts with it). */

@@ -1,6 +1,7 @@
 import type { ChatMessage } from '../domain/chat.js';
 import { invalid } from '../domain/errors.js';
 import type { ChatModel } from '../ports/chat-model.js';
+import type { EmbeddingModel } from '../ports/embedding-model.js';
 import type { ToolSet } from './agent-tools.js';
 import {
   type AgentBudgets,
@@ -35,6 +36,8 @@ export interface ResearchServiceOptions {
   searchFirst?: boolean;
   /** Tokens the conversation may take of the model's context (the tool agent; default 24,000). */
   historyTokens?: number;
+  /** The sentence encoder the tool agent's citation support check uses (decision 0063). */
+  embeddings?: EmbeddingModel;
 }
 
 /** The tools with a full-text reader that reads only what is here (`localOnly`). */
@@ -84,6 +87,7 @@ export class ResearchService {
           ...(options.toolSet ? { toolSet: options.toolSet } : {}),
           ...(options.historyTokens ? { historyTokens: options.historyTokens } : {}),
           ...(options.searchFirst ? { searchFirst: true } : {}),
+          ...(options.embeddings ? { embeddings: options.embeddings } : {}),
         })
       : extractive;
   }

@@ -6,6 +6,7 @@ import type {
   ChatToolCall,
   TokenUsage,
 } from '../ports/chat-model.js';
+import type { EmbeddingModel } from '../ports/embedding-model.js';
 import { FenceMarkerFilter, PromptFence } from '../text/fence.js';
 import {
   answerWords,
@@ -35,6 +36,8 @@ import {
   notAboutItNote,
 } from './answer-endings.js';
 import { CitationFilter } from './citation-filter.js';
+import { CitationSupport, supportSettings } from './citation-support.js';
+import { CitationSupportStage } from './citation-support-stage.js';
 import { referencesSection } from './compose.js';
 import { fitHistory, followUpNote, readFollowUp, readingLine } from './conversation.js';
 import { runOptionStep, runVerdictStep } from './decision-steps.js';
@@ -86,6 +89,11 @@ export interface ToolAgentOptions {
   optionStep?: boolean;
   /** Clock for "today" in the prompt (tests pin it). */
   today?: () => string;
+  /**
+   * The sentence encoder the support check of citations uses (docs/decisions/0063); without one the
+   * check judges by shared content words alone.
+   */
+  embeddings?: EmbeddingModel;
 }
 
 /**
@@ -112,6 +120,11 @@ export class ToolAgent implements ResearchAgent {
     const fence = new PromptFence();
     const guard = new ReferencesGuard();
     const filter = new CitationFilter(ledger);
+    // Each citation the model writes is judged against what the run read of the record (0063).
+    const support = new CitationSupportStage(
+      ledger,
+      new CitationSupport(this.options.embeddings, supportSettings, signal),
+    );
     // A fence marker the model repeats from its prompt is dropped from the answer.
     const markers = new FenceMarkerFilter();
     // What the tools may read and change: what the user gave, their projects, what the run found.
@@ -180,9 +193,14 @@ export class ToolAgent implements ResearchAgent {
       relatedSources(followUp.resolved, ledger.sources(), ledger.evidence).length === 0;
     let notAnswered = false;
     let failure: string | undefined;
-    const write = (text: string): AgentEvent | undefined => {
-      const checked = filter.push(guard.push(text));
-      written += checked;
+    /**
+     * Sends text through the references guard, the citation filter and the support check; `service`
+     * text (notes, an extractive answer) skips the support check. `written` is the filtered text.
+     */
+    const write = async (text: string, service = false): Promise<AgentEvent | undefined> => {
+      const filtered = filter.push(guard.push(text));
+      written += filtered;
+      const checked = service ? await support.passThrough(filtered) : await support.push(filtered);
       return checked ? { type: 'content', text: checked } : undefined;
     };
     /** Runs one tool call: its progress line, then its result as the call's `tool` message. */
@@ -202,6 +220,8 @@ export class ToolAgent implements ResearchAgent {
         ...(request.logger ? { log: request.logger } : {}),
       });
       messages.push({ role: 'tool', toolCallId: call.id, content });
+      // What the call found is embedded for the support check while the model reads it.
+      support.prepare();
     };
 
     try {
@@ -252,7 +272,7 @@ export class ToolAgent implements ResearchAgent {
           // Nothing retrieved is about the question: the answer says so and what was searched,
           // instead of one from the model's memory.
           notAnswered = true;
-          const out = write(notAnsweredText(unique(searchedFor).join('; '), ledger.sources()));
+          const out = await write(notAnsweredText(unique(searchedFor).join('; '), ledger.sources()), true);
           if (out) yield out;
           break;
         }
@@ -305,7 +325,7 @@ export class ToolAgent implements ResearchAgent {
           })) {
             if (event.type === 'text') {
               text += event.text;
-              const out = write(markers.push(event.text));
+              const out = await write(markers.push(event.text));
               if (out) yield out;
             } else if (event.type === 'tool_call') {
               calls.push(event.call);
@@ -318,12 +338,12 @@ export class ToolAgent implements ResearchAgent {
         } catch (error) {
           failed = { error };
         }
-        const held = write(markers.end());
+        const held = await write(markers.end());
         if (held) yield held;
         if (failed) throw failed.error;
         if (finish === 'length' && calls.length === 0 && cutMidSentence(text)) {
           // The limit stopped the answer mid-sentence: say so rather than end on a fragment.
-          const out = write('…');
+          const out = await write('…');
           if (out) yield out;
         }
         if (separately && calls.length === 0 && text.length === 0 && finish === 'stop') {
@@ -335,7 +355,7 @@ export class ToolAgent implements ResearchAgent {
         messages.push({ role: 'assistant', content: text || null, toolCalls: calls });
         if (text.trim().length > 0) {
           // Text before tool calls is a preamble; what the model writes next starts a new paragraph.
-          const out = write('\n\n');
+          const out = await write('\n\n');
           if (out) yield out;
         }
         for (const [index, call] of calls.entries()) {
@@ -390,36 +410,41 @@ export class ToolAgent implements ResearchAgent {
 
     if (!notAnswered && written.trim() && nothingRelated()) {
       // The model answered although nothing retrieved is about the question: said after its answer.
-      const out = write(notAboutItNote(unique(searchedFor)));
+      const out = await write(notAboutItNote(unique(searchedFor)), true);
       if (out) yield out;
     }
     // An answer never contradicts its own verdict: a sentence saying the opposite gets a sentence
     // added after the answer, that the evidence is mixed (the model's sentences stay as written).
     const conflict = verdict && written.trim() ? verdictConflict(question, verdict, written) : undefined;
     if (conflict) {
-      const out = write(mixedEvidenceNote(conflict));
+      const out = await write(mixedEvidenceNote(conflict), true);
       if (out) yield out;
     }
     if (stoppedBy === 'time' || written.trim().length === 0) {
       // No usable answer from the model: compose one from the retrieved text, extractively.
-      const out = write(
+      const out = await write(
         await extractiveAnswer(this.tools.fullText, request.tenantId, question, ledger.evidence, {
           timedOut: stoppedBy === 'time',
         }),
+        true,
       );
       if (out) yield out;
     }
     if (failure) {
-      const out = write(modelFailedNote(failure));
+      const out = await write(modelFailedNote(failure), true);
       if (out) yield out;
     }
     if (history.dropped > 0) {
-      const out = write(droppedHistoryNote(history.dropped));
+      const out = await write(droppedHistoryNote(history.dropped), true);
       if (out) yield out;
     }
-    const rest = filter.push(guard.end()) + filter.end();
+    const rest = (await support.push(filter.push(guard.end()) + filter.end())) + (await support.end());
     if (rest) yield { type: 'content', text: rest };
-    const references = referencesSection(filter.report.cited);
+    // A record whose every citation was dropped is not cited.
+    const cited = filter.report.cited.filter(
+      (source) => support.kept.has(source) || !support.dropped.has(source),
+    );
+    const references = referencesSection(cited);
     if (references) yield { type: 'content', text: `\n${references}` };
     yield {
       type: 'done',
@@ -430,7 +455,8 @@ export class ToolAgent implements ResearchAgent {
         ...(stoppedBy ? { stoppedBy } : {}),
         ...(stepMs.length > 0 ? { stepMs } : {}),
         sources: ledger.size,
-        citations: filter.report,
+        citations: { ...filter.report, cited },
+        support: support.report,
         ledger,
         ...(verdict ? { verdict } : {}),
         ...(conflict ? { verdictContradicted: conflict.sentence } : {}),

@@ -6,6 +6,7 @@ import { publicUrlOf } from '../config/public-url.js';
 import type { ChatProfile } from '../config/sections/chat.js';
 import type { Logger } from '../platform/logger.js';
 import type { ChatModel } from '../ports/chat-model.js';
+import type { EmbeddingModel } from '../ports/embedding-model.js';
 import { AnalysisService } from '../services/analysis-service.js';
 import type { HeavyWork } from '../services/heavy-work.js';
 
@@ -21,6 +22,8 @@ export function createAnswering(
   dependencies: {
     logger: Logger;
     model: ChatModel | undefined;
+    /** The sentence encoder, for the agent's check that a cited passage supports its sentence. */
+    embeddings?: EmbeddingModel;
     heavy: HeavyWork;
     tools: ResearchTools & Required<Pick<ResearchTools, 'projects' | 'fullText'>>;
   },
@@ -40,6 +43,7 @@ export function createAnswering(
       toolSet: profile.toolSet,
       searchFirst: profile.searchFirst,
       historyTokens: profile.historyTokens,
+      ...(dependencies.embeddings ? { embeddings: dependencies.embeddings } : {}),
       budgets: {
         maxSteps: profile.maxSteps,
         maxTokens: chat.maxTokens,

@@ -130,11 +130,11 @@ describe('the tool-calling agent on a scripted model', () => {
     const { content, summary } = await run([
       { toolCalls: [searchCall] },
       {
-        text: `Only ciprofloxacin ${hartman}, as also shown by [Smith et al., 2020](https://doi.org/10.1000/made-up) and (Jones, 2018).\n\n## References\n\n1. Smith J. et al. (2020) A made-up paper. Nature.\n`,
+        text: `A. lwoffii only evolved resistance to ciprofloxacin ${hartman}. Others showed it too [Smith et al., 2020](https://doi.org/10.1000/made-up) (Jones, 2018).\n\n## References\n\n1. Smith J. et al. (2020) A made-up paper. Nature.\n`,
       },
     ]);
     expect(content).toContain(
-      `Only ciprofloxacin ${hartman}, as also shown by ${removedCitationNote} and (${removedCitationNote}).`,
+      `A. lwoffii only evolved resistance to ciprofloxacin ${hartman}. Others showed it too ${removedCitationNote} (${removedCitationNote}).`,
     );
     expect(content).not.toContain('made-up');
     expect(content).not.toContain('Smith');

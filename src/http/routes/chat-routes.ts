@@ -264,6 +264,8 @@ function logSummary(summary: RunSummary) {
     sources: summary.sources,
     cited: summary.citations.cited.length,
     removedCitations: summary.citations.removed.length,
+    citationsDropped: summary.support?.dropped,
+    uncitedSentences: summary.support?.uncitedSentences,
     fallback: summary.fallback,
     refusedToolCalls: summary.refusedToolCalls,
     verdictContradicted: summary.verdictContradicted !== undefined ? true : undefined,
