@@ -11,7 +11,7 @@ import {
   defaultFieldWeights,
   type SqlitePaperIndex,
 } from '../src/adapters/sqlite/sqlite-paper-index.js';
-import { splitThreadBudget } from '../src/config/cpu-budget.js';
+import { threadSharesOf } from '../src/config/cpu-budget.js';
 import { loadConfig } from '../src/config/load-config.js';
 import { normalizeTitle } from '../src/domain/identifiers.js';
 import type { Paper } from '../src/domain/paper.js';
@@ -353,11 +353,7 @@ export async function searchBench(options: { quick: boolean }): Promise<BenchRep
       name: config.embedding.model,
       threads: config.embedding.threads,
       // As the server runs it: background workers (record vectors) on every thread of the budget.
-      backgroundWorkers: splitThreadBudget({
-        total: config.cpu.threads,
-        localChat: false,
-        embeddingBackgroundWorkers: config.embedding.backgroundWorkers,
-      }).embeddingBackground,
+      backgroundWorkers: threadSharesOf(config, false).embeddingBackground,
       queryThread: config.embedding.queryThread,
       batchSize: config.embedding.batchSize,
     });

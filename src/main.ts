@@ -27,7 +27,7 @@ import {
   startBlobSweeper,
 } from './compose/storage.js';
 import { createZoteroLibrary } from './compose/zotero.js';
-import { splitThreadBudget } from './config/cpu-budget.js';
+import { threadSharesOf } from './config/cpu-budget.js';
 import type { Config } from './config/load-config.js';
 import type { ProcessRole } from './config/role.js';
 import { resolveChatProfile } from './config/sections/chat.js';
@@ -138,14 +138,7 @@ export async function createContainer(
   const { redis, cache } = shared;
   const { heavy, parseShare } = closers.add(createHeavyWork(config.heavy, redis, clock, logger));
   // One CPU budget for llama.cpp, ONNX Runtime and the PDF workers (docs/decisions/0035-local-chat-model.md).
-  const threads = splitThreadBudget({
-    total: config.cpu.threads,
-    localChat: chatProfile.runsInProcess,
-    chatThreads: config.chat.threads,
-    embeddingThreads: config.embedding.threads,
-    embeddingBackgroundWorkers: config.embedding.backgroundWorkers,
-    pdfWorkers: config.pdf.workerThreads,
-  });
+  const threads = threadSharesOf(config, chatProfile.runsInProcess);
   const pdf = closers.add(createPdfExtractor(config.pdf, threads.pdfWorkers, logger));
   const signingSecret = await signingSecretOf(config.auth, projects, dataDir);
   // Deleting documents frees their blobs once no tenant stores the content (decision 0041).

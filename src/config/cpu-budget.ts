@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import type { Config } from './load-config.js';
 
 /** Threads each CPU-bound part of the service computes with. */
 export interface ThreadShares {
@@ -53,4 +54,16 @@ export function splitThreadBudget(input: ThreadBudgetInput): ThreadShares {
     embeddingBackground: input.embeddingBackgroundWorkers || total,
     pdfWorkers: input.pdfWorkers || shares.pdfWorkers,
   };
+}
+
+/** The shares of a configuration (ALEXANDRIA_CPU_THREADS and the explicit thread settings). */
+export function threadSharesOf(config: Config, localChat: boolean): ThreadShares {
+  return splitThreadBudget({
+    total: config.cpu.threads,
+    localChat,
+    chatThreads: config.chat.threads,
+    embeddingThreads: config.embedding.threads,
+    embeddingBackgroundWorkers: config.embedding.backgroundWorkers,
+    pdfWorkers: config.pdf.workerThreads,
+  });
 }
