@@ -11,7 +11,7 @@ ARG POSTGRES_IMAGE=postgres:15-bookworm
 FROM ${NODE_IMAGE} AS build
 # A C toolchain for the native modules that have no prebuilt binary here, and for native/*.c.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends python3 make g++ ca-certificates \
+ && apt-get install -y --no-install-recommends python3 python3-pip make g++ ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY . .
@@ -24,7 +24,10 @@ FROM build AS models
 ENV XDG_CACHE_HOME=/opt/alexandria/cache
 # --optional: without network the image still builds; questions to PDFs then fail until the model
 # folder is mounted (ALEXANDRIA_EMBEDDING_MODEL_DIR) or the image is built again with network.
-RUN mkdir -p /opt/alexandria/cache && node scripts/setup-model.mjs --optional
+# It also prepares the int8 model of the record-vector workers with pinned Python tools (decision
+# 0062), which the image does not need afterwards.
+RUN mkdir -p /opt/alexandria/cache && node scripts/setup-model.mjs --optional \
+ && rm -rf /opt/alexandria/cache/alexandria/quantize-tools
 
 # --- postgres-build: alexandria_pg compiled with PGXS, as `alexandria db install-extension` does ---
 FROM ${POSTGRES_IMAGE} AS postgres-build

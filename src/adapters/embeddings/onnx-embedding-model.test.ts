@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -245,6 +245,36 @@ describe('a question embedded while a document batch is in flight (issue 13: one
       expect(cosine(asked as Float32Array, whole as Float32Array)).toBeLessThan(0.99);
     } finally {
       await model.close();
+    }
+  });
+
+  it('runs the folder’s int8 file on the background workers, and the main file when it is absent', async () => {
+    const texts = reference.items.map((item) => item.text);
+    const prepared = existsSync(join(defaultModelDir(), 'model_qint8.onnx'));
+    for (const backgroundModelFile of ['model_qint8.onnx', 'absent.onnx']) {
+      const model = new OnnxEmbeddingModel({
+        modelDir: defaultModelDir(),
+        name: 'm',
+        backgroundWorkers: 1,
+        backgroundModelFile,
+        queryThread: false,
+      });
+      try {
+        const main = await model.embed(texts);
+        const background = await model.embed(texts, { background: true });
+        const withMain = background.map((vector, index) => cosine(vector, main[index] as Float32Array));
+        if (backgroundModelFile === 'model_qint8.onnx' && prepared) {
+          // Another file (int8 products), close to the fp32 reference on every sentence.
+          expect(Math.min(...withMain)).toBeLessThan(0.9999);
+          for (const [index, vector] of background.entries()) {
+            expect(cosine(reference.items[index]?.embedding ?? [], vector)).toBeGreaterThanOrEqual(0.98);
+          }
+        } else {
+          for (const value of withMain) expect(value).toBeGreaterThan(0.9999);
+        }
+      } finally {
+        await model.close();
+      }
     }
   });
 

@@ -56,9 +56,9 @@ export const searchSection = {
       'Records the background record-vector job reads and embeds per step: sorted by length and cut into model batches (ALEXANDRIA_EMBEDDING_BATCH_SIZE) that its background workers embed side by side.',
   }),
   recordVectorTokens: envVar('ALEXANDRIA_RECORD_VECTOR_TOKENS', nonNegativeInt, {
-    default: '190',
+    default: '0',
     description:
-      "Tokens of a record's title and abstract its vector is computed from (190 + the model's two special tokens = 192 positions; all-MiniLM-L6-v2 reads up to 254). Measured on SciFact (decision 0062): 190 embeds ~1.5× as fast as 254 for 0.0025 less nDCG@10. 0 = as many as the model reads. Vectors stored before a change keep their length until their record changes.",
+      "Tokens of a record's title and abstract its vector is computed from; 0 = as many as the model reads (254 for all-MiniLM-L6-v2). Fewer embed faster and rank worse: measured on SciFact (decision 0062), 190 tokens ~1.4× as fast for 0.0025–0.0044 less nDCG@10. Vectors stored before a change keep their length until their record changes.",
   }),
   recordVectorsPauseMs: envVar('ALEXANDRIA_RECORD_VECTORS_PAUSE_MS', nonNegativeInt, {
     default: '0',
