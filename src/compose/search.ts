@@ -46,6 +46,7 @@ export function createEmbeddingModel(
     threads: threads.embedding,
     backgroundWorkers: threads.embeddingBackground,
     backgroundModelFile: settings.backgroundModelFile,
+    backgroundNice: settings.backgroundNice,
     device: settings.device,
     queryThread: settings.queryThread,
     batchSize: settings.batchSize,

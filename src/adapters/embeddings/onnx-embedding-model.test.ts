@@ -204,7 +204,7 @@ describe('a question embedded while a document batch is in flight (issue 13: one
     }
   });
 
-  it('runs background texts on nice-19 workers side by side, with the same vectors', async () => {
+  it('runs background texts on nice-10 workers side by side, with the same vectors', async () => {
     const model = new OnnxEmbeddingModel({
       modelDir: defaultModelDir(),
       name: 'm',
@@ -220,10 +220,10 @@ describe('a question embedded while a document batch is in flight (issue 13: one
       for (const [index, vector] of background.entries()) {
         expect(cosine(vector, foreground[index] as Float32Array)).toBeGreaterThan(0.9999);
       }
-      // Linux: the background workers' threads (and only they) were lowered to nice 19.
+      // Linux: the background workers' threads (and only they) were lowered to nice 10.
       if (process.platform === 'linux') {
-        expect(before.filter((nice) => nice === 19)).toHaveLength(0);
-        expect(nicesOfThisProcess().filter((nice) => nice === 19).length).toBeGreaterThanOrEqual(2);
+        expect(before.filter((nice) => nice === 10)).toHaveLength(0);
+        expect(nicesOfThisProcess().filter((nice) => nice === 10).length).toBeGreaterThanOrEqual(2);
       }
       expect(model.stageSeconds.inference).toBeGreaterThan(0);
       expect(model.stageSeconds.tokenize).toBeGreaterThan(0);

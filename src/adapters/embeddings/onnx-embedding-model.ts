@@ -37,10 +37,15 @@ export interface OnnxEmbeddingModelOptions {
   queryThread?: boolean | undefined;
   /**
    * Worker threads for background texts (`background: true`: the index's record vectors), each
-   * with one intra-op thread at the lowest CPU priority (nice 19), batches run side by side; 0 or
+   * with one intra-op thread at a low CPU priority (`backgroundNice`), batches run side by side; 0 or
    * absent: background texts take the document worker, one batch at a time.
    */
   backgroundWorkers?: number | undefined;
+  /**
+   * Nice value of the background workers' threads (Linux; default 10): requests at 0 take the
+   * cores first, yet the walk keeps about a tenth of a busy core instead of starving (19 did).
+   */
+  backgroundNice?: number | undefined;
   /**
    * ONNX file of the folder the background workers run instead of the main one, when it exists
    * (the int8 model `scripts/setup-model.mjs` prepares, decision 0062).
@@ -56,8 +61,8 @@ export interface OnnxEmbeddingModelOptions {
  */
 type WorkerLane = 'document' | 'query' | 'background';
 
-/** Nice value of the background workers' threads: the lowest priority, so requests take the cores first. */
-const backgroundNice = 19;
+/** Nice value of the background workers' threads unless configured (see `backgroundNice`). */
+const defaultBackgroundNice = 10;
 
 /**
  * Intra-op threads when none are configured: half the cores, at least one. Measured on the shared
@@ -224,7 +229,7 @@ export class OnnxEmbeddingModel implements EmbeddingModel {
         folder: lane === 'background' ? this.backgroundFolder(folder) : folder,
         threads,
         device,
-        ...(lane === 'background' ? { nice: backgroundNice } : {}),
+        ...(lane === 'background' ? { nice: this.options.backgroundNice ?? defaultBackgroundNice } : {}),
       };
       pool = new Piscina({
         ...workerModule(new URL('./onnx-embedding-worker.js', import.meta.url)),

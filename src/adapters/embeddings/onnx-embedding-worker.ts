@@ -16,7 +16,7 @@ export interface OnnxWorkerData {
   /** Where ONNX Runtime computes: the CPU, or CUDA (ONNX Runtime's CUDA provider). */
   device: 'cpu' | 'cuda';
   /**
-   * Nice value of this thread (background work: 19, the lowest priority), set before the session
+   * Nice value of this thread (background work: 10 unless configured), set before the session
    * opens; absent: the process's own. With one intra-op thread ONNX Runtime computes on this thread.
    */
   nice?: number;

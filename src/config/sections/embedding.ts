@@ -67,7 +67,12 @@ export const embeddingSection = {
   backgroundWorkers: envVar('ALEXANDRIA_EMBEDDING_BACKGROUND_WORKERS', nonNegativeInt, {
     default: '0',
     description:
-      "ONNX worker threads that compute the index's record vectors side by side, each with one intra-op thread at the lowest CPU priority (nice 19, Linux), so they use the cores only while requests leave them idle; each holds its own session (~200 MB while it runs, released after 15 idle minutes). 0 = one per thread of ALEXANDRIA_CPU_THREADS.",
+      "ONNX worker threads that compute the index's record vectors side by side, each with one intra-op thread at a low CPU priority (ALEXANDRIA_EMBEDDING_BACKGROUND_NICE), so requests take the cores first; each holds its own session (~200 MB while it runs, released after 15 idle minutes). 0 = one per thread of ALEXANDRIA_CPU_THREADS.",
+  }),
+  backgroundNice: envVar('ALEXANDRIA_EMBEDDING_BACKGROUND_NICE', z.coerce.number().int().min(0).max(19), {
+    default: '10',
+    description:
+      "Nice value (0–19, Linux) of the background embedding workers' threads: requests run at 0 and take the cores first. 10 leaves the walk about a tenth of a busy core, so it still drains on a server that is never idle; 19 gives it almost nothing then (measured: a test that embedded in the background on a loaded machine waited past 60 s).",
   }),
   backgroundModelFile: envVar('ALEXANDRIA_EMBEDDING_BACKGROUND_MODEL_FILE', z.string().trim(), {
     default: 'model_qint8.onnx',
