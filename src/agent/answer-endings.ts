@@ -64,8 +64,11 @@ export async function extractiveAnswer(
 }
 
 /** Said after an answer when nothing retrieved is about the question: what was searched for. */
-export function notAboutItNote(searchedFor: string[]): string {
-  return `\n\n*(The papers found do not answer this: searched for ${searchedFor.join('; ')}, and no record found is about the question's subject; the answer above is not from them.)*\n`;
+export function notAboutItNote(searchedFor: string[], onSubject = false): string {
+  const found = onSubject
+    ? 'and no record found answers the question (some are on its subject); the text above does not answer it'
+    : "and no record found is about the question's subject; the answer above is not from them";
+  return `\n\n*(The papers found do not answer this: searched for ${searchedFor.join('; ')}, ${found}.)*\n`;
 }
 
 /** Said after an answer the chat model's failure cut short (markdown emphasis taken out of the reason). */

@@ -103,44 +103,56 @@ export class CitationSupport {
    * records, which the cited one must not fall behind by more than the margin.
    */
   async judge(sentence: string, passage: string, others: string[] = []): Promise<SupportJudgment> {
-    const share = termShare(sentence, passage);
-    if (this.model && !this.failed) {
-      try {
-        const options = this.options();
-        // Passages being embedded ahead (`warm`) are waited for no longer than a check's own limit.
-        const [[claim], rows] = await untilAborted(
-          Promise.all([
-            this.model.embed([sentence], { ...options, inputType: 'query' }),
-            this.vectorsOf(this.model, [passage, ...others], options),
-          ]),
-          options.signal,
-        );
-        const cosines = rows.map((row) => bestDot(claim as Float32Array, row));
-        const cosine = cosines[0] ?? 0;
-        const score = supportScore(cosine, share, this.settings);
-        let bestOther: number | undefined;
-        for (const [index, other] of others.entries()) {
-          const otherScore = supportScore(cosines[index + 1] ?? 0, termShare(sentence, other), this.settings);
-          bestOther = Math.max(bestOther ?? otherScore, otherScore);
-        }
-        const supported =
-          score >= this.settings.threshold &&
-          (bestOther === undefined || score >= bestOther - this.settings.margin);
-        return {
-          supported,
-          score,
-          cosine,
-          share,
-          ...(bestOther === undefined ? {} : { bestOther }),
-          lexicalOnly: false,
-        };
-      } catch {
-        // The model failed or took too long (or the run ran out of time): the rest of the run judges
-        // by shared words, so an answer composed after a timeout is still checked and sent.
-        this.failed = true;
-      }
+    const scored = await this.scores(sentence, [passage, ...others]);
+    if (scored) {
+      const [first, ...rest] = scored;
+      const score = first?.score ?? 0;
+      const bestOther = rest.length > 0 ? Math.max(...rest.map((item) => item.score)) : undefined;
+      const supported =
+        score >= this.settings.threshold &&
+        (bestOther === undefined || score >= bestOther - this.settings.margin);
+      return {
+        supported,
+        score,
+        cosine: first?.cosine ?? 0,
+        share: first?.share ?? 0,
+        ...(bestOther === undefined ? {} : { bestOther }),
+        lexicalOnly: false,
+      };
     }
+    const share = termShare(sentence, passage);
     return { supported: share >= this.settings.lexicalThreshold, score: share, share, lexicalOnly: true };
+  }
+
+  /**
+   * The combined score of `sentence` (embedded on the model's query path) against each passage, or
+   * undefined without a model, or when it failed or took too long (it is then not asked again this
+   * run, so an answer composed after a timeout is still checked and sent).
+   */
+  async scores(
+    sentence: string,
+    passages: string[],
+  ): Promise<Array<{ score: number; cosine: number; share: number }> | undefined> {
+    if (!this.model || this.failed) return undefined;
+    try {
+      const options = this.options();
+      // Passages being embedded ahead (`warm`) are waited for no longer than a check's own limit.
+      const [[claim], rows] = await untilAborted(
+        Promise.all([
+          this.model.embed([sentence], { ...options, inputType: 'query' }),
+          this.vectorsOf(this.model, passages, options),
+        ]),
+        options.signal,
+      );
+      return rows.map((row, index) => {
+        const cosine = bestDot(claim as Float32Array, row);
+        const share = termShare(sentence, passages[index] as string);
+        return { score: supportScore(cosine, share, this.settings), cosine, share };
+      });
+    } catch {
+      this.failed = true;
+      return undefined;
+    }
   }
 
   private options() {

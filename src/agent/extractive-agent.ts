@@ -1,6 +1,7 @@
 import type { Paper } from '../domain/paper.js';
 import type { SearchResult } from '../domain/search.js';
 import { estimateTokens } from '../ports/chat-model.js';
+import type { EmbeddingModel } from '../ports/embedding-model.js';
 import { emptyResultHint } from '../services/search/empty-result-hint.js';
 import { plainLine } from '../text/markdown-text.js';
 import type {
@@ -10,6 +11,8 @@ import type {
   ResearchRequest,
   ResearchTools,
 } from './agent-types.js';
+import { notAboutItNote } from './answer-endings.js';
+import { AnswerabilityJudge } from './answerability.js';
 import { CitationFilter } from './citation-filter.js';
 import {
   anchorSentences,
@@ -72,6 +75,8 @@ export interface ExtractiveAgentOptions {
    * and no host is tried (offline installations, benchmarks). Default true.
    */
   readRemotePdfs?: boolean;
+  /** The sentence encoder that judges whether a retrieved record answers (decision 0064); absent: the term rule alone. */
+  embeddings?: EmbeddingModel;
 }
 
 /**
@@ -248,18 +253,29 @@ export class ExtractiveAgent implements ResearchAgent {
       }
     }
 
-    const related = relatedSources(question, sources, ledger.evidence);
+    // Whether any related record answers (decision 0064): the embedding model's judgment, or the
+    // term rule alone when there is no model or it fails.
+    const { answering, related } = await new AnswerabilityJudge(
+      this.options.embeddings,
+      undefined,
+      signal,
+    ).answering(question, sources, ledger.evidence);
+    const searched = keywords.join(', ') || shortened(question);
     if (answer.length === 0) {
       const text =
         sources.length === 0
           ? nothingFound(question, keywords, found?.result)
-          : related.length === 0
-            ? notAnsweredText(keywords.join(', ') || shortened(question), sources)
+          : answering.length === 0
+            ? notAnsweredText(searched, sources, related.length > 0)
             : `No sentence of the retrieved papers answers the question closely. The closest records:\n\n${related
                 .slice(0, 5)
                 .map((source) => `- ${citationMarkdown(source)} — ${plainLine(source.paper.title)}\n`)
                 .join('')}`;
       const event = emit(text);
+      if (event) yield event;
+    } else if (sources.length > 0 && answering.length === 0) {
+      // Sentences were quoted from records on the subject, none of which answers the question.
+      const event = emit(notAboutItNote([searched], true));
       if (event) yield event;
     }
     const rest = filter.end();

@@ -75,6 +75,10 @@ describe('relevance of retrieved records to the question', () => {
       ),
     );
     expect(relatedSources(question, [...sources, annotation], [])).toEqual([annotation]);
+    // Records on the subject that the answerability judge found not to answer (decision 0064).
+    expect(notAnsweredText('annotation tools', [annotation], true)).toBe(
+      'The papers found do not answer this. Searched for: annotation tools; 1 record(s) were found (“WebAnno: a flexible web-based collaborative annotation tool”), none of which answers the question. Try other words, or add papers on the subject to a project.\n',
+    );
   });
 
   it('counts what the run read of a record, not only its title and abstract', () => {

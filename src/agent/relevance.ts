@@ -31,17 +31,24 @@ export function relatedSources(
   evidence: Array<{ source: RetrievedSource; text: string }>,
 ): RetrievedSource[] {
   const keys = keyTerms(question);
-  return sources.filter((source) => {
-    const read = evidence.filter((item) => item.source === source).map((item) => item.text);
-    return relatedText(keys, [source.paper.title, source.paper.abstract ?? '', ...read].join('\n'));
-  });
+  return sources.filter((source) => relatedText(keys, recordText(source, evidence)));
+}
+
+/** What the run has of a record: its title, abstract and the passages it read, one text. */
+export function recordText(
+  source: RetrievedSource,
+  evidence: Array<{ source: RetrievedSource; text: string }>,
+): string {
+  const read = evidence.filter((item) => item.source === source).map((item) => item.text);
+  return [source.paper.title, source.paper.abstract ?? '', ...read].join('\n');
 }
 
 /**
- * The answer when nothing retrieved is related to the question: it says so, and names what was
- * searched and what was found, instead of an answer from a model's memory.
+ * The answer when nothing retrieved is related to the question (or, `onSubject`, records on its
+ * subject were found but none answers it, decision 0064): it says so, and names what was searched
+ * and what was found, instead of an answer from a model's memory.
  */
-export function notAnsweredText(searched: string, found: RetrievedSource[]): string {
+export function notAnsweredText(searched: string, found: RetrievedSource[], onSubject = false): string {
   const titles = found
     .slice(0, 5)
     .map((source) => `“${source.paper.title.replace(/\s+/g, ' ').slice(0, 160)}”`)
@@ -49,6 +56,6 @@ export function notAnsweredText(searched: string, found: RetrievedSource[]): str
   const records =
     found.length === 0
       ? 'no record was found'
-      : `${found.length} record(s) were found (${titles}), none of them about the question's subject`;
+      : `${found.length} record(s) were found (${titles}), ${onSubject ? 'none of which answers the question' : "none of them about the question's subject"}`;
   return `The papers found do not answer this. Searched for: ${searched}; ${records}. Try other words, or add papers on the subject to a project.\n`;
 }

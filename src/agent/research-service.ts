@@ -77,6 +77,7 @@ export class ResearchService {
       budgets: options.budgets,
       ...documentUrl,
       ...(options.readRemotePdfs === undefined ? {} : { readRemotePdfs: options.readRemotePdfs }),
+      ...(options.embeddings ? { embeddings: options.embeddings } : {}),
     });
     this.mode = options.model ? 'tools' : 'extractive';
     this.agent = options.model

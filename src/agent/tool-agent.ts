@@ -35,6 +35,7 @@ import {
   modelFailedNote,
   notAboutItNote,
 } from './answer-endings.js';
+import { AnswerabilityJudge } from './answerability.js';
 import { CitationFilter } from './citation-filter.js';
 import { CitationSupport, supportSettings } from './citation-support.js';
 import { CitationSupportStage } from './citation-support-stage.js';
@@ -46,7 +47,7 @@ import { afterOptionPrompt } from './multiple-choice.js';
 import { answerNowPrompt, compactResearchSystemPrompt, researchSystemPrompt } from './prompts.js';
 import { type LetteredOption, letteredOptions, verdictQuestion } from './question-kind.js';
 import { ReferencesGuard } from './references-guard.js';
-import { notAnsweredText, relatedSources } from './relevance.js';
+import { notAnsweredText } from './relevance.js';
 import { SourceLedger } from './source-ledger.js';
 import { prepareToolCall } from './tool-call.js';
 import { logToolCall, ToolGate } from './tool-gate.js';
@@ -187,10 +188,14 @@ export class ToolAgent implements ResearchAgent {
     let stoppedBy: RunSummary['stoppedBy'];
     /** What the run searched for (each search call's keywords or query). */
     const searchedFor: string[] = [];
-    /** Searches were made and no record they found is related to the question (shares its key terms). */
-    const nothingRelated = () =>
-      searchedFor.length > 0 &&
-      relatedSources(followUp.resolved, ledger.sources(), ledger.evidence).length === 0;
+    // Searches were made and no record they found answers the question (decision 0064): none shares
+    // its key terms, or none passes the embedding model's judgment (the term rule alone without it).
+    const answerability = new AnswerabilityJudge(this.options.embeddings, undefined, signal);
+    const nothingAnswers = async () => {
+      if (searchedFor.length === 0) return undefined;
+      const judged = await answerability.answering(followUp.resolved, ledger.sources(), ledger.evidence);
+      return judged.answering.length === 0 ? { onSubject: judged.related.length > 0 } : undefined;
+    };
     let notAnswered = false;
     let failure: string | undefined;
     /**
@@ -268,11 +273,13 @@ export class ToolAgent implements ResearchAgent {
           // is what the 1.5B model then wrote as its whole answer (seen on the web page).
           if (!deciding && !repeated) messages.push({ role: 'system', content: answerNowPrompt });
         }
-        if (mustAnswer && nothingRelated()) {
-          // Nothing retrieved is about the question: the answer says so and what was searched,
+        const unanswered = mustAnswer ? await nothingAnswers() : undefined;
+        if (unanswered) {
+          // Nothing retrieved answers the question: the answer says so and what was searched,
           // instead of one from the model's memory.
           notAnswered = true;
-          const out = await write(notAnsweredText(unique(searchedFor).join('; '), ledger.sources()), true);
+          const searched = unique(searchedFor).join('; ');
+          const out = await write(notAnsweredText(searched, ledger.sources(), unanswered.onSubject), true);
           if (out) yield out;
           break;
         }
@@ -408,9 +415,10 @@ export class ToolAgent implements ResearchAgent {
       }
     }
 
-    if (!notAnswered && written.trim() && nothingRelated()) {
-      // The model answered although nothing retrieved is about the question: said after its answer.
-      const out = await write(notAboutItNote(unique(searchedFor)), true);
+    const unanswered = !notAnswered && written.trim() ? await nothingAnswers() : undefined;
+    if (unanswered) {
+      // The model answered although nothing retrieved answers the question: said after its answer.
+      const out = await write(notAboutItNote(unique(searchedFor), unanswered.onSubject), true);
       if (out) yield out;
     }
     // An answer never contradicts its own verdict: a sentence saying the opposite gets a sentence

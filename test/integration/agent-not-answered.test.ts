@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpenAiChatModel } from '../../src/adapters/chat/openai-chat-model.js';
+import { OnnxEmbeddingModel } from '../../src/adapters/embeddings/onnx-embedding-model.js';
 import { type AgentEvent, defaultBudgets, type RunSummary } from '../../src/agent/agent-types.js';
 import { auditCitations } from '../../src/agent/citation-audit.js';
 import { ExtractiveAgent } from '../../src/agent/extractive-agent.js';
 import { ToolAgent } from '../../src/agent/tool-agent.js';
+import { defaultModelDir } from '../../src/config/sections/embedding.js';
 import { FakePaperSearch, paper } from '../fakes/agent-service-fakes.js';
 import { type FakeOpenAiServer, startFakeOpenAiServer } from '../fakes/fake-openai-server.js';
 import { dps } from '../fakes/research-corpus.js';
@@ -118,5 +120,82 @@ describe('the tool agent when the papers found do not answer (scripted model)', 
     expect(content).toMatch(
       /^BRAT and WebAnno are common tools\.\n\n\*\(The papers found do not answer this: searched for .*annotation.*; the answer above is not from them\.\)\*/,
     );
+  });
+});
+
+// Decision 0064: records on the question's subject (they share its key terms) that do not answer it.
+const intubation = 'Is oral endotracheal intubation efficacy impaired in the helicopter environment?';
+const cuffPressure = paper({
+  title: 'Endotracheal tube cuff pressure during helicopter transport',
+  authors: ['Ann Example'],
+  year: 2019,
+  doi: '10.1/cuff',
+  url: 'https://doi.org/10.1/cuff',
+  abstract:
+    'The air in an endotracheal tube cuff expands as a helicopter climbs. We measured cuff pressure after intubation in 52 adults flown at cruising altitude: 41 exceeded 30 cm H2O, above which tracheal mucosal perfusion falls. Filling the cuff with saline kept pressures in range.',
+});
+const manikinStudy = paper({
+  title: 'Oral endotracheal intubation by flight nurses in a BO-105 helicopter',
+  authors: ['Ben Example'],
+  year: 2001,
+  doi: '10.1/manikin',
+  url: 'https://doi.org/10.1/manikin',
+  abstract:
+    'Flight nurses often secure the airway by oral endotracheal intubation during air medical transport. We asked whether the in-flight environment of a BO-105 helicopter impairs their ability to intubate. Each nurse intubated a manikin three times on the ground and three times in the helicopter cabin. First-attempt success and time to intubation did not differ between the two environments, although nurses rated intubation in flight as harder.',
+});
+
+describe('the agents with the embedding model: records on the subject that do not answer', () => {
+  const embeddings = new OnnxEmbeddingModel({ modelDir: defaultModelDir(), name: 'all-MiniLM-L6-v2' });
+  let server: FakeOpenAiServer;
+  beforeAll(async () => {
+    server = await startFakeOpenAiServer();
+  });
+  afterAll(async () => {
+    await server.close();
+    await embeddings.close();
+  });
+
+  it('the extractive agent says the papers found do not answer, naming them', async () => {
+    const search = new FakePaperSearch([cuffPressure]);
+    const agent = new ExtractiveAgent({ search }, { budgets: defaultBudgets, embeddings });
+    const { content } = await collect(agent.run(ask(intubation)));
+    expect(content).toMatch(/The papers found do not answer this/);
+    expect(content).toMatch(/none of which answers the question|no record found answers the question/);
+    expect(content).toMatch(/cuff pressure/i);
+  });
+
+  it('the extractive agent answers when the record that answers is among them', async () => {
+    const search = new FakePaperSearch([cuffPressure, manikinStudy]);
+    const agent = new ExtractiveAgent({ search }, { budgets: defaultBudgets, embeddings });
+    const { content } = await collect(agent.run(ask(intubation)));
+    expect(content).not.toMatch(/do not answer this/);
+    expect(content).toMatch(
+      /“Flight nurses often secure the airway[^\n]*\(https:\/\/doi\.org\/10\.1\/manikin\)/,
+    );
+  });
+
+  it('the tool agent writes the answer itself instead of the model', async () => {
+    server.setScript([{ text: '' }, { text: 'Yes. From memory: intubation fails more often in flight.' }]);
+    server.requests.length = 0;
+    const model = new OpenAiChatModel({
+      baseUrl: server.baseUrl,
+      model: 'fake',
+      timeoutMs: 10_000,
+      maxRetries: 0,
+    });
+    const agent = new ToolAgent(
+      model,
+      { search: new FakePaperSearch([cuffPressure]) },
+      {
+        budgets: defaultBudgets,
+        today: () => '2026-11-29',
+        searchFirst: true,
+        verdictStep: true,
+        embeddings,
+      },
+    );
+    const { content } = await collect(agent.run(ask(intubation)));
+    expect(content).toMatch(/^The papers found do not answer this\. Searched for: /);
+    expect(content).not.toMatch(/From memory/);
   });
 });
