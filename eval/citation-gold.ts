@@ -15,6 +15,7 @@ import {
   supportSettings,
   termShare,
 } from '../src/agent/citation-support.js';
+import { Bm25Index } from '../src/text/bm25.js';
 import { contentTerms } from '../src/text/keywords.js';
 import type { MemoEmbeddingModel } from './lib/memo-embedding-model.js';
 import { wilson } from './verdict-classifier.eval.js';
@@ -57,13 +58,20 @@ export async function goldCitationEval(model: MemoEmbeddingModel): Promise<GoldC
     const gold = new Set(Object.keys(claim.evidence));
     if (gold.size > 0) claims.push({ id: Number(claim._id), text: claim.text, gold });
   }
-  const bm25 = new Bm25(documents.map((document) => document.terms));
-  const runs = claims.map((claim) => ({
-    claim,
-    top: bm25
-      .top(contentTerms(claim.text), retrieved)
-      .map((index) => documents[index] as (typeof documents)[0]),
-  }));
+  // The one in-memory BM25 (decision 0057), Pyserini's k1 0.9 and b 0.4, over the same terms.
+  const bm25 = Bm25Index.ofTerms(
+    documents.map((document) => document.terms),
+    { k1: 0.9, b: 0.4 },
+    contentTerms,
+  );
+  const runs = claims.map((claim) => {
+    const scores = bm25.scoreTerms(contentTerms(claim.text));
+    const top = [...scores.keys()]
+      .filter((index) => (scores[index] as number) > 0)
+      .sort((a, b) => (scores[b] as number) - (scores[a] as number) || a - b)
+      .slice(0, retrieved);
+    return { claim, top: top.map((index) => documents[index] as (typeof documents)[0]) };
+  });
   const withEvidence = runs.filter((run) => run.top.some((document) => run.claim.gold.has(document.id)));
 
   // Embed every text once, in large batches, under the keys the judge asks for (query / document).
@@ -241,43 +249,4 @@ function auc(higher: number[], lower: number[]): number {
     wins += below + equal / 2;
   }
   return wins / Math.max(1, higher.length * lower.length);
-}
-
-/** Okapi BM25 over analysed terms (k1 0.9, b 0.4). */
-class Bm25 {
-  private readonly postings = new Map<string, Array<[number, number]>>();
-  private readonly lengths: number[];
-  private readonly average: number;
-
-  constructor(documents: string[][]) {
-    this.lengths = documents.map((terms) => terms.length);
-    this.average = this.lengths.reduce((sum, length) => sum + length, 0) / Math.max(1, documents.length);
-    for (const [index, terms] of documents.entries()) {
-      const counts = new Map<string, number>();
-      for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
-      for (const [term, count] of counts) {
-        const list = this.postings.get(term) ?? [];
-        list.push([index, count]);
-        this.postings.set(term, list);
-      }
-    }
-  }
-
-  top(query: string[], k: number): number[] {
-    const scores = new Map<number, number>();
-    const total = this.lengths.length;
-    for (const term of new Set(query)) {
-      const list = this.postings.get(term);
-      if (!list) continue;
-      const idf = Math.log(1 + (total - list.length + 0.5) / (list.length + 0.5));
-      for (const [index, count] of list) {
-        const norm = 0.9 * (1 - 0.4 + (0.4 * (this.lengths[index] ?? 0)) / this.average);
-        scores.set(index, (scores.get(index) ?? 0) + (idf * count * 1.9) / (count + norm));
-      }
-    }
-    return [...scores.entries()]
-      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
-      .slice(0, k)
-      .map(([index]) => index);
-  }
 }
