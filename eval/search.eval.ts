@@ -195,15 +195,22 @@ async function hybridScores(
   metrics: Record<string, number | string>,
 ) {
   const config = loadConfig();
-  // Record vectors as the service computes them (ALEXANDRIA_RECORD_VECTOR_TOKENS, decision 0062).
-  const model = recordMemoModel(config, config.search.recordVectorTokens);
+  // Queries by the main model file; record vectors as the service computes them: its background
+  // workers' file when the folder has it, cut at ALEXANDRIA_RECORD_VECTOR_TOKENS (decision 0062).
+  const model = recordMemoModel(config, 0);
+  const int8 = config.embedding.backgroundModelFile;
+  const recordFile = int8 && existsSync(join(config.embedding.modelDir, int8)) ? int8 : undefined;
+  const shipped = config.search.recordVectorTokens;
+  const records =
+    recordFile === undefined && shipped === 0 ? model : recordMemoModel(config, shipped, recordFile);
   try {
     const results = new Map<number, number>();
     for (const candidates of candidateCounts) {
-      const hybrid = await hybridServiceOver(scifact, model, candidates);
+      const hybrid = await hybridServiceOver(scifact, model, candidates, records);
       const scores = await scifactScores(hybrid.search, claims);
       await hybrid.index.close();
       model.save();
+      records.save();
       results.set(candidates, scores.ndcg);
       metrics[`hybrid (${fusionLabel}, BM25 top-${candidates}): SciFact nDCG@10`] = scores.ndcg;
       metrics[`hybrid (${fusionLabel}, BM25 top-${candidates}): SciFact recall@100`] = scores.recall;
@@ -216,10 +223,11 @@ async function hybridScores(
     const bm25 = await serviceOver(acl, defaultFieldWeights);
     const plain = await knownTitleScores(bm25.search, sample);
     await bm25.index.close();
-    const hybrid = await hybridServiceOver(acl, model, candidates);
+    const hybrid = await hybridServiceOver(acl, model, candidates, records);
     const titles = await knownTitleScores(hybrid.search, sample);
     await hybrid.index.close();
     model.save();
+    records.save();
     // The levers embed every candidate's windows too (~20 min on a cold cache): asked for, not routine.
     // EVAL_SEARCH_LEVERS=1: every lever; =segments: the fusion rows and the record segments only;
     // =prf: the fusion rows and dense pseudo-relevance feedback only (the shipped vectors alone).
@@ -259,6 +267,7 @@ async function hybridScores(
     };
   } finally {
     await model.close();
+    if (records !== model) await records.close();
   }
 }
 
