@@ -7,7 +7,7 @@ export interface ThreadShares {
   chat: number;
   /** ONNX Runtime intra-op threads of the embedding worker. */
   embedding: number;
-  /** Background embedding workers (record vectors, lowest CPU priority): the whole budget unless set. */
+  /** Background embedding workers (record vectors, low CPU priority): the whole budget unless set. */
   embeddingBackground: number;
   /** PDF parsing worker threads (each parses one document at a time). */
   pdfWorkers: number;
@@ -50,7 +50,7 @@ export function splitThreadBudget(input: ThreadBudgetInput): ThreadShares {
   return {
     chat: input.localChat ? input.chatThreads || shares.chat : 0,
     embedding: input.embeddingThreads || shares.embedding,
-    // At nice 19 they take only what the rest leaves idle, so they may have every thread.
+    // At nice 10 they take mostly what the rest leaves idle, so they may have every thread.
     embeddingBackground: input.embeddingBackgroundWorkers || total,
     pdfWorkers: input.pdfWorkers || shares.pdfWorkers,
   };

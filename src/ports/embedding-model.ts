@@ -52,7 +52,7 @@ export interface EmbedOptions {
   urgent?: boolean;
   /**
    * Nobody waits for these texts (the index's record vectors): the model may run them at the
-   * lowest CPU priority on every core it is allowed, so they take the cores only while requests
+   * low CPU priority on every core it is allowed, so they take the cores only while requests
    * leave them idle. Ignored by models without such a path.
    */
   background?: boolean;

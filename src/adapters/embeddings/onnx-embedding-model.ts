@@ -57,7 +57,7 @@ export interface OnnxEmbeddingModelOptions {
 
 /**
  * Which worker an embed call runs on: document batches, question vectors (short texts), or
- * background batches (record vectors, at the lowest priority).
+ * background batches (record vectors, at a low priority).
  */
 type WorkerLane = 'document' | 'query' | 'background';
 

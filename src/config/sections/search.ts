@@ -63,7 +63,7 @@ export const searchSection = {
   recordVectorsPauseMs: envVar('ALEXANDRIA_RECORD_VECTORS_PAUSE_MS', nonNegativeInt, {
     default: '0',
     description:
-      'Pause of the background record-vector job after each step, in ms. Its workers run at the lowest CPU priority, so requests take the cores first without one; a pause caps its share of an idle machine.',
+      'Pause of the background record-vector job after each step, in ms. Its workers run at a low CPU priority (ALEXANDRIA_EMBEDDING_BACKGROUND_NICE), so requests take the cores first without one; a pause caps its share of an idle machine.',
   }),
   recordVectorsIdleMs: envVar('ALEXANDRIA_RECORD_VECTORS_IDLE_MS', positiveInt, {
     default: '15000',

@@ -121,7 +121,7 @@ export class RecordVectorsJob {
       {
         signal: signal ? AbortSignal.any([signal, this.stopping.signal]) : this.stopping.signal,
         inputType: 'document',
-        // Nobody waits for these: the model may use every idle core at the lowest priority.
+        // Nobody waits for these: the model may use every idle core at a low priority.
         background: true,
         ...(this.options.maxTokens ? { maxTokens: this.options.maxTokens } : {}),
       },
