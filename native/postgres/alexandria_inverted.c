@@ -194,7 +194,7 @@ index_table(Oid namespace, const char *schema, const char *name, Oid *relid_out)
 	return quote_qualified_identifier(schema, name);
 }
 
-static void
+void
 index_tables(Oid namespace, IndexTables *tables)
 {
 	char	   *schema = get_namespace_name(namespace);

@@ -8,9 +8,14 @@
 #include "alexandria_pg.h"
 
 #include "fmgr.h"
+#include "executor/spi.h"
 #include "funcapi.h"
 
-/* One word's postings, decoded: documents strictly ascending, each within 0..MAX_DOC. */
+/*
+ * One word's postings in the current window of documents (alexandria_stream.c), decoded:
+ * documents strictly ascending, each within 0..MAX_DOC. The arrays hold at most one window's
+ * documents (alexandria.search_window_docs), however common the word.
+ */
 typedef struct Postings
 {
 	int64		word;
@@ -22,8 +27,44 @@ typedef struct Postings
 	int32	   *tf;				/* 3 per posting */
 	const uint8 **pos;			/* start of each posting's positions (when needed) */
 	const uint8 **pos_end;
-	double		fmax;			/* largest weighted frequency */
+	double		fmax;			/* largest weighted frequency in the window */
 } Postings;
+
+/*
+ * A word's stored posting list read in order, a few rows at a time (its sealed blocks through a
+ * cursor, by seq, then its tail): the row being decoded is a copy in the window's memory.
+ */
+typedef struct WordStream
+{
+	Postings   *postings;
+	Portal		portal;			/* the sealed blocks' cursor while open */
+	bool		sealed_read;	/* the sealed blocks are all fetched */
+	bool		tail_read;
+	SPITupleTable *batch;		/* rows fetched and not yet decoded */
+	uint64		batch_rows;
+	uint64		batch_at;
+	bool		peeked;			/* the next posting is decoded (not yet taken) */
+	int64		peek_doc;
+	int32		peek_tf[3];
+	const uint8 *peek_cursor;
+	bool		in_row;
+	bool		row_first;		/* no posting of the row decoded yet (its first delta is from 0) */
+	int64		row_doc;		/* the row's last decoded document */
+	const uint8 *cursor;
+	const uint8 *end;
+	const uint8 *pcursor;
+	const uint8 *pend;
+	bool		done;
+} WordStream;
+
+/* The search's tunables (GUCs, alexandria_pg.c). */
+extern int	alexandria_search_window_docs;
+extern int	alexandria_cache_bytes;
+
+/* What the last search in this backend allocated at most (bytes in all memory contexts), and before it. */
+extern int64 alexandria_search_peak_bytes;
+extern int64 alexandria_search_base_bytes;
+
 
 /* A clause's (document, weighted frequency) list, documents ascending. */
 typedef struct ClauseList
@@ -41,6 +82,8 @@ typedef struct ClauseList
  * never pfree it.
  */
 extern void scratch_begin(void);
+/* A new window: what scratch_alloc gave is free again; past the buffer it pallocs in `window`. */
+extern void scratch_window(MemoryContext window);
 extern void *scratch_alloc(Size size);
 extern void scratch_end(void);
 
@@ -50,8 +93,8 @@ extern void *alloc_array(int64 count, Size size);
 /* Makes room for `more` postings (an error past the allocation limit). */
 extern void postings_reserve(Postings *p, int64 more);
 
-/* Appends one block (docs, and positions when wanted) to the word's list; damaged bytes end the statement. */
-extern void postings_add_block(Postings *p, const bytea *docs, const bytea *positions, const double *weight);
+/* Ends the statement: the word's stored postings do not decode (ERRCODE_DATA_CORRUPTED). */
+extern void postings_damaged(const Postings *p, const char *what) pg_attribute_noreturn();
 
 /* The list of a clause of `length` ≥ 1 words (a phrase when more than one: positions in a row). */
 extern void clause_list(ClauseList *out, Postings **words, int length, const double *weight);
@@ -66,6 +109,23 @@ typedef struct IndexTables
 	char	   *docs;
 	char	   *stats;
 } IndexTables;
+
+/* The index's tables in schema `namespace` (ends the statement when one is missing or not a table). */
+extern void index_tables(Oid namespace, IndexTables *tables);
+
+/* The streams of one search: plans prepared, one stream per distinct word. */
+extern void streams_open(WordStream *streams, Postings *postings, int n, const IndexTables *tables);
+
+/* The next document of a stream (−1: none left); fetches a row into `window` when it must. */
+extern int64 stream_peek(WordStream *s, MemoryContext window, const double *weight);
+
+/* Decodes the stream's postings below `high` into its Postings (emptied first). */
+extern void stream_fill(WordStream *s, int64 high, MemoryContext window, const double *weight);
+
+/* Moves the row being decoded into `next` (the window's memory is about to be freed). */
+extern void stream_carry(WordStream *s, MemoryContext next);
+
+extern void streams_close(WordStream *streams, int n);
 
 /* A search's arguments, validated (alexandria_inverted.c). */
 typedef struct SearchRequest
@@ -105,14 +165,24 @@ typedef struct DocBlocks
 	int32		high;
 	const uint8 **core;			/* per block (low..high), NULL when absent */
 	const uint8 **keys;
+	SPITupleTable *rows;		/* the rows read (core and keys may point into them); freed by doc_blocks_free */
 } DocBlocks;
 
 #define CORE_BYTES 8
 #define KEYS_BYTES 8
 
+/* Whether this search may use the backend's metadata cache (read once per search: the data version). */
+extern void doc_cache_prepare(const IndexTables *tables);
+
 /* Reads the rows of the blocks holding `matched` (ascending), from this backend's cache when it can. */
 extern void doc_blocks_read(DocBlocks *blocks, const IndexTables *tables, const int64 *matched, int n_matched,
 							bool need_keys);
+extern void doc_blocks_free(DocBlocks *blocks);
+
+/* The cache's index (its paper_docs), rows and size in bytes now (alexandria_memory). */
+extern Oid	doc_cache_relid(void);
+extern int64 doc_cache_size(void);
+extern int64 doc_cache_entries(void);
 
 /* A document of the page: its number, score and sort key (−1: none). */
 typedef struct Hit
@@ -122,13 +192,29 @@ typedef struct Hit
 	int64		key;
 } Hit;
 
+/* The best offset + limit hits so far (a heap whose root is the worst kept) and the total of matches. */
+typedef struct RankState
+{
+	Hit		   *heap;
+	int			n_heap;
+	int			capacity;
+	int64		k;
+	int64		total;
+	MemoryContext context;		/* holds the heap (grown up to k as hits come) */
+} RankState;
+
+extern void rank_start(RankState *state, const SearchRequest *request, MemoryContext context);
+
 /*
- * Filters the matches by their metadata and scores them (alexandria_rank.c): returns the best
- * offset + limit in the sort's order (key desc, none last; score desc; document asc), sets the
- * number of them and the total of matches that pass the filters.
+ * Filters one window's matches by their metadata and scores them (alexandria_rank.c) into the
+ * state: the best offset + limit in the sort's order (key desc, none last; score desc; document
+ * asc), and the total of matches that pass the filters.
  */
-extern Hit *rank(const SearchRequest *request, const ClauseList *lists, const int64 *matched, int n_matched,
-				 const DocBlocks *blocks, int64 *total, int *n_heap);
+extern void rank(const SearchRequest *request, const ClauseList *lists, const int64 *matched, int n_matched,
+				 const DocBlocks *blocks, RankState *state);
+
+/* Sorts the kept hits into the page's order. */
+extern void rank_finish(RankState *state);
 
 /* Ranks and writes the rows of one search (alexandria_search.c). Runs inside SPI. */
 extern void run_search(const SearchRequest *request, const IndexTables *tables, ReturnSetInfo *rsinfo);

@@ -1,6 +1,6 @@
 /*
- * alexandria_pg, inverted layout: posting lists decoded from their stored bytes, and the lists of
- * phrase clauses (positions in a row). Stored bytes are not trusted (decision 0039): a table can
+ * alexandria_pg, inverted layout: the arrays of decoded postings (filled by alexandria_stream.c),
+ * and the lists of phrase clauses (positions in a row). Stored bytes are not trusted (decision 0039): a table can
  * be written by anyone who may write the index, or be damaged; every read is bounded by the
  * bytes' end, documents must ascend within the allowed range and frequencies fit int4, and
  * anything else ends the statement with ERRCODE_DATA_CORRUPTED naming the word.
@@ -26,8 +26,8 @@ alloc_array(int64 count, Size size)
 	return scratch_alloc(Max(count, 1) * size);
 }
 
-static void
-damaged(const Postings *p, const char *what)
+void
+postings_damaged(const Postings *p, const char *what)
 {
 	ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
 					errmsg("alexandria_inverted_search: the stored postings of word %lld are damaged (%s)",
@@ -74,65 +74,6 @@ postings_reserve(Postings *p, int64 more)
 	p->capacity = (int) capacity;
 }
 
-void
-postings_add_block(Postings *p, const bytea *docs, const bytea *positions, const double *weight)
-{
-	const uint8 *cursor = (const uint8 *) VARDATA_ANY(docs);
-	const uint8 *end = cursor + VARSIZE_ANY_EXHDR(docs);
-	const uint8 *pcursor = positions ? (const uint8 *) VARDATA_ANY(positions) : NULL;
-	const uint8 *pend = positions ? pcursor + VARSIZE_ANY_EXHDR(positions) : NULL;
-	int64		doc = 0;
-	bool		first = true;
-
-	if (p->need_positions && positions == NULL && cursor < end)
-		damaged(p, "postings without their positions");
-	/* A posting takes at least 2 bytes (a delta and a frequency byte). */
-	postings_reserve(p, (int64) (VARSIZE_ANY_EXHDR(docs) / 2 + 1));
-	while (cursor < end)
-	{
-		uint64		delta;
-		int			at;
-		int32	   *tf;
-		double		f;
-
-		if ((p->count & 1023) == 0)
-			CHECK_FOR_INTERRUPTS();
-		if (p->count >= p->capacity)
-			postings_reserve(p, 1 + (end - cursor) / 2);
-		if (!read_varint(&cursor, end, &delta) || delta > (uint64) MAX_DOC)
-			damaged(p, "a document number that does not decode or is too large");
-		/* The first delta of a block is from 0: blocks are numbered independently. */
-		doc = first ? (int64) delta : doc + (int64) delta;
-		first = false;
-		if (doc > MAX_DOC || doc <= p->last_doc)
-			damaged(p, "documents out of order");
-		at = p->count++;
-		p->doc[at] = doc;
-		p->last_doc = doc;
-		tf = &p->tf[at * 3];
-		if (!read_tf(&cursor, end, tf))
-			damaged(p, "term frequencies cut short or too large");
-		f = weight[0] * tf[0] + weight[1] * tf[1] + weight[2] * tf[2];
-		if (f > p->fmax)
-			p->fmax = f;
-		if (!p->need_positions)
-			continue;
-		{
-			int64		n = (int64) tf[0] + tf[1] + tf[2];
-
-			p->pos[at] = pcursor;
-			for (int64 i = 0; i < n; i++)
-			{
-				uint64		skipped;
-
-				if (!read_varint(&pcursor, pend, &skipped))
-					damaged(p, "fewer positions than term frequencies");
-			}
-			p->pos_end[at] = pcursor;
-		}
-	}
-}
-
 /* A posting's positions (delta varints between start and end, already counted) into out. */
 static int
 decode_positions(const Postings *p, const uint8 *cursor, const uint8 *end, int32 *out, int64 max)
@@ -145,7 +86,7 @@ decode_positions(const Postings *p, const uint8 *cursor, const uint8 *end, int32
 		uint64		delta;
 
 		if (!read_varint(&cursor, end, &delta) || delta > PG_INT32_MAX || at + (int64) delta > PG_INT32_MAX)
-			damaged(p, "a position past int4");
+			postings_damaged(p, "a position past int4");
 		at += (int64) delta;
 		out[n++] = (int32) at;
 	}

@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "miscadmin.h"
+#include "utils/memutils.h"
 
 #define K1 1.2
 #define B 0.75
@@ -133,23 +134,52 @@ bounds(const SearchRequest *r, const ClauseList *lists, int *order, double *boun
 		bound_left[a] = bound_left[a + 1] + bound[order[a]];
 }
 
-Hit *
+void
+rank_start(RankState *state, const SearchRequest *r, MemoryContext context)
+{
+	memset(state, 0, sizeof(*state));
+	state->k = r->offset + r->limit;	/* both ≤ INT32_MAX: no overflow in int64 */
+	state->context = context;
+}
+
+/* Room for one more hit (the heap grows with the hits kept, up to offset + limit). */
+static void
+heap_room(RankState *state)
+{
+	int64		capacity;
+
+	if (state->n_heap < state->capacity)
+		return;
+	capacity = Min(Max((int64) state->capacity * 2, 64), state->k);
+	if ((uint64) capacity > MaxAllocSize / sizeof(Hit))
+		ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+						errmsg("alexandria_inverted_search: a page of %lld hits exceeds the 1 GB allocation limit",
+							   (long long) capacity)));
+	if (state->heap == NULL)
+		state->heap = MemoryContextAlloc(state->context, sizeof(Hit) * capacity);
+	else
+		state->heap = repalloc(state->heap, sizeof(Hit) * capacity);
+	state->capacity = (int) capacity;
+}
+
+void
+rank_finish(RankState *state)
+{
+	if (state->n_heap > 0)
+		qsort(state->heap, state->n_heap, sizeof(Hit), hit_order);
+}
+
+void
 rank(const SearchRequest *r, const ClauseList *lists, const int64 *matched, int n_matched, const DocBlocks *given,
-	 int64 *total_out, int *n_heap_out)
+	 RankState *state)
 {
 	const DocBlocks blocks = *given;
-	Hit		   *heap;
-	int64		k = r->offset + r->limit;	/* both ≤ INT32_MAX: no overflow in int64 */
-	int			heap_capacity;
-	int			n_heap = 0;
-	int64		total = 0;
+	int64		k = state->k;
 	int		   *cursor;
 	int		   *order;
 	double	   *bound_left;
 	double	   *contribution;
 
-	heap_capacity = (int) Min(k, (int64) n_matched);
-	heap = alloc_array(heap_capacity, sizeof(Hit));
 	cursor = palloc0(sizeof(int) * Max(r->n_scored, 1));
 	order = palloc(sizeof(int) * Max(r->n_scored, 1));
 	bound_left = palloc(sizeof(double) * (r->n_scored + 1));
@@ -186,7 +216,7 @@ rank(const SearchRequest *r, const ClauseList *lists, const int64 *matched, int 
 			continue;
 		if (r->has_end && year > r->end_year)
 			continue;
-		total++;
+		state->total++;
 		if (k == 0)
 			continue;
 		/* A damaged length below 0 counts as 0: the norm stays positive. */
@@ -195,8 +225,8 @@ rank(const SearchRequest *r, const ClauseList *lists, const int64 *matched, int 
 		hit.doc = doc;
 		hit.score = 0;
 		{
-			bool		pruning = r->sort == 0 && n_heap == k;
-			double		floor = pruning ? heap[0].score - 1e-9 * fabs(heap[0].score) : 0;
+			bool		pruning = r->sort == 0 && state->n_heap == k;
+			double		floor = pruning ? state->heap[0].score - 1e-9 * fabs(state->heap[0].score) : 0;
 			double		partial = 0;
 			bool		pruned = false;
 
@@ -238,21 +268,17 @@ rank(const SearchRequest *r, const ClauseList *lists, const int64 *matched, int 
 			if (hit.key < 0)
 				hit.key = -1;
 		}
-		if (n_heap < heap_capacity)
+		if (state->n_heap < k)
 		{
-			heap[n_heap] = hit;
-			sift_up(heap, n_heap);
-			n_heap++;
+			heap_room(state);
+			state->heap[state->n_heap] = hit;
+			sift_up(state->heap, state->n_heap);
+			state->n_heap++;
 		}
-		else if (n_heap > 0 && before(&hit, &heap[0]))
+		else if (state->n_heap > 0 && before(&hit, &state->heap[0]))
 		{
-			heap[0] = hit;
-			sift_down(heap, n_heap, 0);
+			state->heap[0] = hit;
+			sift_down(state->heap, state->n_heap, 0);
 		}
 	}
-	qsort(heap, n_heap, sizeof(Hit), hit_order);
-
-	*total_out = total;
-	*n_heap_out = n_heap;
-	return heap;
 }

@@ -5,8 +5,10 @@
  * faults it in again page by page, which cost more than the decoding (decision 0024: 10 → 3 ms
  * for one common word at 100k records). Until 1.3 the extension changed glibc's thresholds for
  * the whole backend with mallopt; instead, the search now takes its arrays from one buffer of its
- * own, kept between searches: a bump allocator reset at each search, grown after a search to what
- * it needed, never kept above SCRATCH_KEEP_BYTES. What does not fit is palloc'd as before.
+ * own, kept between searches: a bump allocator reset at each search and at each window of
+ * documents (decision 0067: a window's arrays are bounded, whatever the words' frequency), grown
+ * after a search to what its largest window needed, never kept above SCRATCH_KEEP_BYTES. What does
+ * not fit is palloc'd in the window's memory, freed with the window.
  */
 #include "alexandria_inverted.h"
 
@@ -22,7 +24,9 @@ static struct
 	char	   *base;
 	Size		size;
 	Size		used;
-	Size		wanted;			/* what this search asked for, fitting or not */
+	Size		wanted;			/* what this window asked for, fitting or not */
+	Size		peak;			/* the most a window of this search asked for */
+	MemoryContext window;		/* where what does not fit is palloc'd (NULL: the current context) */
 }			scratch;
 
 void
@@ -30,6 +34,17 @@ scratch_begin(void)
 {
 	scratch.used = 0;
 	scratch.wanted = 0;
+	scratch.peak = 0;
+	scratch.window = NULL;
+}
+
+void
+scratch_window(MemoryContext window)
+{
+	scratch.peak = Max(scratch.peak, scratch.wanted);
+	scratch.used = 0;
+	scratch.wanted = 0;
+	scratch.window = window;
 }
 
 void *
@@ -45,14 +60,15 @@ scratch_alloc(Size size)
 		scratch.used += rounded;
 		return at;
 	}
-	return palloc(rounded);
+	return scratch.window ? MemoryContextAlloc(scratch.window, rounded) : palloc(rounded);
 }
 
 void
 scratch_end(void)
 {
-	Size		want = Min(TYPEALIGN(1024 * 1024, scratch.wanted), SCRATCH_KEEP_BYTES);
+	Size		want = Min(TYPEALIGN(1024 * 1024, Max(scratch.peak, scratch.wanted)), SCRATCH_KEEP_BYTES);
 
+	scratch.window = NULL;
 	if (want <= scratch.size)
 		return;
 	if (scratch.context == NULL)

@@ -1,7 +1,7 @@
 /*
- * alexandria_pg, inverted layout: one search (decisions 0024, 0039). The words' blocks are read
- * with one SPI query over the named schema's tables, decoded (alexandria_postings.c), merged into
- * the matching documents, whose metadata rows are read (alexandria_docmeta.c), filtered and scored
+ * alexandria_pg, inverted layout: one search (decisions 0024, 0039, 0067). The words' blocks are
+ * read in order through cursors over the named schema's tables and decoded a window of documents
+ * at a time (alexandria_stream.c), merged into the matching documents, whose metadata rows are read (alexandria_docmeta.c), filtered and scored
  * with FTS5's BM25, the best `offset + limit` kept in a heap (alexandria_rank.c). Every loop checks for interrupts, so a cancel or a statement_timeout ends even a
  * search of the most common words within milliseconds.
  */
@@ -11,6 +11,7 @@
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/memutils.h"
 #include "utils/tuplestore.h"
 
 
@@ -33,21 +34,11 @@ compare_int64(const void *a, const void *b)
 	return x < y ? -1 : x > y ? 1 : 0;
 }
 
-static ArrayType *
-make_bigint_array(const int64 *values, int n)
-{
-	Datum	   *datums = palloc(sizeof(Datum) * Max(n, 1));
-
-	for (int i = 0; i < n; i++)
-		datums[i] = Int64GetDatum(values[i]);
-	return construct_array(datums, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
-}
-
-/* The distinct words' postings (positions for words in a phrase), read and decoded. */
+/* The distinct words, each with its (empty) postings, positions wanted for words in a phrase. */
 static Postings *
-read_postings(const SearchRequest *r, const IndexTables *tables, int64 **distinct_out, int *n_distinct_out)
+distinct_words(const SearchRequest *r, int64 **distinct_out, int *n_distinct_out)
 {
-	int64	   *distinct = alloc_array(r->n_words, sizeof(int64));
+	int64	   *distinct = palloc(sizeof(int64) * Max(r->n_words, 1));
 	int			n_distinct = 0;
 	Postings   *postings;
 
@@ -72,74 +63,6 @@ read_postings(const SearchRequest *r, const IndexTables *tables, int64 **distinc
 			}
 	*distinct_out = distinct;
 	*n_distinct_out = n_distinct;
-	if (n_distinct == 0)
-		return postings;
-	{
-		int64	   *positional = palloc(sizeof(int64) * n_distinct);
-		int			n_positional = 0;
-		Oid			types[2] = {INT8ARRAYOID, INT8ARRAYOID};
-		Datum		values[2];
-		char	   *query;
-		uint64		rows;
-		int		   *row_word;
-		bytea	  **row_docs;
-		bytea	  **row_positions;
-		int64	   *reserve = palloc0(sizeof(int64) * n_distinct);
-
-		for (int i = 0; i < n_distinct; i++)
-			if (postings[i].need_positions)
-				positional[n_positional++] = distinct[i];
-		values[0] = PointerGetDatum(make_bigint_array(distinct, n_distinct));
-		values[1] = PointerGetDatum(make_bigint_array(positional, n_positional));
-		query = psprintf("SELECT word, docs, CASE WHEN word OPERATOR(pg_catalog.=) ANY ($2) THEN positions END FROM ("
-						 " SELECT word, seq, docs, positions FROM %s WHERE word OPERATOR(pg_catalog.=) ANY ($1)"
-						 " UNION ALL SELECT id, 9223372036854775807, tail_docs, tail_positions FROM %s"
-						 " WHERE id OPERATOR(pg_catalog.=) ANY ($1) AND tail_docs IS NOT NULL) b ORDER BY word, seq",
-						 tables->postings, tables->words);
-		if (SPI_execute_with_args(query, 2, types, values, NULL, true, 0) != SPI_OK_SELECT)
-			elog(ERROR, "alexandria_inverted_search: reading postings failed");
-		require_column_type(tables->postings, 1, INT8OID);
-		require_column_type(tables->postings, 2, BYTEAOID);
-		require_column_type(tables->postings, 3, BYTEAOID);
-		rows = SPI_processed;
-		row_word = alloc_array(rows, sizeof(int));
-		row_docs = alloc_array(rows, sizeof(bytea *));
-		row_positions = alloc_array(rows, sizeof(bytea *));
-
-		/* Inflate the blocks first, so that each word's arrays are sized once (a posting is ≥ 2 bytes). */
-		for (uint64 at = 0; at < rows; at++)
-		{
-			HeapTuple	tuple = SPI_tuptable->vals[at];
-			TupleDesc	desc = SPI_tuptable->tupdesc;
-			bool		null;
-			int64		word = DatumGetInt64(SPI_getbinval(tuple, desc, 1, &null));
-			Datum		docs;
-			int64	   *found;
-			Datum		positions;
-			bool		positions_null;
-
-			CHECK_FOR_INTERRUPTS();
-			row_word[at] = -1;
-			if (null)
-				continue;
-			docs = SPI_getbinval(tuple, desc, 2, &null);
-			if (null)
-				continue;
-			found = bsearch(&word, distinct, n_distinct, sizeof(int64), compare_int64);
-			if (!found)
-				continue;
-			row_word[at] = (int) (found - distinct);
-			row_docs[at] = DatumGetByteaPP(docs);
-			positions = SPI_getbinval(tuple, desc, 3, &positions_null);
-			row_positions[at] = positions_null ? NULL : DatumGetByteaPP(positions);
-			reserve[row_word[at]] += VARSIZE_ANY_EXHDR(row_docs[at]) / 2 + 1;
-		}
-		for (int i = 0; i < n_distinct; i++)
-			postings_reserve(&postings[i], reserve[i]);
-		for (uint64 at = 0; at < rows; at++)
-			if (row_word[at] >= 0)
-				postings_add_block(&postings[row_word[at]], row_docs[at], row_positions[at], r->weights);
-	}
 	return postings;
 }
 
@@ -187,8 +110,10 @@ matching(const SearchRequest *r, const ClauseList *lists, int *n_matched)
 		int64		capacity = 0;
 		int		   *at = palloc0(sizeof(int) * Max(r->n_candidates, 1));
 
+		/* Documents are distinct within a window: no more than it holds. */
 		for (int c = 0; c < r->n_candidates; c++)
 			capacity += lists[r->candidates[c]].count;
+		capacity = Min(capacity, (int64) alexandria_search_window_docs);
 		matched = alloc_array(capacity, sizeof(int64));
 		for (;;)
 		{
@@ -217,54 +142,122 @@ matching(const SearchRequest *r, const ClauseList *lists, int *n_matched)
 	return matched;
 }
 
+/* The memory this backend has allocated, in all its contexts. */
+static int64
+backend_bytes(void)
+{
+	return (int64) MemoryContextMemAllocated(TopMemoryContext, true);
+}
+
+/*
+ * One search, a window of documents at a time (decision 0067): the window starts at the smallest
+ * document any word has left and spans alexandria.search_window_docs document numbers, so each
+ * word's decoded postings, the matches and the metadata rows of one window are bounded, however
+ * common the words. Per window: the words' postings below its end decoded, the clauses' lists,
+ * the matches, their metadata rows, then the matches scored into the page's heap (kept across
+ * windows with the total). MaxScore's bounds are the window's own (a clause's largest frequency
+ * in the window), never looser than the whole list's: the same pages as a whole-list search.
+ */
 void
 run_search(const SearchRequest *r, const IndexTables *tables, ReturnSetInfo *rsinfo)
 {
 	MemoryContext outer = CurrentMemoryContext;
+	MemoryContext search_context;
+	MemoryContext window;
 	int64	   *distinct;
 	int			n_distinct;
 	Postings   *postings;
-	ClauseList *lists;
-	int64	   *matched;
-	int			n_matched;
-	DocBlocks	blocks;
-	Hit		   *heap;
-	int			n_heap;
-	int64		total;
+	WordStream *streams;
+	Postings ***clause_words;
+	RankState	state;
 
+	alexandria_search_base_bytes = backend_bytes();
+	alexandria_search_peak_bytes = alexandria_search_base_bytes;
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "alexandria_inverted_search: SPI_connect failed");
+	search_context = CurrentMemoryContext;
 	scratch_begin();
-	postings = read_postings(r, tables, &distinct, &n_distinct);
-
-	/* Each clause's (doc, frequency) list. */
-	lists = palloc0(sizeof(ClauseList) * Max(r->n_clauses, 1));
+	postings = distinct_words(r, &distinct, &n_distinct);
+	streams = palloc(sizeof(WordStream) * Max(n_distinct, 1));
+	clause_words = palloc(sizeof(Postings **) * Max(r->n_clauses, 1));
 	for (int c = 0; c < r->n_clauses; c++)
 	{
 		int			length = r->clause_lengths[c];
-		Postings  **words = palloc(sizeof(Postings *) * length);
 
+		clause_words[c] = palloc(sizeof(Postings *) * length);
 		for (int j = 0; j < length; j++)
 		{
 			int64	   *found = bsearch(&r->clause_words[r->clause_start[c] + j], distinct, n_distinct,
 										sizeof(int64), compare_int64);
 
-			words[j] = &postings[found - distinct];
+			clause_words[c][j] = &postings[found - distinct];
 		}
-		clause_list(&lists[c], words, length, r->weights);
 	}
-	matched = matching(r, lists, &n_matched);
-	doc_blocks_read(&blocks, tables, matched, n_matched, r->sort != 0);
+	doc_cache_prepare(tables);
+	MemoryContextSwitchTo(search_context);
+	streams_open(streams, postings, n_distinct, tables);
+	MemoryContextSwitchTo(search_context);
+	rank_start(&state, r, search_context);
+	window = AllocSetContextCreate(search_context, "alexandria_pg search window", ALLOCSET_DEFAULT_SIZES);
+	for (;;)
+	{
+		int64		low = -1;
+		int64		high;
+		ClauseList *lists;
+		int64	   *matched;
+		int			n_matched;
+		DocBlocks	blocks;
 
-	heap = rank(r, lists, matched, n_matched, &blocks, &total, &n_heap);
+		CHECK_FOR_INTERRUPTS();
+		scratch_window(window);
+		for (int i = 0; i < n_distinct; i++)
+		{
+			int64		next = stream_peek(&streams[i], window, r->weights);
+
+			if (next >= 0 && (low < 0 || next < low))
+				low = next;
+		}
+		if (low < 0)
+			break;
+		high = Min(low + (int64) alexandria_search_window_docs, MAX_DOC + 1);
+		for (int i = 0; i < n_distinct; i++)
+			stream_fill(&streams[i], high, window, r->weights);
+		MemoryContextSwitchTo(window);
+		lists = palloc0(sizeof(ClauseList) * Max(r->n_clauses, 1));
+		for (int c = 0; c < r->n_clauses; c++)
+			clause_list(&lists[c], clause_words[c], r->clause_lengths[c], r->weights);
+		matched = matching(r, lists, &n_matched);
+		doc_blocks_read(&blocks, tables, matched, n_matched, r->sort != 0);
+		MemoryContextSwitchTo(window);
+		rank(r, lists, matched, n_matched, &blocks, &state);
+		alexandria_search_peak_bytes = Max(alexandria_search_peak_bytes, backend_bytes());
+		doc_blocks_free(&blocks);
+		/* The next window's memory: the rows being decoded move there, the rest is freed. */
+		{
+			MemoryContext next = AllocSetContextCreate(search_context, "alexandria_pg search window",
+													   ALLOCSET_DEFAULT_SIZES);
+
+			for (int i = 0; i < n_distinct; i++)
+				stream_carry(&streams[i], next);
+			MemoryContextSwitchTo(search_context);
+			MemoryContextDelete(window);
+			window = next;
+		}
+	}
+	MemoryContextSwitchTo(search_context);
+	streams_close(streams, n_distinct);
+	MemoryContextSwitchTo(search_context);
+	rank_finish(&state);
 
 	/* Rows go out after SPI ends (the tuplestore lives in the caller's memory). */
 	{
-		Hit		   *page = MemoryContextAlloc(outer, sizeof(Hit) * Max(n_heap, 1));
+		Hit		   *page = MemoryContextAlloc(outer, sizeof(Hit) * Max(state.n_heap, 1));
 		int			n_page = 0;
+		int64		total = state.total;
 
-		for (int64 i = r->offset; i < n_heap; i++)
-			page[n_page++] = heap[i];
+		for (int64 i = r->offset; i < state.n_heap; i++)
+			page[n_page++] = state.heap[i];
+		alexandria_search_peak_bytes = Max(alexandria_search_peak_bytes, backend_bytes());
 		SPI_finish();
 		if (n_page == 0)
 		{

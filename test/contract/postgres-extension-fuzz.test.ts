@@ -30,6 +30,7 @@ const cleanErrors = new Set([
   'XX001', // data_corrupted: a stored posting list or metadata row that does not decode
   '42P01', // undefined_table: a schema without the index's tables
   '42804', // datatype_mismatch: the index's tables with other column types
+  '42703', // undefined_column: the index's tables without a column a function reads (compaction)
   '3F000', // invalid_schema_name
   '54000', // program_limit_exceeded
 ]);
@@ -155,6 +156,9 @@ describe('alexandria_pg under random and hostile calls', () => {
       let searchPath = '';
       for (let done = 0; done < calls && lost.length < 3; ) {
         await damage(random);
+        // Windows and cache bounds of every size (decision 0067): the same refusals, never a crash.
+        await client.query(`SET alexandria.search_window_docs = ${pick(random, [1, 2, 61, 1024, 262144])}`);
+        await client.query(`SET alexandria.cache_bytes = ${pick(random, [0, 70000, 100000, 67108864])}`);
         for (let at = 0; at < batchSize && done < calls; at += 1, done += 1) {
           const signature = pick(random, signatures);
           const call = (fuzzCalls[signature] as NonNullable<(typeof fuzzCalls)[string]>)(random, target);

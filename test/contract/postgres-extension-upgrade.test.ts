@@ -6,7 +6,7 @@ import { type PrivateCluster, startPrivateCluster } from '../helpers/pg-cluster.
 
 /**
  * alexandria_pg's upgrade path and privilege model (decision 0039) on a cluster of the test's own:
- * a database created at every released version and updated ends with the catalog of a fresh 1.3
+ * a database created at every released version and updated ends with the catalog of a fresh 1.4
  * install (functions, ACLs, settings), and the paper index updates an old database itself, grants
  * the role that creates it EXECUTE, and tells a role that may not grant which GRANT to ask for.
  */
@@ -51,24 +51,29 @@ beforeAll(async () => {
 afterAll(() => cluster?.stop());
 
 describe('alexandria_pg upgrades', () => {
-  it('updates a database created at 1.0, 1.1 or 1.2 to the catalog of a fresh 1.3', async () => {
+  it('updates a database created at 1.0, 1.1, 1.2 or 1.3 to the catalog of a fresh 1.4', async () => {
     await run('postgres', 'CREATE DATABASE fresh');
     await run('fresh', 'CREATE EXTENSION alexandria_pg');
-    expect(await version('fresh')).toBe('1.3');
+    expect(await version('fresh')).toBe('1.4');
     const fresh = await functions('fresh');
-    expect(fresh.map((row) => row.signature)).toHaveLength(5);
+    expect(fresh.map((row) => row.signature)).toHaveLength(7);
     // No function is executable by PUBLIC ("=X/…" in an ACL), the search by schema pins its search_path.
     for (const row of fresh) expect(row.acl, row.signature).not.toMatch(/(^|[{,])=X/);
     expect(
       fresh.find((row) => row.signature.startsWith('alexandria_inverted_search(regnamespace'))?.config,
     ).toBe('{"search_path=pg_catalog, pg_temp"}');
-    for (const from of ['1.0', '1.1', '1.2']) {
+    // The functions of 1.4 that read the index's tables pin it too.
+    for (const name of ['alexandria_compact(', 'alexandria_memory('])
+      expect(fresh.find((row) => row.signature.startsWith(name))?.config, name).toBe(
+        '{"search_path=pg_catalog, pg_temp"}',
+      );
+    for (const from of ['1.0', '1.1', '1.2', '1.3']) {
       const database = `from_${from.replace('.', '_')}`;
       await run('postgres', `CREATE DATABASE ${database}`);
       await run(database, `CREATE EXTENSION alexandria_pg VERSION '${from}'`);
       expect(await version(database)).toBe(from);
       await run(database, 'ALTER EXTENSION alexandria_pg UPDATE');
-      expect(await version(database)).toBe('1.3');
+      expect(await version(database)).toBe('1.4');
       expect(await functions(database), `updated from ${from}`).toEqual(fresh);
     }
   });
@@ -80,7 +85,7 @@ describe('alexandria_pg upgrades', () => {
       schema: 'papers',
     });
     try {
-      expect(await version('adapter_update')).toBe('1.3');
+      expect(await version('adapter_update')).toBe('1.4');
       await index.upsert([{ ...emptyPaper('Moss on granite boulders'), doi: '10.1/moss' }]);
       const page = await index.search({
         kind: 'paper',

@@ -232,6 +232,32 @@ export const bm25: FuzzCallOf = (random, target) => {
   );
 };
 
+/** A word id: the index's, or one at the edges of int8 (or NULL). */
+function wordBound(random: Random, target: FuzzTarget): string | null {
+  return random() < 0.6
+    ? pick(random, target.wordIds)
+    : pick(random, ['0', '-1', '9223372036854775807', '-9223372036854775808', null]);
+}
+
+/** Compaction of a range of word ids (it rewrites the index's rows, so the valid index stays valid). */
+export const compact: FuzzCallOf = (random, target) => {
+  const schemaOf = random() < 0.9 ? indexSchema(random, target) : pick(random, ['pg_catalog', '99999', null]);
+  return callOf(
+    `${target.extensionSchema}.alexandria_compact`,
+    ['regnamespace', 'int8', 'int8'],
+    [schemaOf, wordBound(random, target), wordBound(random, target)],
+    false,
+    true,
+  );
+};
+
+/** The last search's memory and the metadata cache, for an index's schema. */
+export const memory: FuzzCallOf = (random, target) => {
+  const schemaOf =
+    random() < 0.8 ? pick(random, target.indexSchemas) : pick(random, ['pg_catalog', '99999', null]);
+  return callOf(`${target.extensionSchema}.alexandria_memory`, ['regnamespace'], [schemaOf], false, true);
+};
+
 /** Generators by a function's name and identity arguments (`pg_get_function_identity_arguments`). */
 export const fuzzCalls: Record<string, FuzzCallOf> = {
   'alexandria_inverted_search(regnamespace, bigint[], integer[], integer[], integer[], integer[], double precision[], double precision[], double precision, integer, boolean, integer, integer, integer, integer, integer)':
@@ -239,6 +265,10 @@ export const fuzzCalls: Record<string, FuzzCallOf> = {
   'alexandria_inverted_search(bigint[], integer[], integer[], integer[], integer[], double precision[], double precision[], double precision, integer, boolean, integer, integer, integer, integer, integer)':
     inverted_search,
   'alexandria_docs_append(bytea, bytea)': docs_append,
+  'alexandria_compact(index regnamespace, first_word bigint, last_word bigint, OUT words bigint, OUT rows_rewritten bigint, OUT postings_removed bigint, OUT postings_kept bigint)':
+    compact,
+  'alexandria_memory(index regnamespace, OUT search_base_bytes bigint, OUT search_peak_bytes bigint, OUT cache_entries bigint, OUT cache_bytes bigint)':
+    memory,
   'alexandria_slices(bytea, integer[])': slices,
   'alexandria_bm25(tsvector, text[], double precision[], double precision[], integer, double precision)':
     bm25,

@@ -18,6 +18,12 @@ const indexFunctions = [
   'alexandria_slices(bytea, int4[])',
 ] as const;
 
+/** Functions of later versions the index calls when present (alexandria_pg 1.4: compaction, memory). */
+const optionalFunctions = [
+  'alexandria_compact(regnamespace, int8, int8)',
+  'alexandria_memory(regnamespace)',
+] as const;
+
 /** Runs `sql` in a savepoint: on failure, its message, and the transaction still usable. */
 async function attempt(client: pg.PoolClient, sql: string): Promise<{ ok: boolean; error?: string }> {
   await client.query('SAVEPOINT alexandria_pg_step');
@@ -110,9 +116,13 @@ export async function ensureExecute(
   };
   // Recorded in the functions' ACL even for a superuser, so that the index's role keeps its right
   // if it stops being one; a role that may not grant gets a warning from PostgreSQL and no right.
-  if (grant)
+  if (grant) {
     for (const signature of signatures)
       await attempt(client, `GRANT EXECUTE ON FUNCTION ${signature} TO CURRENT_USER`);
+    if (!older(extension.version, '1.4'))
+      for (const signature of optionalFunctions)
+        await attempt(client, `GRANT EXECUTE ON FUNCTION ${extension.schema}.${signature} TO CURRENT_USER`);
+  }
   const lacking = await missing();
   if (lacking.length > 0) {
     const role =

@@ -13,6 +13,7 @@ import { defaultFieldWeights, type FieldWeights, keyHash, kindCodes } from '../p
 import { defaultPlanOptions, type PlanOptions } from '../paper-index/query-plan.js';
 import { decodeRecordVector, encodeRecordVector } from '../paper-index/record-vector-codec.js';
 import { planUpsert } from '../paper-index/upsert-plan.js';
+import { compactTombstones } from './postgres-compaction.js';
 import { decodeRecord, RecordPreparer } from './postgres-inverted-prepare.js';
 import { InvertedSearch } from './postgres-inverted-search.js';
 import { InvertedBatch } from './postgres-inverted-writes.js';
@@ -120,7 +121,7 @@ export class PostgresPaperIndex implements PaperIndex {
     private readonly replicas: pg.Pool[],
     options: PostgresPaperIndexOptions,
     /** The schema of the index's tables, as found by the migration (the extension's search is given it). */
-    tablesSchema: string,
+    private readonly tablesSchema: string,
   ) {
     const w = options.weights ?? defaultFieldWeights;
     if (w.authors !== w.venue || w.venue !== w.extra) {
@@ -241,8 +242,12 @@ export class PostgresPaperIndex implements PaperIndex {
     return counts;
   }
 
-  /** Vacuums the rows every batch rewrites (word tails, metadata rows) and refreshes statistics. */
+  /**
+   * Removes the postings of deleted and replaced records (alexandria_pg 1.4, decision 0067), then
+   * vacuums the rows every batch rewrites (word tails, metadata rows) and refreshes statistics.
+   */
   async optimize(): Promise<void> {
+    await compactTombstones(this.primary, this.tablesSchema);
     await this.primary.query('VACUUM (ANALYZE) paper_words, paper_postings, paper_docs, paper_records');
   }
 
