@@ -20,6 +20,7 @@ import { percentile } from '../src/platform/percentile.js';
 import type { PaperIndex } from '../src/ports/paper-index.js';
 import { SearchService } from '../src/services/search-service.js';
 import { baseInputs, largeCorpus, loadBaseRecords, perturb, seededRandom } from './lib/large-corpus.js';
+import { searchMemoryFigures } from './lib/pg-search-memory.js';
 import { statementTimeoutFigures } from './lib/pg-statement-timeout.js';
 import type { BenchReport, BenchRow } from './lib/report.js';
 import { settings, workloads } from './search.bench.js';
@@ -36,7 +37,7 @@ const benchUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.
 /**
  * The PostgreSQL index has one layout, inverted (decisions 0024, 0058). BENCH_PG_RECORDS: the corpus size (default 1,000,100; 100,000 with --quick).
  * BENCH_PG_INGEST_ONLY=1: only the ingest of the real corpora (no large corpus, no latency, no size).
- * BENCH_PG_TIMEOUT_ONLY=1: only the statement_timeout line, on a corpus built by an earlier run.
+ * BENCH_PG_TIMEOUT_ONLY=1: only the statement_timeout and search-memory lines, on a corpus built by an earlier run.
  */
 async function ensureDatabase(url: string): Promise<void> {
   const target = new URL(url);
@@ -191,6 +192,27 @@ async function timeoutLine(schema: string, rows: BenchRow[], summary: string[]):
   );
 }
 
+/** The backend's peak memory while searching the most common word (decision 0067; goal ≤ 64 MB at 10M). */
+async function memoryLine(schema: string, rows: BenchRow[], summary: string[]): Promise<void> {
+  const figures = await searchMemoryFigures(benchUrl, schema);
+  const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
+  for (const row of figures.rows)
+    rows.push({
+      subject: `most common word "${figures.word}" (${figures.records.toLocaleString('en-US')} records), ${row.sort}, ${row.window === 'default' ? 'default window' : row.window === 'whole list' ? 'whole list in one window' : `windows of ${row.window} documents`}`,
+      metrics: { 'backend peak added MiB': row.addedBytes / 2 ** 20, ms: row.ms },
+    });
+  const windowed = figures.rows.filter((row) => row.window === 'default');
+  const worst = Math.max(...windowed.map((row) => row.addedBytes));
+  const at = (window: string) =>
+    figures.rows
+      .filter((row) => row.window === window)
+      .map((row) => `${row.sort} ${mib(row.addedBytes)} MiB in ${row.ms.toFixed(0)} ms`)
+      .join(', ');
+  summary.push(
+    `backend memory searching the most common word "${figures.word}" (${figures.records.toLocaleString('en-US')} records; alexandria_memory: peak minus start over all memory contexts, warm): ${windowed.map((row) => `${row.sort} ${mib(row.addedBytes)} MiB in ${row.ms.toFixed(0)} ms`).join(', ')} (goal ≤ 64 MB: ${worst <= 64 * 2 ** 20 ? 'met' : 'NOT met'}); windows of 16,384 documents: ${at('16384')}; the whole list in one window (alexandria_pg ≤ 1.3): ${at('whole list')}; metadata cache ${mib(figures.cacheBytes)} MiB (alexandria.cache_bytes, default 64 MiB)`,
+  );
+}
+
 function quantiles(samples: number[]) {
   const sorted = Float64Array.from(samples).sort();
   return { p50: percentile(sorted, 0.5), p95: percentile(sorted, 0.95) };
@@ -204,6 +226,7 @@ export async function postgresIndexBench(options: { quick: boolean }): Promise<B
   const summary: string[] = [];
   if (process.env.BENCH_PG_TIMEOUT_ONLY === '1') {
     await timeoutLine(`inverted_corpus_${records}`, rows, summary);
+    await memoryLine(`inverted_corpus_${records}`, rows, summary);
     return { name: 'PostgreSQL paper index: a broad search under statement_timeout', rows, summary };
   }
 
@@ -310,6 +333,7 @@ export async function postgresIndexBench(options: { quick: boolean }): Promise<B
     `${records.toLocaleString('en-US')} records; PostgreSQL top-10 over all rows: p50 ${overall.p50.toFixed(1)} ms, p95 ${overall.p95.toFixed(1)} ms (goal p95 ≤ 100 ms: ${overall.p95 <= 100 ? 'met' : 'NOT met'}); worst row p95 ${worstP95.toFixed(1)} ms; SQLite in the same run p50 ${sqliteOverall.p50.toFixed(1)} ms, p95 ${sqliteOverall.p95.toFixed(1)} ms`,
   );
   await timeoutLine(schema, rows, summary);
+  await memoryLine(schema, rows, summary);
   const bytes = await tableBytes(schema);
   const sqliteBytes = statSync(corpus.path).size;
   summary.push(

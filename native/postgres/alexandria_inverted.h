@@ -85,6 +85,8 @@ extern void scratch_begin(void);
 /* A new window: what scratch_alloc gave is free again; past the buffer it pallocs in `window`. */
 extern void scratch_window(MemoryContext window);
 extern void *scratch_alloc(Size size);
+/* The bytes of the kept buffer this window uses (what it took beyond is palloc'd, counted apart). */
+extern Size scratch_used(void);
 extern void scratch_end(void);
 
 /* Scratch memory for count elements of size bytes; a clean error past PostgreSQL's 1 GB allocation limit. */

@@ -38,6 +38,12 @@ scratch_begin(void)
 	scratch.window = NULL;
 }
 
+Size
+scratch_used(void)
+{
+	return scratch.used;
+}
+
 void
 scratch_window(MemoryContext window)
 {

@@ -142,11 +142,14 @@ matching(const SearchRequest *r, const ClauseList *lists, int *n_matched)
 	return matched;
 }
 
-/* The memory this backend has allocated, in all its contexts. */
+/*
+ * The memory this backend has allocated, in all its contexts, plus what the search uses of its
+ * kept scratch buffer (allocated before the search, so counted in the base as a whole).
+ */
 static int64
 backend_bytes(void)
 {
-	return (int64) MemoryContextMemAllocated(TopMemoryContext, true);
+	return (int64) MemoryContextMemAllocated(TopMemoryContext, true) + (int64) scratch_used();
 }
 
 /*

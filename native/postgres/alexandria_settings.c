@@ -9,7 +9,8 @@
  *   alexandria_memory(index regnamespace, OUT search_base_bytes int8, OUT search_peak_bytes int8,
  *       OUT cache_entries int8, OUT cache_bytes int8): the memory this backend had allocated (all
  *     its memory contexts) when its last search began, and the most it had during that search
- *     (sampled at the end of every window, where a window's arrays are largest; both 0 before the
+ *     (sampled at the end of every window, where a window's arrays are largest, the part of the
+ *     scratch buffer kept between searches that the window uses counted in; both 0 before the
  *     first search); the metadata rows this backend caches for the index in `index`, and the bytes
  *     its cache's memory context holds (0 when it caches another index's rows, or none).
  */
