@@ -3,11 +3,11 @@ import { bm25Idf } from '../../src/adapters/paper-index/index-fields.js';
 
 /**
  * What a search of the index's most common word costs the PostgreSQL backend in memory (issue 38,
- * decision 0067; goal: no allocation over 64 MB at 10M records). `alexandria_memory` reports the
- * bytes the backend had allocated in all its memory contexts when its last search began, and the
- * most it had during it (sampled at the end of every window, where the window's arrays are
- * largest; the part of the backend's kept scratch buffer a window uses counted in): their
- * difference bounds any one allocation the search made. Times: the median of 5 runs. Measured on one
+ * decision 0067; goal: no allocation over 64 MB at 10M records). `alexandria_memory` reports what
+ * the backend's last search held when it began and the most it held during it: its own memory
+ * contexts (windows, rows read, the page's heap), the part of the kept scratch buffer a window
+ * uses, and the metadata cache, sampled at the end of every window, where the window's arrays are
+ * largest. Their difference bounds any one allocation the search made. Times: the median of 5 runs. Measured on one
  * connection, warm (the metadata cache filled by a first run, its size reported apart), for
  * relevance (MaxScore prunes) and by citations (every match scored), at the default window and
  * with windows of 16,384 documents, and with the whole list in one window (what alexandria_pg ≤ 1.3 did).

@@ -31,16 +31,20 @@ typedef struct Postings
 } Postings;
 
 /*
- * A word's stored posting list read in order, a few rows at a time (its sealed blocks through a
- * cursor, by seq, then its tail): the row being decoded is a copy in the window's memory.
+ * A word's stored posting list read in order, a few rows at a time (its first sealed blocks with
+ * every other word's, the next ones FETCH_ROWS at a time by seq, then its tail): the row being
+ * decoded is a copy in the window's memory.
  */
 typedef struct WordStream
 {
 	Postings   *postings;
-	Portal		portal;			/* the sealed blocks' cursor while open */
-	bool		sealed_read;	/* the sealed blocks are all fetched */
-	bool		tail_read;
-	SPITupleTable *batch;		/* rows fetched and not yet decoded */
+	uint64		first_at;		/* its rows in the search's first fetch (every word's first blocks) */
+	uint64		first_end;
+	int64		last_seq;		/* the last sealed block read */
+	bool		more_sealed;	/* sealed blocks may follow those read */
+	Portal		portal;			/* the cursor over the rest of its sealed blocks, while open */
+	int64		tail_row;		/* its tail in the search's tails (−1: none, or read) */
+	SPITupleTable *batch;		/* sealed blocks fetched past the first fetch, not yet decoded */
 	uint64		batch_rows;
 	uint64		batch_at;
 	bool		peeked;			/* the next posting is decoded (not yet taken) */
@@ -115,7 +119,7 @@ typedef struct IndexTables
 /* The index's tables in schema `namespace` (ends the statement when one is missing or not a table). */
 extern void index_tables(Oid namespace, IndexTables *tables);
 
-/* The streams of one search: plans prepared, one stream per distinct word. */
+/* The streams of one search, one per distinct word (ascending ids): every word's first blocks and tail read. */
 extern void streams_open(WordStream *streams, Postings *postings, int n, const IndexTables *tables);
 
 /* The next document of a stream (−1: none left); fetches a row into `window` when it must. */

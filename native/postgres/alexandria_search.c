@@ -143,13 +143,14 @@ matching(const SearchRequest *r, const ClauseList *lists, int *n_matched)
 }
 
 /*
- * The memory this backend has allocated, in all its contexts, plus what the search uses of its
- * kept scratch buffer (allocated before the search, so counted in the base as a whole).
+ * The memory the search holds: its SPI memory (windows, rows read, the page's heap), what it uses
+ * of the kept scratch buffer, and the metadata cache (which it may grow). Counted over these
+ * contexts only: walking all of the backend's contexts at every window cost more than the window.
  */
 static int64
-backend_bytes(void)
+search_bytes(MemoryContext search_context)
 {
-	return (int64) MemoryContextMemAllocated(TopMemoryContext, true) + (int64) scratch_used();
+	return (int64) MemoryContextMemAllocated(search_context, true) + (int64) scratch_used() + doc_cache_size();
 }
 
 /*
@@ -174,11 +175,11 @@ run_search(const SearchRequest *r, const IndexTables *tables, ReturnSetInfo *rsi
 	Postings ***clause_words;
 	RankState	state;
 
-	alexandria_search_base_bytes = backend_bytes();
-	alexandria_search_peak_bytes = alexandria_search_base_bytes;
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "alexandria_inverted_search: SPI_connect failed");
 	search_context = CurrentMemoryContext;
+	alexandria_search_base_bytes = doc_cache_size();
+	alexandria_search_peak_bytes = search_bytes(search_context);
 	scratch_begin();
 	postings = distinct_words(r, &distinct, &n_distinct);
 	streams = palloc(sizeof(WordStream) * Max(n_distinct, 1));
@@ -233,7 +234,7 @@ run_search(const SearchRequest *r, const IndexTables *tables, ReturnSetInfo *rsi
 		doc_blocks_read(&blocks, tables, matched, n_matched, r->sort != 0);
 		MemoryContextSwitchTo(window);
 		rank(r, lists, matched, n_matched, &blocks, &state);
-		alexandria_search_peak_bytes = Max(alexandria_search_peak_bytes, backend_bytes());
+		alexandria_search_peak_bytes = Max(alexandria_search_peak_bytes, search_bytes(search_context));
 		doc_blocks_free(&blocks);
 		/* The next window's memory: the rows being decoded move there, the rest is freed. */
 		{
@@ -260,7 +261,7 @@ run_search(const SearchRequest *r, const IndexTables *tables, ReturnSetInfo *rsi
 
 		for (int64 i = r->offset; i < state.n_heap; i++)
 			page[n_page++] = state.heap[i];
-		alexandria_search_peak_bytes = Max(alexandria_search_peak_bytes, backend_bytes());
+		alexandria_search_peak_bytes = Max(alexandria_search_peak_bytes, search_bytes(search_context));
 		SPI_finish();
 		if (n_page == 0)
 		{

@@ -7,12 +7,13 @@
  *     index's metadata rows between searches (least recently used dropped first).
  *
  *   alexandria_memory(index regnamespace, OUT search_base_bytes int8, OUT search_peak_bytes int8,
- *       OUT cache_entries int8, OUT cache_bytes int8): the memory this backend had allocated (all
- *     its memory contexts) when its last search began, and the most it had during that search
- *     (sampled at the end of every window, where a window's arrays are largest, the part of the
- *     scratch buffer kept between searches that the window uses counted in; both 0 before the
- *     first search); the metadata rows this backend caches for the index in `index`, and the bytes
- *     its cache's memory context holds (0 when it caches another index's rows, or none).
+ *       OUT cache_entries int8, OUT cache_bytes int8): what this backend's last search held when
+ *     it began and the most it held during it (both 0 before the first search): its own memory
+ *     contexts (SPI: windows, rows read, the page's heap), the part of the kept scratch buffer a
+ *     window used, and the metadata cache (the base is the cache before the search), sampled at
+ *     the end of every window, where a window's arrays are largest; then the metadata rows this
+ *     backend caches for the index in `index` and the bytes its cache's memory context holds (0
+ *     when it caches another index's rows, or none).
  */
 #include "alexandria_inverted.h"
 
