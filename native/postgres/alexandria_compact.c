@@ -9,7 +9,9 @@
  *
  * A document number is never live again once dead (new text always gets a new number), so the set
  * of dead documents read at the start stays right however long the compaction runs: a posting is
- * removed only when its document is below the index's next_doc and not live in paper_docs. Each
+ * removed only when its document is below the index's next_doc and not live in paper_docs. The
+ * set (one bit per document) is kept by the backend for the next call while the index's data
+ * version stays the same. Each
  * word's row in paper_words is locked first (FOR UPDATE, the lock a writer appending to or sealing
  * its tail takes), so a tail is rewritten from its latest bytes; sealed blocks are only ever
  * inserted by writers, and are updated in place (a block left empty is deleted). The rewritten
@@ -55,25 +57,53 @@ is_live(const Compaction *c, int64 doc)
 	return (c->live[doc >> 3] & (1 << (doc & 7))) != 0;
 }
 
+/*
+ * The live bits of the last index this backend compacted, at one data version: a compaction walks
+ * the vocabulary a range of words per call, and reading paper_docs once per call would cost more
+ * than most ranges. Every write bumps data_version, so bits kept for the same version are the
+ * bits paper_docs holds.
+ */
+static struct
+{
+	Oid			relid;
+	int64		version;
+	int64		next_doc;
+	uint8	   *live;
+	MemoryContext context;
+}			live_cache;
+
 /* The live bits of every document below next_doc, from paper_docs (rows a fetch at a time). */
 static void
 read_live(Compaction *c)
 {
 	bool		null;
+	bool		version_null;
+	int64		version;
 	Portal		portal;
 	SPIPlanPtr	plan;
 	int64		bytes;
 
-	if (SPI_execute(psprintf("SELECT next_doc FROM %s", c->tables->stats), true, 2) != SPI_OK_SELECT ||
+	if (SPI_execute(psprintf("SELECT next_doc, data_version FROM %s", c->tables->stats), true, 2) != SPI_OK_SELECT ||
 		SPI_processed != 1)
 		ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
 						errmsg(FUNCTION ": %s must hold one row", c->tables->stats)));
 	require_column_type(c->tables->stats, 1, INT8OID);
+	require_column_type(c->tables->stats, 2, INT8OID);
 	c->next_doc = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &null));
+	version = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &version_null));
 	SPI_freetuptable(SPI_tuptable);
 	if (null || c->next_doc < 0 || c->next_doc > MAX_DOC + 1)
 		ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
 						errmsg(FUNCTION ": the index's next document number is missing or out of range")));
+	if (live_cache.context != NULL && !version_null && live_cache.relid == c->tables->docs_relid &&
+		live_cache.version == version && live_cache.next_doc == c->next_doc)
+	{
+		c->live = live_cache.live;
+		return;
+	}
+	if (live_cache.context != NULL)
+		MemoryContextDelete(live_cache.context);
+	memset(&live_cache, 0, sizeof(live_cache));
 	bytes = (c->next_doc + 7) / 8;
 	if ((uint64) bytes > MaxAllocSize)
 		ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -124,6 +154,18 @@ read_live(Compaction *c)
 		SPI_freetuptable(SPI_tuptable);
 	}
 	SPI_cursor_close(portal);
+	if (!version_null)
+	{
+		MemoryContext context = AllocSetContextCreate(TopMemoryContext, "alexandria_compact live documents",
+													  ALLOCSET_SMALL_SIZES);
+
+		live_cache.live = MemoryContextAlloc(context, Max(bytes, 1));
+		memcpy(live_cache.live, c->live, Max(bytes, 1));
+		live_cache.context = context;
+		live_cache.relid = c->tables->docs_relid;
+		live_cache.version = version;
+		live_cache.next_doc = c->next_doc;
+	}
 }
 
 /*

@@ -50,23 +50,29 @@ export async function compactTombstones(pool: pg.Pool, schema: string): Promise<
   ).rows[0];
   const result: CompactionResult = { words: 0, rowsRewritten: 0, removed: 0, kept: 0 };
   if (!range?.low || !range.high) return result;
-  for (let first = BigInt(range.low); first <= BigInt(range.high); first += BigInt(wordsPerStatement)) {
-    const last = first + BigInt(wordsPerStatement - 1);
-    const row = (
-      await pool.query<{
-        words: string;
-        rows_rewritten: string;
-        postings_removed: string;
-        postings_kept: string;
-      }>(
-        `SELECT * FROM ${extension.schema}.alexandria_compact((SELECT oid FROM pg_namespace WHERE nspname = $1)::regnamespace, $2, $3)`,
-        [schema, first.toString(), last.toString()],
-      )
-    ).rows[0];
-    result.words += Number(row?.words ?? 0);
-    result.rowsRewritten += Number(row?.rows_rewritten ?? 0);
-    result.removed += Number(row?.postings_removed ?? 0);
-    result.kept += Number(row?.postings_kept ?? 0);
+  // One connection: it keeps the index's live documents between statements (for one data version).
+  const client = await pool.connect();
+  try {
+    for (let first = BigInt(range.low); first <= BigInt(range.high); first += BigInt(wordsPerStatement)) {
+      const last = first + BigInt(wordsPerStatement - 1);
+      const row = (
+        await client.query<{
+          words: string;
+          rows_rewritten: string;
+          postings_removed: string;
+          postings_kept: string;
+        }>(
+          `SELECT * FROM ${extension.schema}.alexandria_compact((SELECT oid FROM pg_namespace WHERE nspname = $1)::regnamespace, $2, $3)`,
+          [schema, first.toString(), last.toString()],
+        )
+      ).rows[0];
+      result.words += Number(row?.words ?? 0);
+      result.rowsRewritten += Number(row?.rows_rewritten ?? 0);
+      result.removed += Number(row?.postings_removed ?? 0);
+      result.kept += Number(row?.postings_kept ?? 0);
+    }
+  } finally {
+    client.release();
   }
   return result;
 }
