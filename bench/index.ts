@@ -2,6 +2,7 @@ import { agentBench, localAgentBench } from './agent.bench.js';
 import { documentsBench } from './documents.bench.js';
 import { embeddingBench } from './embedding.bench.js';
 import { federationBench } from './federation.bench.js';
+import { growthBench } from './growth.bench.js';
 import { heavyWorkBench } from './heavy-work.bench.js';
 import { httpBench } from './http.bench.js';
 import { ingestFormatsBench } from './ingest-formats.bench.js';
@@ -38,6 +39,8 @@ export const benchmarks: Benchmark[] = [
   { name: 'agent', run: (options) => agentBench(options) },
   // The same name: `npm run bench -- agent` runs both, the extractive agent first.
   { name: 'agent', run: (options) => localAgentBench(options) },
+  // The same query mix at 1M and 10M records (BENCH_GROWTH_SIZES): hours to build, by name only.
+  { name: 'growth', onlyWhenNamed: true, run: (options) => growthBench(options) },
   {
     name: 'soak',
     onlyWhenNamed: true,

@@ -6,10 +6,7 @@ import pg from 'pg';
 import { MemoryCache } from '../src/adapters/memory/memory-cache.js';
 import { preparedMs } from '../src/adapters/postgres/postgres-inverted-prepare.js';
 import { invertedWriteTimings } from '../src/adapters/postgres/postgres-inverted-writes.js';
-import {
-  createPostgresPaperIndex,
-  type PostgresPaperIndex,
-} from '../src/adapters/postgres/postgres-paper-index.js';
+import { createPostgresPaperIndex } from '../src/adapters/postgres/postgres-paper-index.js';
 import { createSqlitePaperIndex } from '../src/adapters/sqlite/sqlite-paper-index.js';
 import { loadConfig } from '../src/config/load-config.js';
 import type { Paper } from '../src/domain/paper.js';
@@ -19,103 +16,12 @@ import { defaultIngestBatchSize, ingest } from '../src/ingest/ingest-pipeline.js
 import { percentile } from '../src/platform/percentile.js';
 import type { PaperIndex } from '../src/ports/paper-index.js';
 import { SearchService } from '../src/services/search-service.js';
-import { baseInputs, largeCorpus, loadBaseRecords, perturb, seededRandom } from './lib/large-corpus.js';
+import { baseInputs, largeCorpus, loadBaseRecords } from './lib/large-corpus.js';
 import { searchMemoryFigures } from './lib/pg-search-memory.js';
 import { statementTimeoutFigures } from './lib/pg-statement-timeout.js';
+import { benchUrl, corpusSchema, ensureDatabase, postgresCorpus, tableBytes } from './lib/postgres-corpus.js';
 import type { BenchReport, BenchRow } from './lib/report.js';
 import { settings, workloads } from './search.bench.js';
-
-/**
- * The PostgreSQL paper index beside the SQLite one (issue: scale out): the same ≥ 1M-record corpus
- * (same generator, same records), the same queries through the same search service, p50/p95 per
- * query kind and setting; ingest records/s through the ingest pipeline on the real corpora for
- * both adapters; bytes on disk against the raw text. The PostgreSQL corpus is built once into the
- * database `alexandria_bench` (BENCH_DATABASE_URL to use another) and reused.
- */
-const benchUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/alexandria_bench';
-
-/**
- * The PostgreSQL index has one layout, inverted (decisions 0024, 0058). BENCH_PG_RECORDS: the corpus size (default 1,000,100; 100,000 with --quick).
- * BENCH_PG_INGEST_ONLY=1: only the ingest of the real corpora (no large corpus, no latency, no size).
- * BENCH_PG_TIMEOUT_ONLY=1: only the statement_timeout and search-memory lines, on a corpus built by an earlier run.
- */
-async function ensureDatabase(url: string): Promise<void> {
-  const target = new URL(url);
-  const name = target.pathname.slice(1);
-  const admin = new URL(url);
-  admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
-  await client.connect();
-  try {
-    const found = await client.query('select 1 from pg_database where datname = $1', [name]);
-    if (found.rowCount === 0) await client.query(`create database ${name.replace(/[^a-z0-9_]/g, '')}`);
-  } finally {
-    await client.end();
-  }
-}
-
-/** Builds (once) the corpus of `records` records into schema `schema`; returns the upsert rate of the build. */
-async function postgresCorpus(
-  schema: string,
-  records: number,
-  expected: number,
-  log: (line: string) => void,
-): Promise<{ index: PostgresPaperIndex; buildRate: number | null }> {
-  const index = await createPostgresPaperIndex(benchUrl, { schema });
-  const counts = await index.count();
-  // `expected`: what the same generator left in the SQLite corpus (a few perturbed records merge).
-  if (counts.papers + counts.patents >= expected) return { index, buildRate: null };
-  if (counts.papers + counts.patents > 0) {
-    await index.close();
-    const client = new pg.Client({ connectionString: benchUrl });
-    await client.connect();
-    await client.query(`drop schema ${schema} cascade`);
-    await client.end();
-    return postgresCorpus(schema, records, expected, log);
-  }
-  // The same records, in the same order, as the SQLite large corpus (bench/lib/large-corpus.ts).
-  const base = await loadBaseRecords();
-  const random = seededRandom(20261125);
-  const started = performance.now();
-  let serial = 0;
-  let batch: Paper[] = [];
-  while (serial < records) {
-    const replica = Math.floor(serial / base.length);
-    const paper = base[serial % base.length] as Paper;
-    const other = base[Math.floor(random() * base.length)] as Paper;
-    batch.push(perturb(paper, replica, other, random, serial));
-    serial += 1;
-    if (batch.length === 2000 || serial === records) {
-      await index.upsert(batch);
-      batch = [];
-      if (serial % 100_000 === 0)
-        log(`postgres corpus: ${serial} records in ${((performance.now() - started) / 1000).toFixed(0)} s`);
-    }
-  }
-  const seconds = (performance.now() - started) / 1000;
-  await index.optimize();
-  return { index, buildRate: records / seconds };
-}
-
-async function tableBytes(schema: string): Promise<{ total: number; parts: string }> {
-  const client = new pg.Client({ connectionString: benchUrl });
-  await client.connect();
-  try {
-    const found = await client.query<{ name: string; bytes: string }>(
-      `select c.relname as name, pg_total_relation_size(c.oid) as bytes from pg_class c
-       join pg_namespace n on n.oid = c.relnamespace where n.nspname = $1 and c.relkind = 'r'`,
-      [schema],
-    );
-    const total = found.rows.reduce((sum, row) => sum + Number(row.bytes), 0);
-    const parts = found.rows
-      .filter((row) => Number(row.bytes) >= 2 ** 20)
-      .map((row) => `${row.name} ${(Number(row.bytes) / 2 ** 20).toFixed(0)} MiB`)
-      .join(', ');
-    return { total, parts };
-  } finally {
-    await client.end();
-  }
-}
 
 /** Where an ingest's time went: preparing records (tokenising, deflating), the adapter's upsert after that, and the rest. */
 interface IngestSplit {
@@ -218,6 +124,17 @@ function quantiles(samples: number[]) {
   return { p50: percentile(sorted, 0.5), p95: percentile(sorted, 0.95) };
 }
 
+/**
+ * The PostgreSQL paper index beside the SQLite one (issue: scale out): the same ≥ 1M-record corpus
+ * (same generator, same records), the same queries through the same search service, p50/p95 per
+ * query kind and setting; ingest records/s through the ingest pipeline on the real corpora for
+ * both adapters; bytes on disk against the raw text. The PostgreSQL corpus is built once into the
+ * database `alexandria_bench` (BENCH_DATABASE_URL to use another) and reused.
+ *
+ * The PostgreSQL index has one layout, inverted (decisions 0024, 0058). BENCH_PG_RECORDS: the corpus size (default 1,000,100; 100,000 with --quick).
+ * BENCH_PG_INGEST_ONLY=1: only the ingest of the real corpora (no large corpus, no latency, no size).
+ * BENCH_PG_TIMEOUT_ONLY=1: only the statement_timeout and search-memory lines, on a corpus built by an earlier run.
+ */
 export async function postgresIndexBench(options: { quick: boolean }): Promise<BenchReport> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const records = Number(process.env.BENCH_PG_RECORDS ?? (options.quick ? 100_000 : 1_000_100));
@@ -225,8 +142,8 @@ export async function postgresIndexBench(options: { quick: boolean }): Promise<B
   const rows: BenchRow[] = [];
   const summary: string[] = [];
   if (process.env.BENCH_PG_TIMEOUT_ONLY === '1') {
-    await timeoutLine(`inverted_corpus_${records}`, rows, summary);
-    await memoryLine(`inverted_corpus_${records}`, rows, summary);
+    await timeoutLine(corpusSchema(records), rows, summary);
+    await memoryLine(corpusSchema(records), rows, summary);
     return { name: 'PostgreSQL paper index: a broad search under statement_timeout', rows, summary };
   }
 
@@ -278,8 +195,7 @@ export async function postgresIndexBench(options: { quick: boolean }): Promise<B
 
   // The large corpus in both adapters.
   const corpus = await largeCorpus({ records, log });
-  const schema = `inverted_corpus_${records}`;
-  const { index: postgres, buildRate } = await postgresCorpus(schema, records, corpus.records, log);
+  const { index: postgres, schema, note } = await postgresCorpus(records, log);
   const threads = loadConfig().search.threads;
   const sqlite = await createSqlitePaperIndex(corpus.path, { searchThreads: threads });
   const services = {
@@ -339,9 +255,9 @@ export async function postgresIndexBench(options: { quick: boolean }): Promise<B
   summary.push(
     `PostgreSQL size ${(bytes.total / 2 ** 20).toFixed(0)} MiB = ${(bytes.total / corpus.rawTextBytes).toFixed(2)}× the raw text (${(corpus.rawTextBytes / 2 ** 20).toFixed(0)} MiB; goal ≤ 2×: ${bytes.total <= 2 * corpus.rawTextBytes ? 'met' : 'NOT met'}); ${(((bytes.total / records) * 1e6) / 2 ** 30).toFixed(2)} GiB per million records; ${bytes.parts}; SQLite ${(sqliteBytes / 2 ** 20).toFixed(0)} MiB = ${(sqliteBytes / corpus.rawTextBytes).toFixed(2)}×`,
   );
-  if (buildRate !== null)
+  if (note)
     summary.push(
-      `PostgreSQL corpus built at ${buildRate.toFixed(0)} records/s through upsert (batches of 2000)`,
+      `PostgreSQL corpus built at ${(note.records / note.buildSeconds).toFixed(0)} records/s through upsert (batches of 2000; ${note.lastTenthRate.toFixed(0)} records/s over its last tenth)`,
     );
   await postgres.close();
   await sqlite.close();

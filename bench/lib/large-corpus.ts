@@ -20,7 +20,7 @@ export const baseInputs = [
 ];
 
 /** Bump when the perturbation changes: cached corpora of another version are rebuilt. */
-const generatorVersion = 4;
+export const generatorVersion = 5;
 
 export interface LargeCorpus {
   /** The index file (reuse it; do not write to it). */
@@ -32,7 +32,11 @@ export interface LargeCorpus {
   jsonlBytes: number;
   /** Wall-clock seconds the build took (when it was built). */
   buildSeconds: number;
+  /** Records/s over the build's last tenth: the upsert rate into an index of about this size. */
+  lastTenthRate: number;
   records0: number;
+  /** The generator's vocabulary model (see `CorpusGenerator`). */
+  vocabulary: Vocabulary;
 }
 
 /** Every real record, as the format readers produce them. */
@@ -70,13 +74,7 @@ const titleEndings = [
  * a title ending appended, a citation count drawn log-uniformly, 8% turned into preprints, and
  * identifiers made unique so that no two replicas merge.
  */
-export function perturb(
-  paper: Paper,
-  replica: number,
-  other: Paper,
-  random: () => number,
-  serial: number,
-): Paper {
+function perturb(paper: Paper, replica: number, other: Paper, random: () => number, serial: number): Paper {
   if (replica === 0) return { ...paper, cited_by_count: Math.floor(Math.exp(random() * 8)) - 1 };
   const year = (paper.year ?? 2020) - Math.floor(random() * 13);
   const month = String(1 + Math.floor(random() * 12)).padStart(2, '0');
@@ -111,6 +109,93 @@ export function perturb(
   return record;
 }
 
+/** How the real records' vocabulary grows, and how many new words the generator has made. */
+export interface Vocabulary {
+  /** Distinct words of the real records (titles and abstracts, lower-cased). */
+  types: number;
+  /** Heaps' exponent: distinct words grow as records^beta, measured on the real records themselves. */
+  beta: number;
+  /** New words the generator added so far (each one a word no other record has). */
+  novel: number;
+}
+
+const letters = /\p{L}+/gu;
+
+function wordsOf(paper: Paper): string[] {
+  return `${paper.title} ${paper.abstract ?? ''}`.toLowerCase().match(letters) ?? [];
+}
+
+/**
+ * The large corpus's records in order: the real records, then perturbed replicas of them
+ * (`perturb`). A replica alone keeps the real word frequencies and lengths but never brings a new
+ * word, while a real collection's vocabulary keeps growing (Heaps' law: distinct words ≈ K·n^β).
+ * So replica r's abstracts also get, in all, types·((r+1)^β − r^β) words no record had before
+ * (an existing word with a made-up ending), β measured on the real records: the distinct words of
+ * every other record against those of all of them. At 10M records that is the vocabulary a corpus
+ * 270 times the real one would have, by the real records' own growth curve.
+ */
+export class CorpusGenerator {
+  private readonly random = seededRandom(20261125);
+  private readonly novelRandom = seededRandom(20261129);
+  private serial = 0;
+  readonly vocabulary: Vocabulary;
+
+  constructor(private readonly base: readonly Paper[]) {
+    const all = new Set<string>();
+    const half = new Set<string>();
+    base.forEach((paper, index) => {
+      for (const word of wordsOf(paper)) {
+        all.add(word);
+        if (index % 2 === 0) half.add(word);
+      }
+    });
+    const beta = half.size > 0 ? Math.log(all.size / half.size) / Math.log(2) : 0;
+    this.vocabulary = { types: all.size, beta, novel: 0 };
+  }
+
+  next(): Paper {
+    const replica = Math.floor(this.serial / this.base.length);
+    const paper = this.base[this.serial % this.base.length] as Paper;
+    const other = this.base[Math.floor(this.random() * this.base.length)] as Paper;
+    const record = perturb(paper, replica, other, this.random, this.serial);
+    this.serial += 1;
+    return replica === 0 ? record : this.withNovelWords(record, replica);
+  }
+
+  /** New words per record in replica `replica` (a fraction is drawn as a chance). */
+  private novelPerRecord(replica: number): number {
+    const { types, beta } = this.vocabulary;
+    return (types * ((replica + 1) ** beta - replica ** beta)) / this.base.length;
+  }
+
+  private withNovelWords(record: Paper, replica: number): Paper {
+    const rate = this.novelPerRecord(replica);
+    let count = Math.floor(rate) + (this.novelRandom() < rate - Math.floor(rate) ? 1 : 0);
+    if (count === 0 || !record.abstract) return record;
+    const tokens = record.abstract.split(' ');
+    for (let attempt = 0; count > 0 && attempt < 4 * count + 4; attempt += 1) {
+      const at = Math.floor(this.novelRandom() * tokens.length);
+      const token = tokens[at] as string;
+      if (!/^\p{L}{5,}/u.test(token)) continue;
+      tokens[at] = token.replace(/^\p{L}+/u, (word) => `${word}${this.ending()}`);
+      count -= 1;
+    }
+    return { ...record, abstract: tokens.join(' ') };
+  }
+
+  /** A made-up ending no other new word has: "q" and the counter in letters. */
+  private ending(): string {
+    let n = this.vocabulary.novel;
+    this.vocabulary.novel += 1;
+    let text = '';
+    do {
+      text = String.fromCharCode(97 + (n % 26)) + text;
+      n = Math.floor(n / 26);
+    } while (n > 0);
+    return `q${text}`;
+  }
+}
+
 /** Indexed-text bytes and JSONL bytes of one record (for the size ratios). */
 function sizes(paper: Paper): { text: number; jsonl: number } {
   const text =
@@ -143,17 +228,17 @@ export async function largeCorpus(options: {
   const building = `${path}.building`;
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${building}${suffix}`, { force: true });
   const index = await createSqlitePaperIndex(building, { mmapBytes: 0 });
-  const random = seededRandom(20261125);
+  const generator = new CorpusGenerator(base);
   const started = performance.now();
+  const lastTenthFrom = Math.floor(options.records * 0.9);
+  let lastTenthStarted = started;
   let rawTextBytes = 0;
   let jsonlBytes = 0;
   let serial = 0;
   let batch: Paper[] = [];
   while (serial < options.records) {
-    const replica = Math.floor(serial / base.length);
-    const paper = base[serial % base.length] as Paper;
-    const other = base[Math.floor(random() * base.length)] as Paper;
-    const record = perturb(paper, replica, other, random, serial);
+    if (serial === lastTenthFrom) lastTenthStarted = performance.now();
+    const record = generator.next();
     const size = sizes(record);
     rawTextBytes += size.text;
     jsonlBytes += size.jsonl;
@@ -166,6 +251,7 @@ export async function largeCorpus(options: {
         log(`large corpus: ${serial} records in ${((performance.now() - started) / 1000).toFixed(0)} s`);
     }
   }
+  const upserted = performance.now();
   await index.optimize();
   const counts = await index.count();
   await index.close();
@@ -176,6 +262,8 @@ export async function largeCorpus(options: {
     rawTextBytes,
     jsonlBytes,
     buildSeconds: (performance.now() - started) / 1000,
+    lastTenthRate: (options.records - lastTenthFrom) / ((upserted - lastTenthStarted) / 1000),
+    vocabulary: generator.vocabulary,
   };
   renameSync(building, path);
   for (const suffix of ['-wal', '-shm']) rmSync(`${building}${suffix}`, { force: true });
