@@ -48,7 +48,11 @@ export interface EnginePage {
   text(): Promise<PageText>;
   /** Where images are painted on the page, in paint order. */
   imagePlacements(): Promise<ImagePlacement[]>;
-  /** The pixels of a placed image (null when the image cannot be decoded or is over the limit). */
+  /**
+   * The pixels of a placed image (null when the image cannot be decoded or is over the limit). The
+   * data may be a view into the engine's own memory (PDFium's): read or copy it before the next
+   * call on the page, which may free it.
+   */
   imagePixels(objectId: string): Promise<DecodedImage | null>;
   /**
    * The placed image's stored file when it can be served as it is (a plain RGB or gray JPEG), else

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FigureFormat } from '../ports/pdf-extractor.js';
+import { boxFilter, type PixelLayout } from './box-filter.js';
 import type { DecodedImage, EncodedImage } from './engine.js';
 import type { ImagePlacement } from './layout-types.js';
 import { encodePng, type Pixels } from './png.js';
@@ -159,7 +160,7 @@ export class FigureCollector {
 }
 
 /** Bytes per source pixel and, per output channel, its byte offset in the source pixel. */
-const layouts: Record<number, { step: number; offsets: number[] }> = {
+const layouts: Record<number, PixelLayout> = {
   2: { step: 3, offsets: [0, 1, 2] },
   3: { step: 4, offsets: [0, 1, 2, 3] },
   4: { step: 1, offsets: [0] },
@@ -183,7 +184,7 @@ export function toPixels(image: DecodedImage, maxSide: number): Pixels | undefin
         gray[y * width + x] = bit ? 255 : 0;
       }
     }
-    return boxFilter(gray, width, height, width, layouts[4] as Layout, maxSide);
+    return boxFilter(gray, width, height, width, layouts[4] as PixelLayout, maxSide);
   }
   const layout = layouts[image.kind];
   if (!layout) return undefined;
@@ -193,101 +194,4 @@ export function toPixels(image: DecodedImage, maxSide: number): Pixels | undefin
   }
   const data = new Uint8Array(image.data.buffer, image.data.byteOffset, image.data.length);
   return boxFilter(data, width, height, stride, layout, maxSide);
-}
-
-type Layout = { step: number; offsets: number[] };
-
-function boxFilter(
-  input: Uint8Array,
-  sourceWidth: number,
-  sourceHeight: number,
-  stride: number,
-  layout: Layout,
-  maxSide: number,
-): Pixels {
-  const factor = Math.max(1, Math.ceil(Math.max(sourceWidth, sourceHeight) / maxSide));
-  const width = Math.floor(sourceWidth / factor);
-  const height = Math.floor(sourceHeight / factor);
-  const { step, offsets } = layout;
-  const channels = offsets.length;
-  const data = new Uint8Array(width * height * channels);
-  const rowLength = width * channels;
-  const sums = new Uint32Array(rowLength);
-  const area = factor * factor;
-  const half = area >> 1;
-  const o0 = offsets[0] as number;
-  const o1 = offsets[1] ?? 0;
-  const o2 = offsets[2] ?? 0;
-  const o3 = offsets[3] ?? 0;
-  if (factor === 1) {
-    // Only reordered: one read and one write per byte.
-    let out = 0;
-    for (let y = 0; y < height; y++) {
-      let at = y * stride;
-      for (let x = 0; x < width; x++) {
-        data[out++] = input[at + o0] as number;
-        if (channels > 1) {
-          data[out++] = input[at + o1] as number;
-          data[out++] = input[at + o2] as number;
-          if (channels > 3) data[out++] = input[at + o3] as number;
-        }
-        at += step;
-      }
-    }
-    return { width, height, channels, data };
-  }
-  // Sums per output row; each source row is added in with a loop specialised by channel count
-  // (V8 does not hoist the channel test out of the pixel loop).
-  const addRow =
-    channels === 1
-      ? (at: number) => {
-          for (let x = 0, target = 0; x < width; x++, target++) {
-            let sum = 0;
-            for (let dx = 0; dx < factor; dx++, at += step) sum += input[at + o0] as number;
-            sums[target] = (sums[target] as number) + sum;
-          }
-        }
-      : channels === 3
-        ? (at: number) => {
-            for (let x = 0, target = 0; x < width; x++, target += 3) {
-              let r = 0;
-              let g = 0;
-              let b = 0;
-              for (let dx = 0; dx < factor; dx++, at += step) {
-                r += input[at + o0] as number;
-                g += input[at + o1] as number;
-                b += input[at + o2] as number;
-              }
-              sums[target] = (sums[target] as number) + r;
-              sums[target + 1] = (sums[target + 1] as number) + g;
-              sums[target + 2] = (sums[target + 2] as number) + b;
-            }
-          }
-        : (at: number) => {
-            for (let x = 0, target = 0; x < width; x++, target += 4) {
-              let r = 0;
-              let g = 0;
-              let b = 0;
-              let a = 0;
-              for (let dx = 0; dx < factor; dx++, at += step) {
-                r += input[at + o0] as number;
-                g += input[at + o1] as number;
-                b += input[at + o2] as number;
-                a += input[at + o3] as number;
-              }
-              sums[target] = (sums[target] as number) + r;
-              sums[target + 1] = (sums[target + 1] as number) + g;
-              sums[target + 2] = (sums[target + 2] as number) + b;
-              sums[target + 3] = (sums[target + 3] as number) + a;
-            }
-          };
-  for (let y = 0; y < height; y++) {
-    sums.fill(0);
-    for (let dy = 0; dy < factor; dy++) addRow((y * factor + dy) * stride);
-    const outputRow = y * rowLength;
-    for (let index = 0; index < rowLength; index++) {
-      data[outputRow + index] = ((sums[index] as number) + half) / area;
-    }
-  }
-  return { width, height, channels, data };
 }

@@ -74,8 +74,16 @@ function openPage(
     ? pageView(runtime, page)
     : { a: 1, b: 0, c: 0, d: -1, e: 0, f: 792, width: 612, height: 792 };
   const images = new Map<string, number>();
+  // The bitmap behind the last imagePixels answer: its pixels are a view into the WASM memory, read
+  // by the caller before its next call on the page, which destroys the bitmap first.
+  let heldBitmap = 0;
+  const releaseBitmap = () => {
+    if (heldBitmap && !runtime.broken) api.FPDFBitmap_Destroy(heldBitmap);
+    heldBitmap = 0;
+  };
   return {
     async text(): Promise<PageText> {
+      releaseBitmap();
       if (!page) return { width: view.width, height: view.height, runs: [], rotatedText: [] };
       return guarded(runtime, limit, () => {
         const textPage = api.FPDFText_LoadPage(page);
@@ -88,27 +96,35 @@ function openPage(
       });
     },
     async imagePlacements() {
+      releaseBitmap();
       if (!page) return [];
       return guarded(runtime, limit, () =>
         readPdfiumPlacements(runtime, page, view, images, `p${index + 1}`),
       );
     },
     async imagePixels(objectId: string) {
+      releaseBitmap();
       const object = images.get(objectId);
       if (!object) return null;
-      return guarded(runtime, limit, () => readPdfiumImage(runtime, object, maxImagePixels));
+      const held = guarded(runtime, limit, () => readPdfiumImage(runtime, object, maxImagePixels));
+      if (!held) return null;
+      heldBitmap = held.bitmap;
+      return held.image;
     },
     async imageFile(objectId: string) {
+      releaseBitmap();
       const object = images.get(objectId);
       if (!object || !page) return null;
       return guarded(runtime, limit, () => readPdfiumJpeg(runtime, object, page, maxImagePixels));
     },
     async render(width: number, maxPixels: number) {
+      releaseBitmap();
       if (!page)
         throw new AppError('unprocessable', `Page ${index + 1} of the PDF is damaged and cannot be drawn.`);
       return guarded(runtime, limit, () => renderPdfiumPage(runtime, page, view, width, maxPixels));
     },
     close() {
+      releaseBitmap();
       if (page && !runtime.broken) api.FPDF_ClosePage(page);
       images.clear();
     },

@@ -64,15 +64,19 @@ export function readPdfiumPlacements(
   return placements;
 }
 
+/** A decoded image whose pixels are a view into PDFium's memory, and the bitmap that holds them. */
+export interface HeldImage {
+  image: DecodedImage;
+  /** Destroy with FPDFBitmap_Destroy once the pixels are read. */
+  bitmap: number;
+}
+
 /**
- * The image's own pixels at full resolution (not its soft mask), converted from PDFium's BGR(x/A)
- * or gray bitmap. Images over `maxPixels` are not decoded.
+ * The image's own pixels at full resolution (not its soft mask), as PDFium's BGR(x/A) or gray
+ * bitmap. The pixels are not copied out of the WASM memory (a figure's bitmap can be tens of MB):
+ * the caller keeps the bitmap until it has read them. Images over `maxPixels` are not decoded.
  */
-export function readPdfiumImage(
-  runtime: PdfiumRuntime,
-  object: number,
-  maxPixels: number,
-): DecodedImage | null {
+export function readPdfiumImage(runtime: PdfiumRuntime, object: number, maxPixels: number): HeldImage | null {
   const { api, scratch } = runtime;
   if (!api.FPDFImageObj_GetImagePixelSize(object, scratch, scratch + 4)) return null;
   const declaredWidth = runtime.scratchUint(0);
@@ -80,17 +84,18 @@ export function readPdfiumImage(
   if (declaredWidth === 0 || declaredHeight === 0 || declaredWidth * declaredHeight > maxPixels) return null;
   const bitmap = api.FPDFImageObj_GetBitmap(object);
   if (!bitmap) return null;
-  try {
-    const width = api.FPDFBitmap_GetWidth(bitmap);
-    const height = api.FPDFBitmap_GetHeight(bitmap);
-    const stride = api.FPDFBitmap_GetStride(bitmap);
-    const format = api.FPDFBitmap_GetFormat(bitmap);
-    const pointer = api.FPDFBitmap_GetBuffer(bitmap);
-    if (width <= 0 || height <= 0 || !pointer) return null;
-    return convert(runtime.u8, pointer, width, height, stride, format);
-  } finally {
+  const width = api.FPDFBitmap_GetWidth(bitmap);
+  const height = api.FPDFBitmap_GetHeight(bitmap);
+  const stride = api.FPDFBitmap_GetStride(bitmap);
+  const format = api.FPDFBitmap_GetFormat(bitmap);
+  const pointer = api.FPDFBitmap_GetBuffer(bitmap);
+  const image =
+    width > 0 && height > 0 && pointer ? view(runtime.u8, pointer, width, height, stride, format) : null;
+  if (!image) {
     api.FPDFBitmap_Destroy(bitmap);
+    return null;
   }
+  return { image, bitmap };
 }
 
 /** FPDF_COLORSPACE values a JPEG may be passed through with: DeviceGray, DeviceRGB, CalGray, CalRGB, ICCBased. */
@@ -137,10 +142,10 @@ export function readPdfiumJpeg(
 }
 
 /**
- * FPDFBitmap formats 1 gray, 2 BGR, 3 BGRx, 4 BGRA, copied out of the WASM memory as they are (the
- * figure stage converts to RGB while it scales, in one pass over the pixels).
+ * FPDFBitmap formats 1 gray, 2 BGR, 3 BGRx, 4 BGRA, as they lie in the WASM memory (the figure
+ * stage converts to RGB while it scales, in one pass over the pixels).
  */
-function convert(
+function view(
   heap: Uint8Array,
   pointer: number,
   width: number,
@@ -150,7 +155,7 @@ function convert(
 ): DecodedImage | null {
   const kind = format === 1 ? 4 : format === 2 ? 5 : format === 3 ? 6 : format === 4 ? 7 : 0;
   if (kind === 0) return null;
-  return { width, height, kind, stride, data: heap.slice(pointer, pointer + stride * height) };
+  return { width, height, kind, stride, data: heap.subarray(pointer, pointer + stride * height) };
 }
 
 function readMatrix(runtime: PdfiumRuntime): Matrix {

@@ -123,16 +123,9 @@ export function readPdfiumText(runtime: PdfiumRuntime, textPage: number, view: P
     if (last !== first) api.FPDFText_GetLooseCharBox(textPage, last, scratch);
     // The page-space right edge is the largest X of the box's corners (any rotation).
     const edge = rightEdge(runtime, view);
-    const run: TextRun = {
-      text,
-      x,
-      y,
-      width: Math.max(0, edge - x),
-      size,
-      font: fonts.of(object),
-    };
-    if (spaceAfter) run.spaceAfter = true;
-    runs.push(run);
+    // Every run has the same fields (spaceAfter false too: readers test `=== true`), so the line
+    // builder's property reads see one object shape.
+    runs.push({ text, x, y, width: Math.max(0, edge - x), size, font: fonts.of(object), spaceAfter });
   };
 
   let first = -1;

@@ -45,6 +45,7 @@ function chunk(type: string, body: Buffer): Buffer {
   head.writeUInt32BE(body.length, 0);
   head.write(type, 4, 'latin1');
   const tail = Buffer.alloc(4);
-  tail.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), body])) >>> 0, 0);
+  // The CRC runs over the type and the body: the type's CRC carried into the body's, no joined copy.
+  tail.writeUInt32BE(crc32(body, crc32(head.subarray(4))) >>> 0, 0);
   return Buffer.concat([head, body, tail]);
 }

@@ -66,11 +66,22 @@ function findGutter(lines: TextLine[]): Gutter | undefined {
   const minimumWidth = Math.max(4, 0.6 * typicalSize);
 
   const bins = Math.ceil(width) + 1;
-  const coverage = new Int32Array(bins);
+  // Each line covers bins [from, to): marked at both ends, then summed left to right (a pass per
+  // line over its width was most of this function's time).
+  const changes = new Int32Array(bins + 1);
   for (const line of lines) {
     const from = Math.max(0, Math.floor(line.x0 - left));
     const to = Math.min(bins - 1, Math.ceil(line.x1 - left));
-    for (let bin = from; bin < to; bin++) coverage[bin] = (coverage[bin] ?? 0) + 1;
+    if (from < to) {
+      changes[from] = (changes[from] as number) + 1;
+      changes[to] = (changes[to] as number) - 1;
+    }
+  }
+  const coverage = new Int32Array(bins);
+  let covered = 0;
+  for (let bin = 0; bin < bins; bin++) {
+    covered += changes[bin] as number;
+    coverage[bin] = covered;
   }
   const zoneStart = Math.floor(0.2 * width);
   const zoneEnd = Math.ceil(0.8 * width);

@@ -2,11 +2,19 @@ import { inflateSync } from 'node:zlib';
 import { AppError } from '../domain/errors.js';
 
 /**
+ * Deflate's largest expansion: a length-258 match coded in two bits, 1032 output bytes per input
+ * byte (the zlib FAQ's "1032:1"); a few hundred bytes more cover the stream's start.
+ */
+const maxInflateRatio = 1032;
+const inflateSlack = 1024;
+
+/**
  * Refuses decompression bombs before pdf.js sees them. pdf.js keeps a decoded stream whole in one
  * ArrayBuffer, and ArrayBuffers live outside the V8 heap, so a worker's heap limit cannot stop a
  * content stream that inflates to gigabytes: it would take the whole process's memory. Every
- * Flate stream but images (whose size pdf.js bounds itself) is therefore inflated here first (native zlib, a few ms for a normal paper) with a
- * cap on its output. Streams that fail to inflate are left to pdf.js, which recovers what it can.
+ * Flate stream but images (whose size pdf.js bounds itself) and streams too short to reach the cap
+ * is therefore inflated here first (native zlib) with a cap on its output. Streams that fail to
+ * inflate are left to pdf.js, which recovers what it can.
  */
 export function assertNoDecompressionBomb(bytes: Uint8Array, maxStreamBytes: number): void {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -20,6 +28,9 @@ export function assertNoDecompressionBomb(bytes: Uint8Array, maxStreamBytes: num
     const end = text.indexOf('endstream', start);
     if (end < 0) break;
     keyword.lastIndex = end + 9;
+    // A stream too short to reach the cap even at deflate's largest ratio cannot be a bomb: most
+    // content streams and fonts are, and inflating them here doubled the engine's own work.
+    if ((end - start) * maxInflateRatio + inflateSlack <= maxStreamBytes) continue;
     // Only the dictionary right before this stream counts (the last "obj" in the window).
     const own = dictionary.slice(dictionary.lastIndexOf('obj') + 1);
     if (!/\/FlateDecode|\/Fl\b/.test(own)) continue;

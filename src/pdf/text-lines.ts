@@ -90,11 +90,11 @@ function mergeSegments(segments: Segment[], columnGapEm: number): Segment[] {
         if (b.reference.y > a.reference.y + 2 * a.reference.size) break;
         const size = Math.max(a.reference.size, b.reference.size);
         const gap = Math.max(b.x0 - a.x1, a.x0 - b.x1);
-        // A section number set apart from its title ("I.   INTRODUCTION") stays on its line.
-        const allowed = isNumbering(a) || isNumbering(b) ? 3 * columnGapEm : columnGapEm;
+        // A section number set apart from its title ("I.   INTRODUCTION") stays on its line. The
+        // numbering test (a join and a pattern) runs only for a gap that needs it.
         if (
           verticalOverlap(a.reference, b.reference) >= 0.5 * Math.min(a.reference.size, b.reference.size) &&
-          gap <= allowed * size
+          (gap <= columnGapEm * size || (gap <= 3 * columnGapEm * size && (isNumbering(a) || isNumbering(b))))
         ) {
           for (const run of b.runs) add(a, run);
           alive.splice(j, 1);
@@ -160,18 +160,32 @@ function toLine(runs: TextRun[], page: number): TextLine {
   const first = runs[0] as TextRun;
   const last = runs[runs.length - 1] as TextRun;
   const size = heaviest(weightBySize) ?? first.size;
-  const bottom = Math.max(...runs.filter((run) => run.size >= size * 0.9).map((run) => run.y));
+  // Plain loops over the runs (this runs for every line of every page): the lowest baseline of the
+  // runs in the line's size, the rightmost edge, the fonts that carry letters.
+  let bottom = Number.NEGATIVE_INFINITY;
+  let x1 = last.x + last.width;
+  for (const run of runs) {
+    if (run.size >= size * 0.9) bottom = Math.max(bottom, run.y);
+    x1 = Math.max(x1, run.x + run.width);
+  }
+  let fontsWithLetters = 0;
+  for (const weight of weightByFont.values()) if (weight > 0) fontsWithLetters++;
   return {
-    text: text.replace(/\s+/g, ' ').trim(),
+    text: singleSpaced(text),
     x0: first.x,
-    x1: Math.max(last.x + last.width, ...runs.map((run) => run.x + run.width)),
+    x1,
     top: bottom - size,
     bottom,
     size,
     font: heaviest(weightByFont) ?? first.font,
-    uniformFont: [...weightByFont].filter(([, weight]) => weight > 0).length <= 1,
+    uniformFont: fontsWithLetters <= 1,
     page,
   };
+}
+
+/** White space collapsed to single spaces and trimmed; most lines have only single spaces already. */
+function singleSpaced(text: string): string {
+  return (/[^\S ]| {2}/.test(text) ? text.replace(/\s+/g, ' ') : text).trim();
 }
 
 /** `/\s/` for one UTF-16 code (char codes instead of a regex per word: this runs for every word of every page). */
