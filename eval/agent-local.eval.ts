@@ -196,9 +196,11 @@ async function agentEvalOn(options: EvalOptions, under: ModelUnderTest): Promise
   const containerFor = async (corpus: AgentCorpus) => {
     if (open?.corpus === corpus) return open.container;
     await open?.container.close();
+    // runJobs: the background walk gives the records their vectors, as in a running server.
     const container = await createContainer(
       configFor(dataDir(corpus), under.env),
       createLogger({ level: 'silent' }),
+      { runJobs: true },
     );
     open = { corpus, container };
     await ingestOnce(container, corpus, dataDir(corpus));

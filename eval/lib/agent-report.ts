@@ -95,6 +95,16 @@ export function agentReport(
     const n = done.length;
     metrics[`${set} done`] = n;
     metrics[`${set} total`] = total;
+    if (n === 0) {
+      lines.push(`${set} (0 of ${total}): not answered yet`);
+      if (set === 'pubmedqa' || set === 'scifact')
+        goals.push(
+          `${set === 'pubmedqa' ? 'PubMedQA' : 'SciFact SUPPORT/CONTRADICT'} verdict accuracy ≥ ${set === 'pubmedqa' ? 65 : 70}%: ${goalStatus(0, total, false)}`,
+        );
+      if (set === 'open')
+        goals.push(`open requests (no opening verdict, every one cited): ${goalStatus(0, total, false)}`);
+      continue;
+    }
     if (set === 'pubmedqa' || set === 'scifact') {
       const scored = done.map((answer) => ({ gold: gold.get(answer.id), verdict: answer.verdict }));
       const right = scored.filter((answer) => answer.verdict === answer.gold).length;

@@ -128,6 +128,10 @@ describe('the agent evaluation’s store, fingerprint, resume and report (decisi
     const report = agentReport(items, changed.answersOf(items), changed.stale);
     expect(report.metrics['pubmedqa done']).toBe(1);
     expect(report.lines.join('\n')).toContain('stale stored answers (another fingerprint): 5');
+    expect(report.lines).toContain('scifact (0 of 1): not answered yet');
+    expect(report.lines).toContain(
+      'goal: SciFact SUPPORT/CONTRADICT verdict accuracy ≥ 70%: incomplete (0 of 1 answered)',
+    );
     expect(report.lines.join('\n')).toMatch(
       /PubMedQA verdict accuracy ≥ 65%: 100\.0% — incomplete \(1 of 3 answered\)/,
     );
