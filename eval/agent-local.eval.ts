@@ -37,7 +37,7 @@ import { startOpenAiBackend } from './lib/openai-backend.js';
 
 const repoRoot = join(import.meta.dirname, '..');
 /** Items asked per corpus before the run turns to the other (each turn opens its own container). */
-const turnSize = 25;
+const turnSize = 50;
 /** `--quick`: the first items of each set. */
 const quickPerSet = 3;
 
