@@ -15,7 +15,10 @@ export function verdictOf(answer: string): Verdict | null {
  * ellipsis). The service only drops citations and sentences and adds its own notes, so this is 0
  * by construction; the count guards against a regression.
  */
-export function rewriteTraces(answer: string): number {
+export function rewriteTraces(text: string): number {
+  // The model's text: the references list after it is the service's own.
+  const end = text.lastIndexOf('**References**');
+  const answer = end >= 0 ? text.slice(0, end) : text;
   const lowerAfterVerdict = /^[\s*_#>"'`-]*(?:[Yy]es|[Nn]o|[Mm]aybe)[*_]*[.!][*_]*\s+[a-z]/.test(answer)
     ? 1
     : 0;

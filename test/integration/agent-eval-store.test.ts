@@ -165,6 +165,10 @@ describe('the agent evaluation’s store, fingerprint, resume and report (decisi
     expect(rewriteTraces('Yes. because the trial showed it.')).toBe(1);
     expect(rewriteTraces('No.. The trial found nothing.')).toBe(1);
     expect(rewriteTraces('Yes. The trial showed it… and more...')).toBe(0);
+    // The references list after the answer is the service's, not the model's words.
+    expect(
+      rewriteTraces('It does [A](https://a.org).\n\n**References**\n\n1. [A](https://a.org) — A title..\n'),
+    ).toBe(0);
   });
 
   it('asks the sets in turn so that a cut run leaves each partly done', () => {
