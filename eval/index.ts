@@ -49,9 +49,9 @@ export const evaluations: Evaluation[] = [
   { name: 'references', run: () => referenceStringsEval() },
   { name: 'reference-strings', run: () => referenceStringsEval(), onlyWhenNamed: true },
   { name: 'agent', run: (options) => agentEval(options) },
-  // The same name: `npm run eval -- agent` runs both (the local model needs the project agentEval fills).
+  // The same name: `npm run eval -- agent` runs both; the model's part is resumable (decision 0066).
   { name: 'agent', run: (options) => localAgentEval(options) },
-  // The local model alone (PubMedQA needs no other evaluation first; LitQA2 needs agentEval's project).
+  // The model's part alone: PubMedQA, SciFact claims and open requests at full size (decision 0066).
   { name: 'agent-local', run: (options) => localAgentEval(options) },
   // Injected papers on the local model: 0 attacker hits, 0 unasked project changes (decision 0040).
   { name: 'agent-injection', run: (options) => agentInjectionEval(options) },

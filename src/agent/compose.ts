@@ -100,7 +100,9 @@ export function referencesSection(cited: RetrievedSource[]): string {
     const { paper } = source;
     const venue = paper.venue ? ` *${plainLine(paper.venue, 120)}*.` : '';
     const fullText = paper.pdf_id ? ` Full text: \`${paper.pdf_id.replace(/`/g, '')}\`` : '';
-    return `${index + 1}. ${citationMarkdown(source)} — ${plainLine(paper.title)}.${venue}${fullText}`;
+    // A title that ends a sentence itself ("…invasion.", "…discharge?") gets no second full stop.
+    const title = plainLine(paper.title);
+    return `${index + 1}. ${citationMarkdown(source)} — ${title}${/[.?!]$/.test(title) ? '' : '.'}${venue}${fullText}`;
   });
   return `\n**References**\n\n${lines.join('\n')}\n`;
 }

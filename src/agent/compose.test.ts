@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { emptyPaper } from '../domain/paper.js';
+import { referencesSection } from './compose.js';
+import type { RetrievedSource } from './source-ledger.js';
+
+const source = (title: string, url: string): RetrievedSource => ({
+  id: 'S1',
+  paper: { ...emptyPaper(title), url, year: 2020 },
+  label: 'Smith, 2020',
+  url,
+});
+
+describe('referencesSection', () => {
+  it('ends each entry with one full stop, also after a title that ends a sentence itself', () => {
+    const section = referencesSection([
+      source('Cancer-associated adipocytes contribute to breast cancer invasion.', 'https://example.org/1'),
+      source('Does a discharge coordinator help?', 'https://example.org/2'),
+      source('Bridging DNA contacts', 'https://example.org/3'),
+    ]);
+    expect(section).toContain('— Cancer-associated adipocytes contribute to breast cancer invasion.\n');
+    expect(section).toContain('— Does a discharge coordinator help?\n');
+    expect(section).toContain('— Bridging DNA contacts.\n');
+    expect(section).not.toMatch(/\.\.|\?\./);
+  });
+});
