@@ -1,15 +1,7 @@
-// The tool agent's decision steps before the answer: a yes/no question's verdict, a multiple-choice option.
+// The tool agent's decision step before the answer: a yes/no question's verdict.
 import type { ChatModel, ChatModelMessage, ChatTurnRequest, TokenUsage } from '../ports/chat-model.js';
 import type { AgentBudgets } from './agent-types.js';
 import { turnReply, turnText } from './model-turn.js';
-import {
-  chooseOption,
-  optionChoices,
-  optionClassificationMessages,
-  optionFindings,
-  parseOption,
-} from './multiple-choice.js';
-import type { LetteredOption, MultipleChoice } from './question-kind.js';
 import type { SourceLedger } from './source-ledger.js';
 import {
   chooseVerdict,
@@ -63,41 +55,10 @@ export async function runVerdictStep(
     },
     usage,
   );
-  // With the model's probabilities (the local adapter), the weighted choice; else its word.
+  // With the model's probabilities (the local adapter), the most probable word; else its word.
   const verdict = chooseVerdict(reply.choiceProbabilities) ?? parseVerdict(reply.text.trim());
   if (verdict) messages.push(...weigh);
   return verdict
     ? { verdict, ...(reply.choiceProbabilities ? { probabilities: reply.choiceProbabilities } : {}) }
     : undefined;
-}
-
-/**
- * The option step, after the search and before the answer: one classification turn of its own
- * (`isolated`), shown the passages of what the run read that best match the question and its
- * options, replying with one of the option letters (`choices`). With the model's probabilities of
- * the letters (the local adapter) the most probable; else the letter it wrote. Undefined when the
- * reply names no option: the answer is then written without one.
- */
-export async function runOptionStep(
-  model: ChatModel,
-  choice: MultipleChoice,
-  ledger: SourceLedger,
-  budgets: AgentBudgets,
-  signal: AbortSignal,
-  usage: TokenUsage,
-): Promise<{ option: LetteredOption; probabilities?: Record<string, number> } | undefined> {
-  const reply = await turnReply(
-    model,
-    {
-      messages: optionClassificationMessages(choice, optionFindings(choice, ledger.evidence)),
-      choices: optionChoices(choice),
-      maxTokens: Math.min(4, budgets.maxTokensPerCall),
-      isolated: true,
-      signal,
-    },
-    usage,
-  );
-  const probabilities = reply.choiceProbabilities;
-  const option = chooseOption(choice, probabilities) ?? parseOption(choice, reply.text);
-  return option ? { option, ...(probabilities ? { probabilities } : {}) } : undefined;
 }

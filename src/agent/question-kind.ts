@@ -1,6 +1,6 @@
 /**
- * What kind of answer a user's message asks for: a verdict (yes/no/maybe first), one of its lettered
- * options, or neither (an open question, a request to find, list or summarise). Rules written from
+ * Whether a user's message asks for a verdict (yes/no/maybe first) or not (a multiple-choice question
+ * with lettered options, an open question, a request to find, list or summarise). Rules written from
  * what the forms mean, not fitted to a benchmark: measured on labelled questions by
  * `npm run eval -- verdict-classifier` (decision 0047).
  */
@@ -92,8 +92,8 @@ function questionsOf(text: string): string[] {
  * wh-word, is a request phrased as a yes/no question ("Can you find…?", "Are there papers on…?") or
  * an alternative question ("Is A or B better?", or one followed by "Or …?"); or when it is a
  * title-form question ("X: a risk factor for Y?"); or when the message asks outright for yes or no,
- * "true or false", or "tell me whether…". A multiple-choice question (`letteredOptions`) gets an
- * option instead: no verdict. Returns the question sentence itself (without format instructions).
+ * "true or false", or "tell me whether…". A multiple-choice question (`letteredOptions`) gets no
+ * verdict. Returns the question sentence itself (without format instructions).
  */
 export function verdictQuestion(message: string): string | undefined {
   if (letteredOptions(message)) return undefined;

@@ -19,7 +19,7 @@ export interface VerdictFindings {
  * The retrieved records whose title and text (what the run read of them) best match `query`
  * (BM25 over the records): the best, and a second when it scores at least 80 % of the best.
  */
-export function bestRecords(
+function bestRecords(
   query: string,
   evidence: Evidence[],
 ): Array<{ source: RetrievedSource; texts: string[] }> {
@@ -184,36 +184,18 @@ export function verdictClassificationMessages(
   question: string,
   findings: VerdictFindings[],
 ): ChatModelMessage[] {
-  return classificationTurn(
-    classifyInstruction,
-    verdictExamples.map((example) => [classifyQuestion(example.findings, example.question), example.verdict]),
-    classifyQuestion(findingsText(findings), question),
-  );
-}
-
-/** The findings' sentences as one paragraph ("none were found" when there are none). */
-export function findingsText(findings: VerdictFindings[]): string {
   const text = findings
     .map((entry) => entry.sentences.join(' '))
     .join(' ')
     .replace(/\s+/g, ' ')
     .trim();
-  return text || 'none were found';
-}
-
-/** A classification turn: the instruction, each worked example as an exchange, then the asked item. */
-export function classificationTurn(
-  instruction: string,
-  examples: Array<[string, string]>,
-  asked: string,
-): ChatModelMessage[] {
   return [
-    { role: 'system', content: instruction },
-    ...examples.flatMap(([question, reply]): ChatModelMessage[] => [
-      { role: 'user', content: question },
-      { role: 'assistant', content: reply },
+    { role: 'system', content: classifyInstruction },
+    ...verdictExamples.flatMap((example): ChatModelMessage[] => [
+      { role: 'user', content: classifyQuestion(example.findings, example.question) },
+      { role: 'assistant', content: example.verdict },
     ]),
-    { role: 'user', content: asked },
+    { role: 'user', content: classifyQuestion(text || 'none were found', question) },
   ];
 }
 
@@ -239,6 +221,6 @@ export function parseVerdict(text: string): Verdict | undefined {
   return first?.[1]?.toLowerCase() as Verdict | undefined;
 }
 
-export function capitalized(verdict: Verdict): string {
+function capitalized(verdict: Verdict): string {
   return `${verdict.charAt(0).toUpperCase()}${verdict.slice(1)}`;
 }
