@@ -4,6 +4,7 @@ import { estimateTokens } from '../ports/chat-model.js';
 import type { EmbeddingModel } from '../ports/embedding-model.js';
 import { emptyResultHint } from '../services/search/empty-result-hint.js';
 import { plainLine } from '../text/markdown-text.js';
+import { unique } from './agent-step-rules.js';
 import type {
   AgentBudgets,
   AgentEvent,
@@ -320,10 +321,6 @@ export class ExtractiveAgent implements ResearchAgent {
     );
     return withText.filter((_, index) => here[index]).slice(0, this.maxDocuments);
   }
-}
-
-function unique<T>(items: T[]): T[] {
-  return [...new Set(items)];
 }
 
 function messageOf(error: unknown): string {
