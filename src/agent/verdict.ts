@@ -45,18 +45,14 @@ function bestRecords(
 
 /**
  * The findings for a verdict: the retrieved record whose text (title and what the run read of it)
- * best matches the question, its closing sentences (where an abstract states its results and
- * conclusion) and the sentences that best match the question; a second record when it matches
- * nearly as well (80 % of the best score). At most `maxChars` characters per record.
+ * best matches the question, its three closing sentences (where an abstract states its results and
+ * conclusion) and the two that best match the question; a second record when it matches nearly as
+ * well (80 % of the best score). At most 1,200 characters per record.
  */
-export function verdictFindings(
-  question: string,
-  evidence: Evidence[],
-  options: { closing?: number; matching?: number; maxChars?: number } = {},
-): VerdictFindings[] {
-  const closing = options.closing ?? 3;
-  const matching = options.matching ?? 2;
-  const maxChars = options.maxChars ?? 1200;
+export function verdictFindings(question: string, evidence: Evidence[]): VerdictFindings[] {
+  const closing = 3;
+  const matching = 2;
+  const maxChars = 1200;
   return bestRecords(question, evidence).map((origin) => {
     const sentences = origin.texts.flatMap((text) => splitSentences(text));
     const keep = new Set<number>();
