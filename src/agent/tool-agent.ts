@@ -41,7 +41,6 @@ import { CitationSupport, supportSettings } from './citation-support.js';
 import { CitationSupportStage } from './citation-support-stage.js';
 import { referencesSection } from './compose.js';
 import { fitHistory, followUpNote, readFollowUp, readingLine } from './conversation.js';
-import { runVerdictStep } from './decision-steps.js';
 import { DocumentProvenance, projectDocumentRefs } from './document-provenance.js';
 import { answerNowPrompt, compactResearchSystemPrompt, researchSystemPrompt } from './prompts.js';
 import { verdictQuestion } from './question-kind.js';
@@ -50,7 +49,7 @@ import { notAnsweredText } from './relevance.js';
 import { SourceLedger } from './source-ledger.js';
 import { prepareToolCall } from './tool-call.js';
 import { logToolCall, ToolGate } from './tool-gate.js';
-import { afterVerdictPrompt, type Verdict, verdictAnswerTokens } from './verdict.js';
+import { afterVerdictPrompt, runVerdictStep, type Verdict, verdictAnswerTokens } from './verdict.js';
 import { mixedEvidenceNote, verdictConflict } from './verdict-consistency.js';
 
 export interface ToolAgentOptions {
