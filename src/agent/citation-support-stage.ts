@@ -71,8 +71,8 @@ export class CitationSupportStage {
     this.held = '';
     let output = '';
     while (buffer.length > 0) {
-      if (!startsWithCitation(buffer, this.ledger)) {
-        const next = firstCitation(buffer, this.ledger);
+      const next = firstCitation(buffer, this.ledger);
+      if (next !== 0) {
         // A link may still be arriving: the text from its "[" waits for the rest.
         const open = next === -1 ? partialLink.exec(buffer)?.index : undefined;
         const stop = next !== -1 ? next : (open ?? buffer.length);
@@ -199,11 +199,6 @@ export class CitationSupportStage {
   private remember(text: string): void {
     this.recent = (this.recent + text).slice(-recentLimit);
   }
-}
-
-function startsWithCitation(text: string, ledger: SourceLedger): boolean {
-  const match = /^\[([^\]\n]*)\]\(([^)\s]+)\)/.exec(text);
-  return match !== null && ledger.findByUrl(match[2] ?? '') !== undefined;
 }
 
 /** Index of the first link to a retrieved record, or -1. */
