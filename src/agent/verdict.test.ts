@@ -4,7 +4,7 @@ import { finishEvent, ScriptedChatModel, textEvent } from '../../test/fakes/scri
 import { agentRequest, collectRun } from '../../test/helpers/agent-run.js';
 import type { ChatModel, ChatStreamEvent } from '../ports/chat-model.js';
 import { answerWords, cutMidSentence, noFullTextNote } from './agent-step-rules.js';
-import { type AgentBudgets, defaultBudgets } from './agent-types.js';
+import { type AgentBudgets, defaultBudgets, type ResearchTools } from './agent-types.js';
 import { answerNowPrompt } from './prompts.js';
 import { SourceLedger } from './source-ledger.js';
 import { ToolAgent } from './tool-agent.js';
@@ -89,17 +89,18 @@ const trial = paper({
     'We randomised 120 adults aged over 65 to exercise or control. Exercise improved sleep quality scores compared with control after 12 weeks. Daytime sleepiness did not change.',
 });
 
-async function ask(model: ChatModel, question: string, budgets: Partial<AgentBudgets> = {}) {
-  const agent = new ToolAgent(
-    model,
-    { search: new FakePaperSearch([trial]) },
-    {
-      budgets: { ...defaultBudgets, ...budgets },
-      toolSet: 'compact',
-      searchFirst: true,
-      today: () => '2026-11-26',
-    },
-  );
+async function ask(
+  model: ChatModel,
+  question: string,
+  budgets: Partial<AgentBudgets> = {},
+  tools: ResearchTools = { search: new FakePaperSearch([trial]) },
+) {
+  const agent = new ToolAgent(model, tools, {
+    budgets: { ...defaultBudgets, ...budgets },
+    toolSet: 'compact',
+    searchFirst: true,
+    today: () => '2026-11-26',
+  });
   return collectRun(agent.run(agentRequest(question)));
 }
 
@@ -207,13 +208,11 @@ describe('the verdict step in a run', () => {
         finishEvent(),
       ],
     ]);
-    const agent = new ToolAgent(
+    const { progress, summary } = await ask(
       model,
+      'Does exercise improve sleep quality in older adults?',
+      {},
       { search: new FakePaperSearch([trial]), fullText },
-      { budgets: defaultBudgets, toolSet: 'compact', searchFirst: true, today: () => '2026-11-26' },
-    );
-    const { progress, summary } = await collectRun(
-      agent.run(agentRequest('Does exercise improve sleep quality in older adults?')),
     );
     // No PDF was asked; the call's result says why, and the next turn decides the verdict (no tools).
     expect(fullText.calls).toEqual([]);
