@@ -19,6 +19,9 @@ import {
   verdictPrompt,
 } from './verdict.js';
 
+/** A model turn that writes `text` and stops. */
+const said = (text: string) => () => [textEvent(text), finishEvent()];
+
 /** The model's call of ask_pdf on the first record. */
 const askPdfCall = (question: string): ChatStreamEvent => ({
   type: 'tool_call',
@@ -109,8 +112,8 @@ describe('the verdict step in a run', () => {
     const model = new ScriptedChatModel([
       // The model chooses to answer: with a verdict to decide, the turn stops there.
       () => [finishEvent()],
-      () => [textEvent('Exercise did not change daytime sleepiness.'), finishEvent()],
-      () => [textEvent('no'), finishEvent()],
+      said('Exercise did not change daytime sleepiness.'),
+      said('no'),
       () => [
         textEvent('No: daytime sleepiness did not change, although sleep quality scores improved '),
         textEvent('[Lee et al., 2020](https://example.org/trial).'),
@@ -173,12 +176,9 @@ describe('the verdict step in a run', () => {
 
   it('when a budget forces the answer, the verdict step comes first, without the budget note', async () => {
     const model = new ScriptedChatModel([
-      () => [textEvent('Sleep quality improved with exercise.'), finishEvent()],
-      () => [textEvent('yes'), finishEvent()],
-      () => [
-        textEvent('Exercise improved sleep quality scores compared with control after 12 weeks.'),
-        finishEvent(),
-      ],
+      said('Sleep quality improved with exercise.'),
+      said('yes'),
+      said('Exercise improved sleep quality scores compared with control after 12 weeks.'),
     ]);
     const { content, summary } = await ask(model, 'Does exercise improve sleep quality in older adults?', {
       maxSteps: 1,
@@ -201,12 +201,9 @@ describe('the verdict step in a run', () => {
     const fullText = new FakeFullTextReader({ 'PROJ:gpt/doc': ['a chunk'] });
     const model = new ScriptedChatModel([
       () => [askPdfCall('What is the main finding?'), finishEvent('tool_calls')],
-      () => [textEvent('Exercise improved sleep quality.'), finishEvent()],
-      () => [textEvent('yes'), finishEvent()],
-      () => [
-        textEvent('Exercise improved sleep quality scores compared with control after 12 weeks.'),
-        finishEvent(),
-      ],
+      said('Exercise improved sleep quality.'),
+      said('yes'),
+      said('Exercise improved sleep quality scores compared with control after 12 weeks.'),
     ]);
     const { progress, summary } = await ask(
       model,
@@ -267,12 +264,9 @@ describe('the verdict step in a run', () => {
   it('caps the conclusion and the answer by the per-call budget when it is lower', async () => {
     const model = new ScriptedChatModel([
       () => [finishEvent()],
-      () => [textEvent('Sleep quality improved.'), finishEvent()],
-      () => [textEvent('yes'), finishEvent()],
-      () => [
-        textEvent('Exercise improved sleep quality scores compared with control after 12 weeks.'),
-        finishEvent(),
-      ],
+      said('Sleep quality improved.'),
+      said('yes'),
+      said('Exercise improved sleep quality scores compared with control after 12 weeks.'),
     ]);
     await ask(model, 'Does exercise improve sleep quality in older adults?', { maxTokensPerCall: 50 });
     expect(model.requests.map((request) => request.maxTokens)).toEqual([50, 50, 8, 50]);
@@ -309,9 +303,9 @@ describe('the verdict step in a run', () => {
   it('answers without a verdict when the reply names none', async () => {
     const model = new ScriptedChatModel([
       () => [finishEvent()],
-      () => [textEvent('The trial found better sleep.'), finishEvent()],
-      () => [textEvent('unclear'), finishEvent()],
-      () => [textEvent('The trial found better sleep quality scores with exercise.'), finishEvent()],
+      said('The trial found better sleep.'),
+      said('unclear'),
+      said('The trial found better sleep quality scores with exercise.'),
     ]);
     const { content, summary } = await ask(model, 'Does exercise improve sleep quality in older adults?');
     expect(summary.verdict).toBeUndefined();
