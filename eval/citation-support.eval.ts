@@ -8,23 +8,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { termShare } from '../src/agent/citation-support.js';
 import { loadConfig } from '../src/config/load-config.js';
 import { percentile } from '../src/platform/percentile.js';
-import { contentTerms } from '../src/text/keywords.js';
 import { goldCitationEval } from './citation-gold.js';
 import type { EvalReport } from './index.js';
 import { memoizedEmbeddingModel } from './lib/memo-embedding-model.js';
 
 const scifact = join(import.meta.dirname, '..', '..', 'shared', 'data', 'eval', 'scifact');
-
-/** The share of the claim's content terms (stemmed) that the sentence holds. */
-export function termShare(claim: string, sentence: string): number {
-  const wanted = new Set(contentTerms(claim));
-  const present = new Set(contentTerms(sentence));
-  let found = 0;
-  for (const term of wanted) if (present.has(term)) found += 1;
-  return wanted.size === 0 ? 0 : found / wanted.size;
-}
 
 /** The probability that a score of `higher` exceeds one of `lower` (ties count half): the AUC. */
 export function auc(higher: number[], lower: number[]): number {

@@ -4,7 +4,7 @@
 // report split; the tuning split is what rules may be changed by.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { letteredOptions, verdictQuestion } from '../src/agent/question-kind.js';
+import { isMultipleChoice, verdictQuestion } from '../src/agent/question-kind.js';
 import type { EvalReport } from './index.js';
 import { readJsonLines } from './lib/jsonl.js';
 
@@ -90,7 +90,7 @@ export async function verdictClassifierEval(options: { quick: boolean }): Promis
     }
     const choices = count(
       chosen.map((item) => ({ text: item.text, verdict: item.kind === 'choice' })),
-      (text) => letteredOptions(text) !== undefined,
+      isMultipleChoice,
     );
     summary.push(
       `  ${split}: multiple choice recognised ${choices.truePositive}/${choices.truePositive + choices.falseNegative}, taken for one wrongly ${choices.falsePositive}/${choices.falsePositive + choices.trueNegative}`,

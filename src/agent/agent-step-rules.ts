@@ -69,6 +69,6 @@ export function searchTerms(args: string): string {
 }
 
 /** The items without repeats, in their first order. */
-export function unique(items: string[]): string[] {
+export function unique<T>(items: T[]): T[] {
   return [...new Set(items)];
 }

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { FakeFullTextReader, FakePaperLibrary } from '../../test/fakes/agent-service-fakes.js';
+import {
+  FakeFullTextReader,
+  FakePaperLibrary,
+  FakePaperSearch,
+  paper,
+} from '../../test/fakes/agent-service-fakes.js';
 import { PromptFence } from '../text/fence.js';
 import { createAgentTools } from './agent-tools.js';
 import { DocumentProvenance } from './document-provenance.js';
@@ -80,6 +85,21 @@ describe('the agent add_to_project tool', () => {
       /^Refused: the user did not name that project/,
     );
     expect(library.calls).toEqual([]);
+  });
+});
+
+describe('the tool timeout', () => {
+  it('ends a tool whose service is slower than the limit, and aborts the service call', async () => {
+    const search = new FakePaperSearch([paper({ title: 'A slow record' })]);
+    search.delayMs = 5_000;
+    const prepared = prepareToolCall(createAgentTools({ search }), {
+      id: 'call_1',
+      name: 'search_papers',
+      arguments: JSON.stringify({ keywords: 'slow records' }),
+    });
+    const result = await prepared.execute({ ...context(), timeoutMs: 30 });
+    expect(result).toBe('Error: search_papers failed: search_papers took longer than 30 ms');
+    expect(search.aborted).toBe(1);
   });
 });
 

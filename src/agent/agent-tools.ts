@@ -51,7 +51,14 @@ function tool<S extends z.ZodObject>(
       definition: { name, description, parameters },
       describe: describe as (args: never) => string,
       ...(access ? { access: access as (args: never, context: ToolContext) => ToolAccess } : {}),
-      run: run as (args: never, context: ToolContext) => Promise<string>,
+      // Each call runs within the tool timeout: its services get a signal that ends at it.
+      run: ((args: z.output<S>, context: ToolContext) =>
+        withDeadline(
+          (signal) => run(args, { ...context, signal }),
+          context.timeoutMs,
+          context.signal,
+          name,
+        )) as (args: never, context: ToolContext) => Promise<string>,
     },
   };
 }
@@ -77,16 +84,10 @@ export function createAgentTools(
         (args) => `Searching papers: ${args.keywords}`,
         async (args, context) => {
           // The words rank the records (BM25); requiring all of them only when that finds nothing.
-          const { result } = await withDeadline(
-            (signal) =>
-              searchWithRelaxation(search, args.keywords, args.keywords.split(/\s+/), {
-                signal,
-                limit: limits.papers,
-              }),
-            context.timeoutMs,
-            context.signal,
-            'search_papers',
-          );
+          const { result } = await searchWithRelaxation(search, args.keywords, args.keywords.split(/\s+/), {
+            signal: context.signal,
+            limit: limits.papers,
+          });
           return renderSearch(result, context, limits);
         },
       ),
@@ -99,12 +100,9 @@ export function createAgentTools(
         searchArguments,
         (args) => `Searching papers: ${args.keywords ?? args.query ?? ''}`,
         async (args, context) => {
-          const result = await withDeadline(
-            (signal) => search.searchPapers(toSearchRequest(args, limits.papers), { signal }),
-            context.timeoutMs,
-            context.signal,
-            'search_papers',
-          );
+          const result = await search.searchPapers(toSearchRequest(args, limits.papers), {
+            signal: context.signal,
+          });
           return renderSearch(result, context, limits);
         },
       ),
@@ -114,12 +112,9 @@ export function createAgentTools(
         searchArguments,
         (args) => `Searching patents: ${args.keywords ?? args.query ?? ''}`,
         async (args, context) => {
-          const result = await withDeadline(
-            (signal) => search.searchPatents(toSearchRequest(args, limits.papers), { signal }),
-            context.timeoutMs,
-            context.signal,
-            'search_patents',
-          );
+          const result = await search.searchPatents(toSearchRequest(args, limits.papers), {
+            signal: context.signal,
+          });
           return renderSearch(result, context, limits);
         },
       ),
@@ -133,17 +128,11 @@ export function createAgentTools(
         z.object({ query: z.string().min(1).max(1000).describe('What to look for.') }),
         (args) => `Searching your projects: ${args.query}`,
         async (args, context) => {
-          const papers = await withDeadline(
-            (signal) =>
-              searchLibrary(projects, context.tenantId, args.query, {
-                limit: Math.min(5, limits.papers),
-                signal,
-                ...(fullText ? { fullText } : {}),
-              }),
-            context.timeoutMs,
-            context.signal,
-            'search_my_library',
-          );
+          const papers = await searchLibrary(projects, context.tenantId, args.query, {
+            limit: Math.min(5, limits.papers),
+            signal: context.signal,
+            ...(fullText ? { fullText } : {}),
+          });
           return renderSearch({ papers, total: papers.length, nextOffset: null, hint: '' }, context, limits);
         },
       ),
@@ -159,12 +148,11 @@ export function createAgentTools(
         }),
         (args) => `Reading chunk ${args.chunk} of ${args.pdf_id}`,
         async (args, context) => {
-          const result = await withDeadline(
-            (signal) =>
-              fullText.readChunk(context.tenantId, documentOf(args.pdf_id, context), args.chunk, { signal }),
-            context.timeoutMs,
-            context.signal,
-            'read_full_text',
+          const result = await fullText.readChunk(
+            context.tenantId,
+            documentOf(args.pdf_id, context),
+            args.chunk,
+            { signal: context.signal },
           );
           return renderChunks(documentOf(args.pdf_id, context), result, context, limits);
         },
@@ -190,20 +178,14 @@ export function createAgentTools(
         }),
         (args) => `Asking ${args.pdf_id}: ${args.question}`,
         async (args, context) => {
-          const result = await withDeadline(
-            (signal) =>
-              fullText.ask(
-                context.tenantId,
-                documentOf(args.pdf_id, context),
-                rankedBy(args.question, context),
-                {
-                  topK: limits.askChunks,
-                  signal,
-                },
-              ),
-            context.timeoutMs,
-            context.signal,
-            'ask_pdf',
+          const result = await fullText.ask(
+            context.tenantId,
+            documentOf(args.pdf_id, context),
+            rankedBy(args.question, context),
+            {
+              topK: limits.askChunks,
+              signal: context.signal,
+            },
           );
           return renderChunks(documentOf(args.pdf_id, context), result, context, limits);
         },
@@ -236,12 +218,9 @@ export function createAgentTools(
               : undefined;
           if (!input)
             throw new AppError('invalid_request', 'Give paper_id or pdf_url', { param: 'paper_id' });
-          const added = await withDeadline(
-            (signal) => library.add(context.tenantId, { projectName: args.project_name }, input, { signal }),
-            context.timeoutMs,
-            context.signal,
-            'add_to_project',
-          );
+          const added = await library.add(context.tenantId, { projectName: args.project_name }, input, {
+            signal: context.signal,
+          });
           return `Added ${added.length} record(s) to project "${args.project_name ?? 'gpt'}".\n${renderPapers(added, context, limits)}`;
         },
         // It files papers: only when the user asked, and only papers the run was given or found.
@@ -268,12 +247,11 @@ export function createAgentTools(
         (args) => `Mapping the literature around ${args.paper_id}`,
         async (args, context) => {
           const identifier = parsePaperIdentifier(args.paper_id, 'paper_id');
-          const map = await withDeadline(
-            (signal) => literatureMap.map(identifier, { tenantId: context.tenantId, limit: 5, signal }),
-            context.timeoutMs,
-            context.signal,
-            'literature_map',
-          );
+          const map = await literatureMap.map(identifier, {
+            tenantId: context.tenantId,
+            limit: 5,
+            signal: context.signal,
+          });
           const section = (name: string, papers: Paper[]) =>
             `## ${name} (${papers.length})\n${papers.length ? renderPapers(papers, context, limits) : 'none found'}`;
           return [

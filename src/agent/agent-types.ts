@@ -63,11 +63,10 @@ export interface RunSummary {
   /** The model's probabilities of yes, no and maybe at the verdict step, when it gave them. */
   verdictProbabilities?: Record<string, number>;
   /**
-   * The option step's letter for a question with lettered options, when one was taken (the answer
-   * starts with that option).
+   * Never set: the option step is removed (decision 0065). Left only while eval/agent-local.eval.ts
+   * still reads them; delete with that reading.
    */
   option?: string;
-  /** The model's probabilities of the option letters at the option step, when it gave them. */
   optionProbabilities?: Record<string, number>;
   /**
    * Tool calls the gate refused: a document or paper the run was not given, or a change to the
@@ -104,7 +103,7 @@ export interface AgentBudgets {
   /** Most tokens the model may write in one call. */
   maxTokensPerCall: number;
   /**
-   * Most tokens of an answer that no verdict or option leads (those stop at 240): a small model on
+   * Most tokens of an answer that no verdict leads (one that does stops at 240): a small model on
    * CPU writes ~10-25 tokens a second, so a long answer is most of a run's time. The answer is told
    * its length, and one cut short ends with "…". Unset: `maxTokensPerCall`.
    */

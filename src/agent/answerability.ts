@@ -1,7 +1,7 @@
 import type { EmbeddingModel } from '../ports/embedding-model.js';
 import { CitationSupport, type SupportSettings } from './citation-support.js';
 import { recordText, relatedSources } from './relevance.js';
-import type { RetrievedSource } from './source-ledger.js';
+import type { Evidence, RetrievedSource } from './source-ledger.js';
 
 /**
  * Whether a retrieved record answers the question (docs/decisions/0064): it shares the question's
@@ -46,7 +46,7 @@ export class AnswerabilityJudge {
   async answering(
     question: string,
     sources: RetrievedSource[],
-    evidence: Array<{ source: RetrievedSource; text: string }>,
+    evidence: Evidence[],
   ): Promise<Answerability> {
     const related = relatedSources(question, sources, evidence);
     if (related.length === 0) return { answering: [], related, byModel: false };

@@ -1,6 +1,7 @@
 import { contentTerms } from '../text/keywords.js';
 import { removedCitationNote } from './citation-filter.js';
 import type { CitationSupport } from './citation-support.js';
+import { recordText } from './relevance.js';
 import type { RetrievedSource, SourceLedger } from './source-ledger.js';
 
 /**
@@ -70,8 +71,8 @@ export class CitationSupportStage {
     this.held = '';
     let output = '';
     while (buffer.length > 0) {
-      if (!startsWithCitation(buffer, this.ledger)) {
-        const next = firstCitation(buffer, this.ledger);
+      const next = firstCitation(buffer, this.ledger);
+      if (next !== 0) {
         // A link may still be arriving: the text from its "[" waits for the rest.
         const open = next === -1 ? partialLink.exec(buffer)?.index : undefined;
         const stop = next !== -1 ? next : (open ?? buffer.length);
@@ -112,7 +113,7 @@ export class CitationSupportStage {
     const evidence = this.ledger.evidence.length;
     if (this.ledger.size === this.warmed.records && evidence === this.warmed.evidence) return;
     this.warmed = { records: this.ledger.size, evidence };
-    this.judge.warm(this.ledger.sources().map((source) => passageOf(source, this.ledger)));
+    this.judge.warm(this.ledger.sources().map((source) => recordText(source, this.ledger.evidence)));
   }
 
   /** Ends the model's text: a sentence still held is judged and sent. */
@@ -152,8 +153,9 @@ export class CitationSupportStage {
           .sources()
           .filter((other) => !citedHere.has(other))
           .slice(0, maxOthers)
-          .map((other) => passageOf(other, this.ledger));
-        supported = (await this.judge.judge(sentence, passageOf(source, this.ledger), others)).supported;
+          .map((other) => recordText(other, this.ledger.evidence));
+        supported = (await this.judge.judge(sentence, recordText(source, this.ledger.evidence), others))
+          .supported;
         verdicts.set(source, supported);
       }
       this.report.checked += 1;
@@ -197,19 +199,6 @@ export class CitationSupportStage {
   private remember(text: string): void {
     this.recent = (this.recent + text).slice(-recentLimit);
   }
-}
-
-/** What the run read of a record: its title and every abstract or passage of it in the ledger. */
-export function passageOf(source: RetrievedSource, ledger: SourceLedger): string {
-  const texts = ledger.evidence
-    .filter((evidence) => evidence.source === source)
-    .map((evidence) => evidence.text);
-  return [source.paper.title, ...texts].join('\n');
-}
-
-function startsWithCitation(text: string, ledger: SourceLedger): boolean {
-  const match = /^\[([^\]\n]*)\]\(([^)\s]+)\)/.exec(text);
-  return match !== null && ledger.findByUrl(match[2] ?? '') !== undefined;
 }
 
 /** Index of the first link to a retrieved record, or -1. */

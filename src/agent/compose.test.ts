@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { emptyPaper } from '../domain/paper.js';
-import { referencesSection } from './compose.js';
+import { isBibliographic, referencesSection, withoutBibliography } from './compose.js';
 import type { RetrievedSource } from './source-ledger.js';
 
 const source = (title: string, url: string): RetrievedSource => ({
@@ -21,5 +21,24 @@ describe('referencesSection', () => {
     expect(section).toContain('— Does a discharge coordinator help?\n');
     expect(section).toContain('— Bridging DNA contacts.\n');
     expect(section).not.toMatch(/\.\.|\?\./);
+  });
+});
+
+describe('bibliography entries', () => {
+  it('are told apart from prose', () => {
+    expect(
+      isBibliographic(
+        'Heredia VV, Thomson J, Nettleton D, Sun S. Glucose‐induced conformational changes in glucokinase mediate allosteric regulation: transient kinetic analysis.',
+      ),
+    ).toBe(true);
+    expect(isBibliographic('Cell Rep. 2021;35:109967.')).toBe(true);
+    expect(
+      isBibliographic(
+        'By examining enzyme kinetics, Heredia et al. found that p.T65I, p.Y215A and p.A456V mainly accelerate glucose binding.',
+      ),
+    ).toBe(false);
+    expect(withoutBibliography('Results text.\n\n## References\n1. Smith J. A paper.')).toBe(
+      'Results text.\n\n',
+    );
   });
 });

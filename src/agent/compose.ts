@@ -3,6 +3,7 @@ import type { FullTextReader } from '../services/services.js';
 import { contentTerms } from '../text/keywords.js';
 import { plainLine, quotePaperText } from '../text/markdown-text.js';
 import { rankSentences } from '../text/sentences.js';
+import { termsNeeded } from './relevance.js';
 import { citationMarkdown, type Evidence, type RetrievedSource } from './source-ledger.js';
 
 /** A sentence chosen for an extractive answer, with where it came from. */
@@ -38,9 +39,7 @@ export function selectSentences(
     evidence.map((item) => ({ text: item.text, origin: item })),
   );
   const best = ranked[0]?.score ?? 0;
-  // Two shared terms, more for long questions (a third of them, at most four).
-  const terms = new Set(contentTerms(question)).size;
-  const needed = Math.min(terms, Math.max(2, Math.min(4, Math.ceil(terms / 3))));
+  const needed = termsNeeded(new Set(contentTerms(question)).size);
   const perSource = new Map<string, number>();
   const used = options.exclude ?? new Set<string>();
   const chosen: SelectedSentence[] = [];

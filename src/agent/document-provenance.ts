@@ -10,7 +10,7 @@ import {
 } from '../domain/identifiers.js';
 import { identityKeys } from '../domain/paper.js';
 import type { ProjectService } from '../services/project-service.js';
-import { locatorsOf, type SourceLedger } from './source-ledger.js';
+import { locatorsOf, type SourceLedger, safeDecode } from './source-ledger.js';
 
 /** Where an allowed document entered the run. */
 export type DocumentOrigin = 'user' | 'ledger' | 'project';
@@ -144,7 +144,7 @@ export function documentKey(raw: string): string | undefined {
   const path = unreserved(url.pathname).replace(/\/+$/, '');
   const search = unreserved(url.search);
   if (!search && (host === 'doi.org' || host === 'dx.doi.org' || host === 'www.doi.org')) {
-    const doi = normalizeDoi(decodeSafely(path.slice(1)));
+    const doi = normalizeDoi(safeDecode(path.slice(1)));
     if (doi) return `doi:${doi}`;
   }
   if (!search && (host === 'arxiv.org' || host === 'www.arxiv.org')) {
@@ -201,12 +201,4 @@ function unreserved(text: string): string {
     const character = String.fromCharCode(Number.parseInt(hex, 16));
     return /[A-Za-z0-9\-._~]/.test(character) ? character : percentEscape.toUpperCase();
   });
-}
-
-function decodeSafely(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
 }

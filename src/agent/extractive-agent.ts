@@ -4,6 +4,7 @@ import { estimateTokens } from '../ports/chat-model.js';
 import type { EmbeddingModel } from '../ports/embedding-model.js';
 import { emptyResultHint } from '../services/search/empty-result-hint.js';
 import { plainLine } from '../text/markdown-text.js';
+import { unique } from './agent-step-rules.js';
 import type {
   AgentBudgets,
   AgentEvent,
@@ -59,16 +60,17 @@ function shortened(text: string): string {
   return flat.length > 200 ? `${flat.slice(0, 200)}…` : flat;
 }
 
+/** Records whose abstracts are considered. */
+const maxPapers = 6;
+/** Full texts read (asked the question) per run. */
+const maxDocuments = 3;
+/** Documents of at most this many chunks are scanned whole for sentences, beyond `ask`'s top chunks. */
+const scanLimit = 80;
+
 export interface ExtractiveAgentOptions {
   budgets: AgentBudgets;
   /** Link target for a record known only by a `PROJ:` document reference. */
   documentUrl?: (pdfRef: string) => string;
-  /** Records whose abstracts are considered. */
-  maxPapers?: number;
-  /** Full texts read (asked the question) per run. */
-  maxDocuments?: number;
-  /** Documents of at most this many chunks are scanned whole for sentences, beyond `ask`'s top chunks. */
-  scanLimit?: number;
   /**
    * Whether open-access PDFs of search results (`PDF_URL:` references) are fetched and read; when
    * false only what is here is read — PDFs stored in projects and cached parses of remote PDFs —
@@ -88,18 +90,13 @@ export interface ExtractiveAgentOptions {
  * See docs/agent.md.
  */
 export class ExtractiveAgent implements ResearchAgent {
-  private readonly maxPapers: number;
-  private readonly maxDocuments: number;
   /** Openings of stored PDFs without an abstract, for ranking the caller's projects. */
   private readonly openings: OpeningCache = new Map();
 
   constructor(
     private readonly tools: ResearchTools,
     private readonly options: ExtractiveAgentOptions,
-  ) {
-    this.maxPapers = options.maxPapers ?? 6;
-    this.maxDocuments = options.maxDocuments ?? 3;
-  }
+  ) {}
 
   async *run(request: ResearchRequest): AsyncIterable<AgentEvent> {
     const { budgets } = this.options;
@@ -163,7 +160,7 @@ export class ExtractiveAgent implements ResearchAgent {
     if (library) papers.push(...library);
     if (found) papers.push(...found.result.papers);
     for (const note of notes) yield { type: 'progress', text: `${note}\n` };
-    const sources = unique(papers.map((paper) => ledger.add(paper))).slice(0, this.maxPapers);
+    const sources = unique(papers.map((paper) => ledger.add(paper))).slice(0, maxPapers);
     yield {
       type: 'progress',
       text:
@@ -209,7 +206,7 @@ export class ExtractiveAgent implements ResearchAgent {
             (inner) =>
               readForQuestion(reader, request.tenantId, source.paper.pdf_id as string, question, {
                 topK: 3,
-                scanLimit: this.options.scanLimit ?? 80,
+                scanLimit,
                 signal: inner,
                 localOnly: this.options.readRemotePdfs === false,
               }),
@@ -314,16 +311,12 @@ export class ExtractiveAgent implements ResearchAgent {
   ): Promise<RetrievedSource[]> {
     const withText = sources.filter((source) => source.paper.pdf_id !== undefined);
     const reader = this.tools.fullText;
-    if (this.options.readRemotePdfs !== false || !reader) return withText.slice(0, this.maxDocuments);
+    if (this.options.readRemotePdfs !== false || !reader) return withText.slice(0, maxDocuments);
     const here = await Promise.all(
       withText.map((source) => readableHere(reader, tenantId, source.paper.pdf_id as string, signal)),
     );
-    return withText.filter((_, index) => here[index]).slice(0, this.maxDocuments);
+    return withText.filter((_, index) => here[index]).slice(0, maxDocuments);
   }
-}
-
-function unique<T>(items: T[]): T[] {
-  return [...new Set(items)];
 }
 
 function messageOf(error: unknown): string {

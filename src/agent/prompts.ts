@@ -1,13 +1,16 @@
 import type { PromptFence } from '../text/fence.js';
 
-/** The research agent's system prompt: how to work, how to cite, and the fence rule. */
-export function researchSystemPrompt(options: {
+/** What the research agent's system prompt says of this run. */
+interface ResearchPromptOptions {
   fence: PromptFence;
   maxSteps: number;
   today: string;
   /** The answer's length limit in words, when there is one. */
   answerWords?: number | undefined;
-}): string {
+}
+
+/** The research agent's system prompt: how to work, how to cite, and the fence rule. */
+export function researchSystemPrompt(options: ResearchPromptOptions): string {
   return `You are Alexandria, a research assistant that answers questions from the scholarly literature. Today is ${options.today}.
 
 How to work:
@@ -29,12 +32,7 @@ ${options.fence.rule()}`;
  * The research agent's system prompt for a small local model (the compact tool set): the same rules
  * in fewer words, as every word is read at ~100 tokens a second on CPU.
  */
-export function compactResearchSystemPrompt(options: {
-  fence: PromptFence;
-  maxSteps: number;
-  today: string;
-  answerWords?: number | undefined;
-}): string {
+export function compactResearchSystemPrompt(options: ResearchPromptOptions): string {
   return `You are Alexandria, a research assistant. Today is ${options.today}.
 Work: search_papers with 2-6 specific keywords; ask_pdf when an abstract is not enough. At most ${options.maxSteps} steps; answer as soon as you can.
 Answer: concise markdown${options.answerWords ? `, at most about ${options.answerWords} words` : ''}, only from the results. Cite each claim with the record's "cite as" link exactly, like [Author et al., Year](url). Never invent citations or facts. No references list. If the records do not answer, say so.

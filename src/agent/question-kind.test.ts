@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { letteredOptions, verdictQuestion } from './question-kind.js';
+import { isMultipleChoice, verdictQuestion } from './question-kind.js';
 
 describe('questions that need a verdict', () => {
   it('finds the yes/no question a message asks, after a colon or comma too, without its format instructions', () => {
@@ -47,24 +47,19 @@ describe('questions that need a verdict', () => {
 });
 
 describe('multiple-choice questions', () => {
-  it('reads the question and its options', () => {
-    expect(letteredOptions('Which gene is it?\nA) FLC\nB. SOC1')?.options.map((o) => o.text)).toEqual([
-      'FLC',
-      'SOC1',
-    ]);
-    expect(
-      letteredOptions('The strain resisted:\n(A) heat\n(B) light\nChoose the correct option.')?.question,
-    ).toBe('The strain resisted:');
+  it('recognises lettered options after a question that asks to pick one', () => {
+    expect(isMultipleChoice('Which gene is it?\nA) FLC\nB. SOC1')).toBe(true);
+    expect(isMultipleChoice('The strain resisted:\n(A) heat\n(B) light\nChoose the correct option.')).toBe(
+      true,
+    );
   });
 
   it('needs options in order after a question that asks to pick one', () => {
-    expect(letteredOptions('Does exercise improve sleep?')).toBeUndefined();
-    expect(letteredOptions('Which one?\n(A) heat')).toBeUndefined();
-    expect(letteredOptions('Which one?\n(B) heat\n(C) light')).toBeUndefined();
+    expect(isMultipleChoice('Does exercise improve sleep?')).toBe(false);
+    expect(isMultipleChoice('Which one?\n(A) heat')).toBe(false);
+    expect(isMultipleChoice('Which one?\n(B) heat\n(C) light')).toBe(false);
     // An outline, or a list of points to summarise, is not a question.
-    expect(
-      letteredOptions('Summarise these points:\nA. Transformers scale.\nB. RNNs do not.'),
-    ).toBeUndefined();
-    expect(letteredOptions('My notes\nA. baumannii grew fast.\nB. subtilis did not.')).toBeUndefined();
+    expect(isMultipleChoice('Summarise these points:\nA. Transformers scale.\nB. RNNs do not.')).toBe(false);
+    expect(isMultipleChoice('My notes\nA. baumannii grew fast.\nB. subtilis did not.')).toBe(false);
   });
 });

@@ -1,22 +1,9 @@
 /**
- * What kind of answer a user's message asks for: a verdict (yes/no/maybe first), one of its lettered
- * options, or neither (an open question, a request to find, list or summarise). Rules written from
+ * Whether a user's message asks for a verdict (yes/no/maybe first) or not (a multiple-choice question
+ * with lettered options, an open question, a request to find, list or summarise). Rules written from
  * what the forms mean, not fitted to a benchmark: measured on labelled questions by
  * `npm run eval -- verdict-classifier` (decision 0047).
  */
-
-/** One lettered option of a multiple-choice question: "(B) gentamicin". */
-export interface LetteredOption {
-  letter: string;
-  text: string;
-}
-
-/** A question that asks to choose one of its lettered options. */
-export interface MultipleChoice {
-  /** The question, without its options and the instructions after them. */
-  question: string;
-  options: LetteredOption[];
-}
 
 const optionLetters = 'ABCDEFG';
 
@@ -25,31 +12,28 @@ const choiceCue =
   /\b(?:which|choose|select|pick|correct (?:answer|option)|best (?:answer|option)|right (?:answer|option)|the letter)\b/i;
 
 /**
- * The multiple-choice question a user's message asks, or undefined: at least two lines that list
- * options lettered from A on ("(A) …", "A) …" or "A. …"), one a line, in order, each at most 300
- * characters, after a question that asks to pick one — the text before the first option ends with
- * "?" or the message says which, choose, select, pick, or the correct/best answer. Lettered lines
- * alone (an outline, a list of points) are not a question. The question is the text before the first
- * option.
+ * Whether the message is a multiple-choice question: at least two lines that list options lettered
+ * from A on ("(A) …", "A) …" or "A. …"), one a line, in order, each at most 300 characters, after a
+ * question that asks to pick one — the text before the first option ends with "?" or the message
+ * says which, choose, select, pick, or the correct/best answer. Lettered lines alone (an outline, a
+ * list of points) are not a question.
  */
-export function letteredOptions(message: string): MultipleChoice | undefined {
+export function isMultipleChoice(message: string): boolean {
   const lines = message.split('\n');
-  const options: LetteredOption[] = [];
+  const options: string[] = [];
   let first = -1;
   for (const [index, line] of lines.entries()) {
     const match = /^\s*\(?([A-G])[).]\s+(\S.*?)\s*$/.exec(line);
-    const letter = match?.[1];
-    if (letter && letter === optionLetters[options.length]) {
+    if (match?.[1] && match[1] === optionLetters[options.length]) {
       if (options.length === 0) first = index;
-      options.push({ letter, text: match?.[2] ?? '' });
+      options.push(match[2] ?? '');
     } else if (options.length > 0) {
       break;
     }
   }
-  if (options.length < 2 || options.some((option) => option.text.length > 300)) return undefined;
-  const question = lines.slice(0, first).join(' ').replace(/\s+/g, ' ').trim();
-  if (!question.endsWith('?') && !choiceCue.test(message)) return undefined;
-  return { question, options };
+  if (options.length < 2 || options.some((option) => option.length > 300)) return false;
+  const question = lines.slice(0, first).join(' ').trim();
+  return question.endsWith('?') || choiceCue.test(message);
 }
 
 /** Auxiliary verbs that open a yes/no question ("Is …?", "Does …?", "Can …?"). */
@@ -92,11 +76,11 @@ function questionsOf(text: string): string[] {
  * wh-word, is a request phrased as a yes/no question ("Can you find…?", "Are there papers on…?") or
  * an alternative question ("Is A or B better?", or one followed by "Or …?"); or when it is a
  * title-form question ("X: a risk factor for Y?"); or when the message asks outright for yes or no,
- * "true or false", or "tell me whether…". A multiple-choice question (`letteredOptions`) gets an
- * option instead: no verdict. Returns the question sentence itself (without format instructions).
+ * "true or false", or "tell me whether…". A multiple-choice question (`isMultipleChoice`) gets no
+ * verdict. Returns the question sentence itself (without format instructions).
  */
 export function verdictQuestion(message: string): string | undefined {
-  if (letteredOptions(message)) return undefined;
+  if (isMultipleChoice(message)) return undefined;
   const text = message.replace(/\s+/g, ' ').trim();
   const questions = questionsOf(text);
   // The first question is what the message asks; later ones elaborate it ("Why or why not?").

@@ -90,7 +90,13 @@ describe('relevance of retrieved records to the question', () => {
       relatedSources(
         question,
         [source],
-        [{ source, text: 'Of the DNA topologies tested, Dps condensed supercoiled DNA most quickly.' }],
+        [
+          {
+            source,
+            text: 'Of the DNA topologies tested, Dps condensed supercoiled DNA most quickly.',
+            kind: 'fulltext',
+          },
+        ],
       ),
     ).toEqual([source]);
   });

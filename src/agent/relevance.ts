@@ -1,6 +1,6 @@
 import { contentTerms } from '../text/keywords.js';
 import { topicTerms } from './conversation.js';
-import type { RetrievedSource } from './source-ledger.js';
+import type { Evidence, RetrievedSource } from './source-ledger.js';
 
 /** The question's key terms: its topic terms (content words that are not study talk), once each. */
 export function keyTerms(question: string): string[] {
@@ -28,18 +28,20 @@ export function relatedText(keys: string[], text: string): boolean {
 export function relatedSources(
   question: string,
   sources: RetrievedSource[],
-  evidence: Array<{ source: RetrievedSource; text: string }>,
+  evidence: Evidence[],
 ): RetrievedSource[] {
   const keys = keyTerms(question);
   return sources.filter((source) => relatedText(keys, recordText(source, evidence)));
 }
 
-/** What the run has of a record: its title, abstract and the passages it read, one text. */
-export function recordText(
-  source: RetrievedSource,
-  evidence: Array<{ source: RetrievedSource; text: string }>,
-): string {
-  const read = evidence.filter((item) => item.source === source).map((item) => item.text);
+/**
+ * What the run has of a record, one text: its title, abstract and the full-text passages it read.
+ * The answerability judge and the citation-support check both read a record through this.
+ */
+export function recordText(source: RetrievedSource, evidence: Evidence[]): string {
+  const read = evidence
+    .filter((item) => item.source === source && item.kind === 'fulltext')
+    .map((item) => item.text);
   return [source.paper.title, source.paper.abstract ?? '', ...read].join('\n');
 }
 

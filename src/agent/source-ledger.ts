@@ -254,7 +254,8 @@ export function urlKey(raw: string): string | undefined {
   return `${host}${path}${url.search}`;
 }
 
-function safeDecode(text: string): string {
+/** `decodeURIComponent`, or the text as it is when it holds a malformed escape. */
+export function safeDecode(text: string): string {
   try {
     return decodeURIComponent(text);
   } catch {

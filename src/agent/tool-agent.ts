@@ -41,17 +41,15 @@ import { CitationSupport, supportSettings } from './citation-support.js';
 import { CitationSupportStage } from './citation-support-stage.js';
 import { referencesSection } from './compose.js';
 import { fitHistory, followUpNote, readFollowUp, readingLine } from './conversation.js';
-import { runOptionStep, runVerdictStep } from './decision-steps.js';
 import { DocumentProvenance, projectDocumentRefs } from './document-provenance.js';
-import { afterOptionPrompt } from './multiple-choice.js';
 import { answerNowPrompt, compactResearchSystemPrompt, researchSystemPrompt } from './prompts.js';
-import { type LetteredOption, letteredOptions, verdictQuestion } from './question-kind.js';
+import { verdictQuestion } from './question-kind.js';
 import { ReferencesGuard } from './references-guard.js';
 import { notAnsweredText } from './relevance.js';
 import { SourceLedger } from './source-ledger.js';
 import { prepareToolCall } from './tool-call.js';
 import { logToolCall, ToolGate } from './tool-gate.js';
-import { afterVerdictPrompt, type Verdict, verdictAnswerTokens } from './verdict.js';
+import { afterVerdictPrompt, runVerdictStep, type Verdict, verdictAnswerTokens } from './verdict.js';
 import { mixedEvidenceNote, verdictConflict } from './verdict-consistency.js';
 
 export interface ToolAgentOptions {
@@ -80,14 +78,6 @@ export interface ToolAgentOptions {
    * that verdict. Default: with the compact tool set (a small local model; docs/decisions/0035).
    */
   verdictStep?: boolean;
-  /**
-   * Choose a multiple-choice question's option (its message lists lettered options) in a step of
-   * its own before the answer: a classification turn shown the question, its options and the
-   * passages of what the run read that best match them, replying with a letter (the local model's
-   * probabilities of the letters, the most probable taken); the answer starts with that option.
-   * Default: with the compact tool set (docs/decisions/0035).
-   */
-  optionStep?: boolean;
   /** Clock for "today" in the prompt (tests pin it). */
   today?: () => string;
   /**
@@ -143,10 +133,6 @@ export class ToolAgent implements ResearchAgent {
     const yesNo = (this.options.verdictStep ?? toolSet === 'compact') ? verdictQuestion(question) : undefined;
     let verdict: Verdict | undefined;
     let verdictProbabilities: Record<string, number> | undefined;
-    const choice = (this.options.optionStep ?? toolSet === 'compact') ? letteredOptions(question) : undefined;
-    let option: LetteredOption | undefined;
-    let optionProbabilities: Record<string, number> | undefined;
-    let optionTried = false;
     const tools = createAgentTools(this.tools, toolSet);
     const definitions = [...tools.values()].map((entry) => entry.tool.definition);
     const usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
@@ -258,10 +244,8 @@ export class ToolAgent implements ResearchAgent {
           late ||
           definitions.length === 0 ||
           repeated;
-        const choosing = mustAnswer && choice !== undefined && !optionTried && ledger.evidence.length > 0;
         const deciding =
-          choosing ||
-          (mustAnswer && yesNo !== undefined && verdict === undefined && ledger.evidence.length > 0);
+          mustAnswer && yesNo !== undefined && verdict === undefined && ledger.evidence.length > 0;
         const forced = mustAnswer && definitions.length > 0 && !chose;
         if (forced) {
           // A repeated call is the model's own end of the search, not a budget; a late step is the
@@ -296,32 +280,18 @@ export class ToolAgent implements ResearchAgent {
             );
           }
         }
-        if (choosing && choice) {
-          optionTried = true;
-          const chosen = await runOptionStep(this.model, choice, ledger, budgets, signal, usage);
-          option = chosen?.option;
-          optionProbabilities = chosen?.probabilities;
-          steps += 1;
-          if (!option && forced) messages.push({ role: 'system', content: answerNowPrompt });
-          if (option) {
-            messages.push({ role: 'system', content: afterOptionPrompt(option) });
-          }
-        }
         let text = '';
         const calls: ChatToolCall[] = [];
         let finish: ChatFinishReason | undefined;
-        // With a verdict to decide or an option to choose, a model that chooses to answer stops there
-        // (the local adapter's answer action): the verdict or option step comes first, then the answer.
-        const separately =
-          !mustAnswer &&
-          ((yesNo !== undefined && verdict === undefined) || (choice !== undefined && !optionTried));
+        // With a verdict to decide, a model that chooses to answer stops there (the local adapter's
+        // answer action): the verdict step comes first, then the answer.
+        const separately = !mustAnswer && yesNo !== undefined && verdict === undefined;
         let failed: { error: unknown } | undefined;
         // After a verdict the answer is 2-3 sentences: a cap on a small model that copies out. Any
         // other answer stops at its own limit (a tool call is far shorter than either).
-        const answerCap =
-          verdict || option
-            ? Math.min(verdictAnswerTokens, budgets.maxTokensPerCall)
-            : Math.min(budgets.maxAnswerTokens ?? budgets.maxTokensPerCall, budgets.maxTokensPerCall);
+        const answerCap = verdict
+          ? Math.min(verdictAnswerTokens, budgets.maxTokensPerCall)
+          : Math.min(budgets.maxAnswerTokens ?? budgets.maxTokensPerCall, budgets.maxTokensPerCall);
         try {
           for await (const event of this.model.stream({
             messages,
@@ -469,8 +439,6 @@ export class ToolAgent implements ResearchAgent {
         ...(verdict ? { verdict } : {}),
         ...(conflict ? { verdictContradicted: conflict.sentence } : {}),
         ...(verdictProbabilities ? { verdictProbabilities } : {}),
-        ...(option ? { option: option.letter } : {}),
-        ...(optionProbabilities ? { optionProbabilities } : {}),
         ...(gate.refused > 0 ? { refusedToolCalls: gate.refused } : {}),
       },
     };

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { FakeFullTextReader, FakePaperSearch, paper } from '../../test/fakes/agent-service-fakes.js';
 import { finishEvent, ScriptedChatModel, textEvent } from '../../test/fakes/scripted-chat-model.js';
+import { agentRequest, collectRun } from '../../test/helpers/agent-run.js';
 import type { ChatModel, ChatStreamEvent } from '../ports/chat-model.js';
 import { answerWords, cutMidSentence, noFullTextNote } from './agent-step-rules.js';
-import { type AgentBudgets, type AgentEvent, defaultBudgets, type RunSummary } from './agent-types.js';
-import { auditCitations } from './citation-audit.js';
+import { type AgentBudgets, defaultBudgets, type ResearchTools } from './agent-types.js';
 import { answerNowPrompt } from './prompts.js';
 import { SourceLedger } from './source-ledger.js';
 import { ToolAgent } from './tool-agent.js';
@@ -18,6 +18,9 @@ import {
   verdictFindings,
   verdictPrompt,
 } from './verdict.js';
+
+/** A model turn that writes `text` and stops. */
+const said = (text: string) => () => [textEvent(text), finishEvent()];
 
 /** The model's call of ask_pdf on the first record. */
 const askPdfCall = (question: string): ChatStreamEvent => ({
@@ -89,30 +92,19 @@ const trial = paper({
     'We randomised 120 adults aged over 65 to exercise or control. Exercise improved sleep quality scores compared with control after 12 weeks. Daytime sleepiness did not change.',
 });
 
-async function ask(model: ChatModel, question: string, budgets: Partial<AgentBudgets> = {}) {
-  const agent = new ToolAgent(
-    model,
-    { search: new FakePaperSearch([trial]) },
-    {
-      budgets: { ...defaultBudgets, ...budgets },
-      toolSet: 'compact',
-      searchFirst: true,
-      today: () => '2026-11-26',
-    },
-  );
-  let content = '';
-  let summary: RunSummary | undefined;
-  const events: AgentEvent[] = [];
-  for await (const event of agent.run({
-    tenantId: 't',
-    messages: [{ role: 'user', content: question }],
-    signal: new AbortController().signal,
-  })) {
-    events.push(event);
-    if (event.type === 'content') content += event.text;
-    if (event.type === 'done') summary = event.summary;
-  }
-  return { content, summary: summary as RunSummary };
+async function ask(
+  model: ChatModel,
+  question: string,
+  budgets: Partial<AgentBudgets> = {},
+  tools: ResearchTools = { search: new FakePaperSearch([trial]) },
+) {
+  const agent = new ToolAgent(model, tools, {
+    budgets: { ...defaultBudgets, ...budgets },
+    toolSet: 'compact',
+    searchFirst: true,
+    today: () => '2026-11-26',
+  });
+  return collectRun(agent.run(agentRequest(question)));
 }
 
 describe('the verdict step in a run', () => {
@@ -120,8 +112,8 @@ describe('the verdict step in a run', () => {
     const model = new ScriptedChatModel([
       // The model chooses to answer: with a verdict to decide, the turn stops there.
       () => [finishEvent()],
-      () => [textEvent('Exercise did not change daytime sleepiness.'), finishEvent()],
-      () => [textEvent('no'), finishEvent()],
+      said('Exercise did not change daytime sleepiness.'),
+      said('no'),
       () => [
         textEvent('No: daytime sleepiness did not change, although sleep quality scores improved '),
         textEvent('[Lee et al., 2020](https://example.org/trial).'),
@@ -180,17 +172,13 @@ describe('the verdict step in a run', () => {
     ).toBe(true);
     expect(summary.verdict).toBe('no');
     expect(summary.citations.cited.map((source) => source.paper.url)).toEqual(['https://example.org/trial']);
-    expect(auditCitations(content, summary.ledger)).toEqual([]);
   });
 
   it('when a budget forces the answer, the verdict step comes first, without the budget note', async () => {
     const model = new ScriptedChatModel([
-      () => [textEvent('Sleep quality improved with exercise.'), finishEvent()],
-      () => [textEvent('yes'), finishEvent()],
-      () => [
-        textEvent('Exercise improved sleep quality scores compared with control after 12 weeks.'),
-        finishEvent(),
-      ],
+      said('Sleep quality improved with exercise.'),
+      said('yes'),
+      said('Exercise improved sleep quality scores compared with control after 12 weeks.'),
     ]);
     const { content, summary } = await ask(model, 'Does exercise improve sleep quality in older adults?', {
       maxSteps: 1,
@@ -213,28 +201,16 @@ describe('the verdict step in a run', () => {
     const fullText = new FakeFullTextReader({ 'PROJ:gpt/doc': ['a chunk'] });
     const model = new ScriptedChatModel([
       () => [askPdfCall('What is the main finding?'), finishEvent('tool_calls')],
-      () => [textEvent('Exercise improved sleep quality.'), finishEvent()],
-      () => [textEvent('yes'), finishEvent()],
-      () => [
-        textEvent('Exercise improved sleep quality scores compared with control after 12 weeks.'),
-        finishEvent(),
-      ],
+      said('Exercise improved sleep quality.'),
+      said('yes'),
+      said('Exercise improved sleep quality scores compared with control after 12 weeks.'),
     ]);
-    const agent = new ToolAgent(
+    const { progress, summary } = await ask(
       model,
+      'Does exercise improve sleep quality in older adults?',
+      {},
       { search: new FakePaperSearch([trial]), fullText },
-      { budgets: defaultBudgets, toolSet: 'compact', searchFirst: true, today: () => '2026-11-26' },
     );
-    const progress: string[] = [];
-    let summary: RunSummary | undefined;
-    for await (const event of agent.run({
-      tenantId: 't',
-      messages: [{ role: 'user', content: 'Does exercise improve sleep quality in older adults?' }],
-      signal: new AbortController().signal,
-    })) {
-      if (event.type === 'progress') progress.push(event.text);
-      if (event.type === 'done') summary = event.summary;
-    }
     // No PDF was asked; the call's result says why, and the next turn decides the verdict (no tools).
     expect(fullText.calls).toEqual([]);
     expect(progress).toContain('No full text to read: answering from the abstracts\n');
@@ -244,8 +220,8 @@ describe('the verdict step in a run', () => {
       toolCallId: 'c1',
       content: noFullTextNote,
     });
-    expect(summary?.verdict).toBe('yes');
-    expect(summary?.steps).toBe(4);
+    expect(summary.verdict).toBe('yes');
+    expect(summary.steps).toBe(4);
   });
 
   it('takes no verdict step for a question that is not yes/no', async () => {
@@ -288,12 +264,9 @@ describe('the verdict step in a run', () => {
   it('caps the conclusion and the answer by the per-call budget when it is lower', async () => {
     const model = new ScriptedChatModel([
       () => [finishEvent()],
-      () => [textEvent('Sleep quality improved.'), finishEvent()],
-      () => [textEvent('yes'), finishEvent()],
-      () => [
-        textEvent('Exercise improved sleep quality scores compared with control after 12 weeks.'),
-        finishEvent(),
-      ],
+      said('Sleep quality improved.'),
+      said('yes'),
+      said('Exercise improved sleep quality scores compared with control after 12 weeks.'),
     ]);
     await ask(model, 'Does exercise improve sleep quality in older adults?', { maxTokensPerCall: 50 });
     expect(model.requests.map((request) => request.maxTokens)).toEqual([50, 50, 8, 50]);
@@ -330,9 +303,9 @@ describe('the verdict step in a run', () => {
   it('answers without a verdict when the reply names none', async () => {
     const model = new ScriptedChatModel([
       () => [finishEvent()],
-      () => [textEvent('The trial found better sleep.'), finishEvent()],
-      () => [textEvent('unclear'), finishEvent()],
-      () => [textEvent('The trial found better sleep quality scores with exercise.'), finishEvent()],
+      said('The trial found better sleep.'),
+      said('unclear'),
+      said('The trial found better sleep quality scores with exercise.'),
     ]);
     const { content, summary } = await ask(model, 'Does exercise improve sleep quality in older adults?');
     expect(summary.verdict).toBeUndefined();

@@ -1,7 +1,9 @@
-// Yes/no questions: the findings the verdict step reads, its prompts and turn, reading the verdict.
-import type { ChatModelMessage } from '../ports/chat-model.js';
+// Yes/no questions: the verdict step of the tool agent, the findings it reads, its prompts and turns.
+import type { ChatModel, ChatModelMessage, ChatTurnRequest, TokenUsage } from '../ports/chat-model.js';
 import { rankPassages, rankSentences, splitSentences } from '../text/sentences.js';
-import { citationMarkdown, type Evidence, type RetrievedSource } from './source-ledger.js';
+import type { AgentBudgets } from './agent-types.js';
+import { turnReply, turnText } from './model-turn.js';
+import { citationMarkdown, type Evidence, type RetrievedSource, type SourceLedger } from './source-ledger.js';
 
 /** The answer to a yes/no research question. */
 export type Verdict = 'yes' | 'no' | 'maybe';
@@ -19,7 +21,7 @@ export interface VerdictFindings {
  * The retrieved records whose title and text (what the run read of them) best match `query`
  * (BM25 over the records): the best, and a second when it scores at least 80 % of the best.
  */
-export function bestRecords(
+function bestRecords(
   query: string,
   evidence: Evidence[],
 ): Array<{ source: RetrievedSource; texts: string[] }> {
@@ -45,18 +47,14 @@ export function bestRecords(
 
 /**
  * The findings for a verdict: the retrieved record whose text (title and what the run read of it)
- * best matches the question, its closing sentences (where an abstract states its results and
- * conclusion) and the sentences that best match the question; a second record when it matches
- * nearly as well (80 % of the best score). At most `maxChars` characters per record.
+ * best matches the question, its three closing sentences (where an abstract states its results and
+ * conclusion) and the two that best match the question; a second record when it matches nearly as
+ * well (80 % of the best score). At most 1,200 characters per record.
  */
-export function verdictFindings(
-  question: string,
-  evidence: Evidence[],
-  options: { closing?: number; matching?: number; maxChars?: number } = {},
-): VerdictFindings[] {
-  const closing = options.closing ?? 3;
-  const matching = options.matching ?? 2;
-  const maxChars = options.maxChars ?? 1200;
+export function verdictFindings(question: string, evidence: Evidence[]): VerdictFindings[] {
+  const closing = 3;
+  const matching = 2;
+  const maxChars = 1200;
   return bestRecords(question, evidence).map((origin) => {
     const sentences = origin.texts.flatMap((text) => splitSentences(text));
     const keep = new Set<number>();
@@ -184,36 +182,18 @@ export function verdictClassificationMessages(
   question: string,
   findings: VerdictFindings[],
 ): ChatModelMessage[] {
-  return classificationTurn(
-    classifyInstruction,
-    verdictExamples.map((example) => [classifyQuestion(example.findings, example.question), example.verdict]),
-    classifyQuestion(findingsText(findings), question),
-  );
-}
-
-/** The findings' sentences as one paragraph ("none were found" when there are none). */
-export function findingsText(findings: VerdictFindings[]): string {
   const text = findings
     .map((entry) => entry.sentences.join(' '))
     .join(' ')
     .replace(/\s+/g, ' ')
     .trim();
-  return text || 'none were found';
-}
-
-/** A classification turn: the instruction, each worked example as an exchange, then the asked item. */
-export function classificationTurn(
-  instruction: string,
-  examples: Array<[string, string]>,
-  asked: string,
-): ChatModelMessage[] {
   return [
-    { role: 'system', content: instruction },
-    ...examples.flatMap(([question, reply]): ChatModelMessage[] => [
-      { role: 'user', content: question },
-      { role: 'assistant', content: reply },
+    { role: 'system', content: classifyInstruction },
+    ...verdictExamples.flatMap((example): ChatModelMessage[] => [
+      { role: 'user', content: classifyQuestion(example.findings, example.question) },
+      { role: 'assistant', content: example.verdict },
     ]),
-    { role: 'user', content: asked },
+    { role: 'user', content: classifyQuestion(text || 'none were found', question) },
   ];
 }
 
@@ -239,6 +219,54 @@ export function parseVerdict(text: string): Verdict | undefined {
   return first?.[1]?.toLowerCase() as Verdict | undefined;
 }
 
-export function capitalized(verdict: Verdict): string {
+function capitalized(verdict: Verdict): string {
   return `${verdict.charAt(0).toUpperCase()}${verdict.slice(1)}`;
+}
+
+/**
+ * The verdict step, after the search and before the answer: two model calls, shown the findings
+ * of the best-matching records — a one-sentence conclusion in free text, then yes, no or maybe
+ * (`choices`: a grammar on the local model). On success the exchange joins `messages`, so the
+ * answer turn extends it. Undefined when the reply names no verdict (a remote model may ignore
+ * the constraint): the answer is then written without one.
+ */
+export async function runVerdictStep(
+  model: ChatModel,
+  messages: ChatModelMessage[],
+  question: string,
+  ledger: SourceLedger,
+  budgets: AgentBudgets,
+  signal: AbortSignal,
+  usage: TokenUsage,
+): Promise<{ verdict: Verdict; probabilities?: Record<string, number> } | undefined> {
+  const findings = verdictFindings(question, ledger.evidence);
+  const call = async (request: ChatTurnRequest) => (await turnText(model, request, usage)).trim();
+  // First what the findings show, in the model's words; then the verdict, given that.
+  const weigh: ChatModelMessage[] = [{ role: 'system', content: conclusionPrompt(question, findings) }];
+  const conclusion = await call({
+    messages: [...messages, ...weigh],
+    maxTokens: Math.min(conclusionTokens, budgets.maxTokensPerCall),
+    signal,
+  });
+  if (conclusion) weigh.push({ role: 'assistant', content: conclusion });
+  weigh.push({ role: 'system', content: verdictPrompt(question) });
+  // The word itself from a classification turn of its own, with worked examples: inside the
+  // conversation the 1.5B model said "yes" after its own "no difference" conclusion.
+  const reply = await turnReply(
+    model,
+    {
+      messages: verdictClassificationMessages(question, findings),
+      choices: [...verdictChoices],
+      maxTokens: Math.min(8, budgets.maxTokensPerCall),
+      isolated: true,
+      signal,
+    },
+    usage,
+  );
+  // With the model's probabilities (the local adapter), the most probable word; else its word.
+  const verdict = chooseVerdict(reply.choiceProbabilities) ?? parseVerdict(reply.text.trim());
+  if (verdict) messages.push(...weigh);
+  return verdict
+    ? { verdict, ...(reply.choiceProbabilities ? { probabilities: reply.choiceProbabilities } : {}) }
+    : undefined;
 }

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpenAiChatModel } from '../../src/adapters/chat/openai-chat-model.js';
 import { OnnxEmbeddingModel } from '../../src/adapters/embeddings/onnx-embedding-model.js';
-import { defaultBudgets, type RunSummary } from '../../src/agent/agent-types.js';
-import { auditCitations } from '../../src/agent/citation-audit.js';
+import { defaultBudgets } from '../../src/agent/agent-types.js';
 import { uncitedMarker } from '../../src/agent/citation-support-stage.js';
 import { ToolAgent } from '../../src/agent/tool-agent.js';
 import { defaultModelDir } from '../../src/config/sections/embedding.js';
@@ -14,6 +13,7 @@ import {
   startFakeOpenAiServer,
 } from '../fakes/fake-openai-server.js';
 import { researchPapers } from '../fakes/research-corpus.js';
+import { agentRequest, collectRun } from '../helpers/agent-run.js';
 
 const question = 'Which antibiotics did Acinetobacter lwoffii evolve resistance to in the lab?';
 const hartman = '[Hartman et al., 2024](https://doi.org/10.1128/msphere.00109-24)';
@@ -46,18 +46,7 @@ async function run(script: FakeScript, model: EmbeddingModel | null = embeddings
     { search: new FakePaperSearch(researchPapers), fullText: new FakeFullTextReader({}) },
     { budgets: defaultBudgets, today: () => '2026-11-29', ...(model ? { embeddings: model } : {}) },
   );
-  let content = '';
-  let summary: RunSummary | undefined;
-  for await (const event of agent.run({
-    tenantId: 'tenant-a',
-    messages: [{ role: 'user', content: question }],
-    signal: new AbortController().signal,
-  })) {
-    if (event.type === 'content') content += event.text;
-    else if (event.type === 'done') summary = event.summary;
-  }
-  expect(auditCitations(content, (summary as RunSummary).ledger)).toEqual([]);
-  return { content, summary: summary as RunSummary };
+  return collectRun(agent.run(agentRequest(question, 'tenant-a')));
 }
 
 describe('the tool agent checks each citation against the passage it points at', () => {

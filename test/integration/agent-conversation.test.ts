@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpenAiChatModel } from '../../src/adapters/chat/openai-chat-model.js';
-import { type AgentEvent, defaultBudgets, type RunSummary } from '../../src/agent/agent-types.js';
-import { auditCitations } from '../../src/agent/citation-audit.js';
+import { defaultBudgets } from '../../src/agent/agent-types.js';
 import { ExtractiveAgent } from '../../src/agent/extractive-agent.js';
 import { ToolAgent } from '../../src/agent/tool-agent.js';
 import type { ChatMessage } from '../../src/domain/chat.js';
 import { FakePaperSearch } from '../fakes/agent-service-fakes.js';
 import { type FakeOpenAiServer, startFakeOpenAiServer } from '../fakes/fake-openai-server.js';
 import { researchPapers } from '../fakes/research-corpus.js';
+import { agentRequest, collectRun } from '../helpers/agent-run.js';
 
 /**
  * Conversations (issue 15, item 4): a follow-up ("… evaluate them?") is searched and answered with
@@ -27,27 +27,11 @@ const conversation: ChatMessage[] = [
   { role: 'user', content: followUp },
 ];
 
-async function collect(events: AsyncIterable<AgentEvent>) {
-  let content = '';
-  let progress = '';
-  let summary: RunSummary | undefined;
-  for await (const event of events) {
-    if (event.type === 'content') content += event.text;
-    else if (event.type === 'progress') progress += event.text;
-    else summary = event.summary;
-  }
-  if (!summary) throw new Error('no summary');
-  expect(auditCitations(content, summary.ledger)).toEqual([]);
-  return { content, progress, summary };
-}
-
 describe('the extractive agent on a follow-up', () => {
   it("searches with the earlier question's subject beside the follow-up's own words", async () => {
     const search = new FakePaperSearch(researchPapers);
     const agent = new ExtractiveAgent({ search }, { budgets: defaultBudgets });
-    const { progress, summary } = await collect(
-      agent.run({ tenantId: 't', messages: conversation, signal: new AbortController().signal }),
-    );
+    const { progress, summary } = await collectRun(agent.run(agentRequest(conversation)));
     expect(progress).toMatch(/^Read as a follow-up to: "Acinetobacter lwoffii has been evolved/);
     // The first search is the question's text, with what "they" refers to spelled out.
     const query = search.calls[0]?.request.query ?? '';
@@ -69,9 +53,7 @@ describe('the extractive agent on a new question after another', () => {
   it('searches with the new question alone and says it was not read as a follow-up', async () => {
     const search = new FakePaperSearch(researchPapers);
     const agent = new ExtractiveAgent({ search }, { budgets: defaultBudgets });
-    const { progress } = await collect(
-      agent.run({ tenantId: 't', messages: switched, signal: new AbortController().signal }),
-    );
+    const { progress } = await collectRun(agent.run(agentRequest(switched)));
     expect(progress).toMatch(/^Read as a new question, not as a follow-up to: "Which DNA topology does Dps/);
     const query = search.calls[0]?.request.query ?? '';
     expect(query).toBe(annotation);
@@ -109,9 +91,7 @@ describe('the tool agent on a follow-up (scripted model)', () => {
   it('tells the model what "they" refers to, right before the question, with the earlier papers', async () => {
     server.setScript([{ text: 'They carried gyrA mutations.' }]);
     server.requests.length = 0;
-    await collect(
-      agent().run({ tenantId: 't', messages: conversation, signal: new AbortController().signal }),
-    );
+    await collectRun(agent().run(agentRequest(conversation)));
     const messages = server.requests[0]?.messages ?? [];
     expect(messages.map((message) => message.role)).toEqual([
       'system',
@@ -132,9 +112,7 @@ describe('the tool agent on a follow-up (scripted model)', () => {
   it('tells the model that a new question with "they" does not refer to the previous one', async () => {
     server.setScript([{ text: 'Several tools exist.' }]);
     server.requests.length = 0;
-    const { progress } = await collect(
-      agent().run({ tenantId: 't', messages: switched, signal: new AbortController().signal }),
-    );
+    const { progress } = await collectRun(agent().run(agentRequest(switched)));
     expect(progress).toMatch(/^Read as a new question, not as a follow-up to: "Which DNA topology/);
     const messages = server.requests[0]?.messages ?? [];
     expect(messages[3]?.role).toBe('system');
@@ -154,9 +132,7 @@ describe('the tool agent on a follow-up (scripted model)', () => {
     ];
     server.setScript([{ text: 'They carried gyrA mutations.' }]);
     server.requests.length = 0;
-    const { content } = await collect(
-      agent(400).run({ tenantId: 't', messages: history, signal: new AbortController().signal }),
-    );
+    const { content } = await collectRun(agent(400).run(agentRequest(history)));
     const messages = server.requests[0]?.messages ?? [];
     expect(messages[1]?.role).toBe('system');
     expect(messages[1]?.content).toMatch(

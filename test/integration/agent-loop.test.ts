@@ -1,12 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { OpenAiChatModel } from '../../src/adapters/chat/openai-chat-model.js';
-import {
-  type AgentBudgets,
-  type AgentEvent,
-  defaultBudgets,
-  type RunSummary,
-} from '../../src/agent/agent-types.js';
-import { auditCitations } from '../../src/agent/citation-audit.js';
+import { type AgentBudgets, defaultBudgets } from '../../src/agent/agent-types.js';
 import { removedCitationNote } from '../../src/agent/citation-filter.js';
 import { ExtractiveAgent } from '../../src/agent/extractive-agent.js';
 import { answerNowPrompt } from '../../src/agent/prompts.js';
@@ -18,6 +12,7 @@ import {
   startFakeOpenAiServer,
 } from '../fakes/fake-openai-server.js';
 import { acinetobacter, acinetobacterChunks, researchPapers } from '../fakes/research-corpus.js';
+import { agentRequest, collectRun } from '../helpers/agent-run.js';
 import { type ChatTestApp, startChatApp } from '../helpers/chat-app.js';
 
 const question =
@@ -68,23 +63,7 @@ function agent(budgets: Partial<AgentBudgets> = {}, papers = researchPapers) {
 async function run(script: FakeScript, budgets: Partial<AgentBudgets> = {}, papers = researchPapers) {
   server.setScript(script);
   server.requests.length = 0;
-  let content = '';
-  let progress = '';
-  let summary: RunSummary | undefined;
-  const events: AgentEvent[] = [];
-  for await (const event of agent(budgets, papers).run({
-    tenantId: 'tenant-a',
-    messages: [{ role: 'user', content: question }],
-    signal: new AbortController().signal,
-  })) {
-    events.push(event);
-    if (event.type === 'content') content += event.text;
-    else if (event.type === 'progress') progress += event.text;
-    else summary = event.summary;
-  }
-  // Whatever the model wrote, the answer that reached the client cites only retrieved records.
-  expect(auditCitations(content, (summary as RunSummary).ledger)).toEqual([]);
-  return { content, progress, summary: summary as RunSummary, events };
+  return collectRun(agent(budgets, papers).run(agentRequest(question, 'tenant-a')));
 }
 
 describe('the tool-calling agent on a scripted model', () => {

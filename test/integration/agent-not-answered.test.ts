@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpenAiChatModel } from '../../src/adapters/chat/openai-chat-model.js';
 import { OnnxEmbeddingModel } from '../../src/adapters/embeddings/onnx-embedding-model.js';
-import { type AgentEvent, defaultBudgets, type RunSummary } from '../../src/agent/agent-types.js';
-import { auditCitations } from '../../src/agent/citation-audit.js';
+import { defaultBudgets } from '../../src/agent/agent-types.js';
 import { ExtractiveAgent } from '../../src/agent/extractive-agent.js';
 import { ToolAgent } from '../../src/agent/tool-agent.js';
 import { defaultModelDir } from '../../src/config/sections/embedding.js';
 import { FakePaperSearch, paper } from '../fakes/agent-service-fakes.js';
 import { type FakeOpenAiServer, startFakeOpenAiServer } from '../fakes/fake-openai-server.js';
 import { dps } from '../fakes/research-corpus.js';
+import { agentRequest, collectRun } from '../helpers/agent-run.js';
 
 /**
  * Say when the papers do not answer (issue 35, item 4): when no record the search found shares the
@@ -36,29 +36,11 @@ const offTopic = [
   }),
 ];
 
-async function collect(events: AsyncIterable<AgentEvent>) {
-  let content = '';
-  let summary: RunSummary | undefined;
-  for await (const event of events) {
-    if (event.type === 'content') content += event.text;
-    else if (event.type === 'done') summary = event.summary;
-  }
-  if (!summary) throw new Error('no summary');
-  expect(auditCitations(content, summary.ledger)).toEqual([]);
-  return { content, summary };
-}
-
-const ask = (text: string) => ({
-  tenantId: 't',
-  messages: [{ role: 'user' as const, content: text }],
-  signal: new AbortController().signal,
-});
-
 describe('the extractive agent when the papers found do not answer', () => {
   it('says so and names what it searched, quoting no sentence of the unrelated papers', async () => {
     const search = new FakePaperSearch(offTopic);
     const agent = new ExtractiveAgent({ search }, { budgets: defaultBudgets });
-    const { content, summary } = await collect(agent.run(ask(question)));
+    const { content, summary } = await collectRun(agent.run(agentRequest(question)));
     expect(summary.sources).toBe(2);
     expect(content).toMatch(
       /^The papers found do not answer this\. Searched for: [^;]*annotation[^;]*; 2 record\(s\) were found \(“Text classification/,
@@ -70,7 +52,9 @@ describe('the extractive agent when the papers found do not answer', () => {
   it('still quotes a related record', async () => {
     const search = new FakePaperSearch([...offTopic, dps]);
     const agent = new ExtractiveAgent({ search }, { budgets: defaultBudgets });
-    const { content } = await collect(agent.run(ask('Which DNA topology does Dps condense most quickly?')));
+    const { content } = await collectRun(
+      agent.run(agentRequest('Which DNA topology does Dps condense most quickly?')),
+    );
     expect(content).not.toMatch(/do not answer this/);
     expect(content).toMatch(/supercoiled and doubly tethered DNA compacted most quickly/);
   });
@@ -103,9 +87,9 @@ describe('the tool agent when the papers found do not answer (scripted model)', 
     // A yes/no question: the model chooses to answer (no text), and the answer step finds nothing related.
     server.setScript([{ text: '' }, { text: 'Yes. From memory: BRAT and WebAnno.' }]);
     server.requests.length = 0;
-    const { content } = await collect(
+    const { content } = await collectRun(
       agent({ verdictStep: true }).run(
-        ask('Do collaborative text annotation tools support several annotators at once?'),
+        agentRequest('Do collaborative text annotation tools support several annotators at once?'),
       ),
     );
     expect(server.requests).toHaveLength(1);
@@ -116,7 +100,7 @@ describe('the tool agent when the papers found do not answer (scripted model)', 
   it('says after an answer the model wrote anyway that the papers found do not answer', async () => {
     server.setScript([{ text: 'BRAT and WebAnno are common tools.' }]);
     server.requests.length = 0;
-    const { content } = await collect(agent().run(ask(question)));
+    const { content } = await collectRun(agent().run(agentRequest(question)));
     expect(content).toMatch(
       /^BRAT and WebAnno are common tools\.\n\n\*\(The papers found do not answer this: searched for .*annotation.*; the answer above is not from them\.\)\*/,
     );
@@ -158,7 +142,7 @@ describe('the agents with the embedding model: records on the subject that do no
   it('the extractive agent says the papers found do not answer, naming them', async () => {
     const search = new FakePaperSearch([cuffPressure]);
     const agent = new ExtractiveAgent({ search }, { budgets: defaultBudgets, embeddings });
-    const { content } = await collect(agent.run(ask(intubation)));
+    const { content } = await collectRun(agent.run(agentRequest(intubation)));
     expect(content).toMatch(/The papers found do not answer this/);
     expect(content).toMatch(/none of which answers the question|no record found answers the question/);
     expect(content).toMatch(/cuff pressure/i);
@@ -167,7 +151,7 @@ describe('the agents with the embedding model: records on the subject that do no
   it('the extractive agent answers when the record that answers is among them', async () => {
     const search = new FakePaperSearch([cuffPressure, manikinStudy]);
     const agent = new ExtractiveAgent({ search }, { budgets: defaultBudgets, embeddings });
-    const { content } = await collect(agent.run(ask(intubation)));
+    const { content } = await collectRun(agent.run(agentRequest(intubation)));
     expect(content).not.toMatch(/do not answer this/);
     expect(content).toMatch(
       /“Flight nurses often secure the airway[^\n]*\(https:\/\/doi\.org\/10\.1\/manikin\)/,
@@ -194,7 +178,7 @@ describe('the agents with the embedding model: records on the subject that do no
         embeddings,
       },
     );
-    const { content } = await collect(agent.run(ask(intubation)));
+    const { content } = await collectRun(agent.run(agentRequest(intubation)));
     expect(content).toMatch(/^The papers found do not answer this\. Searched for: /);
     expect(content).not.toMatch(/From memory/);
   });

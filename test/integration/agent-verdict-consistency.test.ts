@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpenAiChatModel } from '../../src/adapters/chat/openai-chat-model.js';
-import { type AgentEvent, defaultBudgets, type RunSummary } from '../../src/agent/agent-types.js';
+import { defaultBudgets } from '../../src/agent/agent-types.js';
 import { ToolAgent } from '../../src/agent/tool-agent.js';
 import { FakePaperSearch } from '../fakes/agent-service-fakes.js';
 import { type FakeOpenAiServer, startFakeOpenAiServer } from '../fakes/fake-openai-server.js';
 import { researchPapers } from '../fakes/research-corpus.js';
+import { agentRequest, collectRun } from '../helpers/agent-run.js';
 
 /**
  * An answer never contradicts its own verdict (issue 35, item 3): the tool agent with its verdict
@@ -12,17 +13,6 @@ import { researchPapers } from '../fakes/research-corpus.js';
  * sentence is added that the evidence is mixed, and the model's sentences stay as written.
  */
 const question = 'Does Dps condense supercoiled DNA faster than linear DNA?';
-
-async function collect(events: AsyncIterable<AgentEvent>) {
-  let content = '';
-  let summary: RunSummary | undefined;
-  for await (const event of events) {
-    if (event.type === 'content') content += event.text;
-    else if (event.type === 'done') summary = event.summary;
-  }
-  if (!summary) throw new Error('no summary');
-  return { content, summary };
-}
 
 describe('the tool agent checks its verdict against its own answer (scripted model)', () => {
   let server: FakeOpenAiServer;
@@ -53,13 +43,7 @@ describe('the tool agent checks its verdict against its own answer (scripted mod
       { search: new FakePaperSearch(researchPapers) },
       { budgets: defaultBudgets, today: () => '2026-11-29', searchFirst: true, verdictStep: true },
     );
-    return collect(
-      agent.run({
-        tenantId: 't',
-        messages: [{ role: 'user', content: question }],
-        signal: new AbortController().signal,
-      }),
-    );
+    return collectRun(agent.run(agentRequest(question)));
   }
 
   it('adds that the evidence is mixed when a "No" answer asserts the claim', async () => {

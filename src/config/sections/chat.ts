@@ -131,7 +131,7 @@ export const chatSection = {
   }),
   maxAnswerTokens: envVar('ALEXANDRIA_AGENT_ANSWER_TOKENS', positiveInt.optional(), {
     description:
-      'Most tokens of the research agent\'s answer (the prompt tells the model about 40 % as many words; an answer cut short ends with "…"); an answer led by a yes/no verdict or a chosen option stops at 240. Unset: 320 with the local provider (writing is most of a run on CPU), ALEXANDRIA_AGENT_MAX_TOKENS_PER_CALL otherwise.',
+      'Most tokens of the research agent\'s answer (the prompt tells the model about 40 % as many words; an answer cut short ends with "…"); an answer led by a yes/no verdict stops at 240. Unset: 320 with the local provider (writing is most of a run on CPU), ALEXANDRIA_AGENT_MAX_TOKENS_PER_CALL otherwise.',
   }),
   timeLimitMs: envVar('ALEXANDRIA_AGENT_TIME_LIMIT_MS', positiveInt.optional(), {
     description:
