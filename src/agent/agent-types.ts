@@ -63,12 +63,6 @@ export interface RunSummary {
   /** The model's probabilities of yes, no and maybe at the verdict step, when it gave them. */
   verdictProbabilities?: Record<string, number>;
   /**
-   * Never set: the option step is removed (decision 0065). Left only while eval/agent-local.eval.ts
-   * still reads them; delete with that reading.
-   */
-  option?: string;
-  optionProbabilities?: Record<string, number>;
-  /**
    * Tool calls the gate refused: a document or paper the run was not given, or a change to the
    * user's projects the user did not ask for (docs/decisions/0040).
    */
