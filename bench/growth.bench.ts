@@ -9,7 +9,7 @@ import { SearchService } from '../src/services/search-service.js';
 import { largeCorpus, loadBaseRecords } from './lib/large-corpus.js';
 import { postgresCorpus, tableBytes } from './lib/postgres-corpus.js';
 import type { BenchReport, BenchRow } from './lib/report.js';
-import { settings, type Workload, workloads } from './search.bench.js';
+import { benchRequest, settings, type Workload, workloads } from './search.bench.js';
 
 type Adapter = 'SQLite' | 'PostgreSQL';
 
@@ -44,13 +44,7 @@ async function timeQueries(index: PaperIndex, loads: Workload[]): Promise<Record
   for (const workload of loads) {
     const kind: number[] = [];
     for (const setting of settings) {
-      const request = (input: Pick<SearchRequest, 'keywords' | 'query'>): SearchRequest => ({
-        ...input,
-        ...setting.request,
-        peerReviewedOnly: true,
-        offset: 0,
-        limit: 10,
-      });
+      const request = (input: Pick<SearchRequest, 'keywords' | 'query'>) => benchRequest(input, setting);
       for (const input of workload.requests.slice(0, 5)) await service.searchPapers(request(input));
       for (const input of workload.requests) {
         const started = performance.now();

@@ -21,7 +21,7 @@ import { searchMemoryFigures } from './lib/pg-search-memory.js';
 import { statementTimeoutFigures } from './lib/pg-statement-timeout.js';
 import { benchUrl, corpusSchema, ensureDatabase, postgresCorpus, tableBytes } from './lib/postgres-corpus.js';
 import type { BenchReport, BenchRow } from './lib/report.js';
-import { settings, workloads } from './search.bench.js';
+import { benchRequest, settings, workloads } from './search.bench.js';
 
 /** Where an ingest's time went: preparing records (tokenising, deflating), the adapter's upsert after that, and the rest. */
 interface IngestSplit {
@@ -209,13 +209,7 @@ export async function postgresIndexBench(options: { quick: boolean }): Promise<B
   for (const workload of workloads(base, perKind)) {
     for (const setting of settings) {
       const times: Record<string, number[]> = { PostgreSQL: [], SQLite: [] };
-      const request = (input: Pick<SearchRequest, 'keywords' | 'query'>): SearchRequest => ({
-        ...input,
-        ...setting.request,
-        peerReviewedOnly: true,
-        offset: 0,
-        limit: 10,
-      });
+      const request = (input: Pick<SearchRequest, 'keywords' | 'query'>) => benchRequest(input, setting);
       for (const service of Object.values(services))
         for (const input of workload.requests.slice(0, 5)) await service.searchPapers(request(input));
       for (const input of workload.requests) {

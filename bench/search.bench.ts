@@ -48,6 +48,14 @@ export const settings: Setting[] = [
   { name: 'publication_date', request: { sort: 'publication_date' } },
 ];
 
+/** A query of the mix under one setting, as the benches send it: peer-reviewed only, the first 10. */
+export function benchRequest(
+  input: Pick<SearchRequest, 'keywords' | 'query'>,
+  setting: Setting,
+): SearchRequest {
+  return { ...input, ...setting.request, peerReviewedOnly: true, offset: 0, limit: 10 };
+}
+
 const bm25 = (table: string) => {
   const w = defaultFieldWeights;
   return `bm25(${table}, ${[w.title, w.abstract, w.authors, w.venue, w.extra, 0].join(', ')})`;

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { bm25Idf } from '../../src/adapters/paper-index/index-fields.js';
+import { commonestWords } from './pg-statement-timeout.js';
 
 /**
  * What a search of the index's most common word costs the PostgreSQL backend in memory (issue 38,
@@ -36,19 +37,8 @@ export async function searchMemoryFigures(url: string, schema: string): Promise<
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query('SET jit = off');
-    const stats = (
-      await client.query<{ records: string; tokens: string }>(
-        `SELECT records, tokens FROM ${schema}.paper_index_stats`,
-      )
-    ).rows[0];
-    const records = Number(stats?.records ?? 0);
-    const avgdl = records > 0 ? Number(stats?.tokens) / records : 1;
-    const common = (
-      await client.query<{ word: string; id: string; records: number }>(
-        `SELECT word, id, records FROM ${schema}.paper_words ORDER BY records DESC LIMIT 1`,
-      )
-    ).rows[0];
+    const { records, avgdl, words } = await commonestWords(client, schema, 1);
+    const common = words[0];
     if (!common) throw new Error(`${schema} holds no words`);
     const idf = bm25Idf(records, common.records);
     /** One search: its peak memory, and its median time over 5 runs (the machine is shared). */

@@ -33,6 +33,29 @@ const search = `SELECT doc, score, total FROM alexandria_inverted_search($1::reg
   $4::int4[], $5::int4[], $6::int4[], $7::float8[], $8::float8[], $9::float8, $10::int4, $11::bool, $12::int4,
   $13::int4, $14::int4, $15::int4, $16::int4)`;
 
+/** The index's record count, mean record length and its `limit` commonest words (jit off for the session). */
+export async function commonestWords(
+  client: pg.Client,
+  schema: string,
+  limit: number,
+): Promise<{ records: number; avgdl: number; words: Array<{ word: string; id: string; records: number }> }> {
+  await client.query('SET jit = off');
+  const stats = (
+    await client.query<{ records: string; tokens: string }>(
+      `SELECT records, tokens FROM ${schema}.paper_index_stats`,
+    )
+  ).rows[0];
+  const records = Number(stats?.records ?? 0);
+  const avgdl = records > 0 ? Number(stats?.tokens) / records : 1;
+  const words = (
+    await client.query<{ word: string; id: string; records: number }>(
+      `SELECT word, id, records FROM ${schema}.paper_words ORDER BY records DESC LIMIT $1`,
+      [limit],
+    )
+  ).rows;
+  return { records, avgdl, words };
+}
+
 export async function statementTimeoutFigures(
   url: string,
   schema: string,
@@ -43,20 +66,7 @@ export async function statementTimeoutFigures(
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query('SET jit = off');
-    const stats = (
-      await client.query<{ records: string; tokens: string }>(
-        `SELECT records, tokens FROM ${schema}.paper_index_stats`,
-      )
-    ).rows[0];
-    const records = Number(stats?.records ?? 0);
-    const avgdl = records > 0 ? Number(stats?.tokens) / records : 1;
-    const words = (
-      await client.query<{ word: string; id: string; records: number }>(
-        `SELECT word, id, records FROM ${schema}.paper_words ORDER BY records DESC LIMIT $1`,
-        [broad],
-      )
-    ).rows;
+    const { records, avgdl, words } = await commonestWords(client, schema, broad);
     const args = (chosen: typeof words, sort: number) => [
       schema,
       chosen.map((word) => word.id),
