@@ -6,7 +6,8 @@
 // is restarted and stopped for 10 s, Redis and S3 are stopped for 20 s each and the standby is
 // paused (SIGSTOP) for 20 s. The machine's shared PostgreSQL and Redis are never touched.
 //
-// The figures per fault print as one block (`npx vitest run test/integration/dependency-faults.test.ts`).
+// The figures per fault print as one block (`npx vitest run --config vitest.long.config.ts
+// test/integration/dependency-faults.test.ts`; the file is in the long tier, decision 0070).
 
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
