@@ -12,6 +12,7 @@ import { referenceStringsEval } from './reference-strings.eval.js';
 import { referencesEval } from './references.eval.js';
 import { searchEval } from './search.eval.js';
 import { verdictClassifierEval } from './verdict-classifier.eval.js';
+import { verdictStepEval } from './verdict-step.eval.js';
 
 /** One quality measurement: named figures and verdicts against the goals. */
 export interface EvalReport {
@@ -63,4 +64,6 @@ export const evaluations: Evaluation[] = [
   { name: 'not-answered', run: () => notAnsweredEval(), onlyWhenNamed: true },
   // Whether shared words can judge a citation's support, on SciFact's labelled pairs (decision 0047).
   { name: 'citation-support', run: () => citationSupportEval(), onlyWhenNamed: true },
+  // The verdict word alone on the local model, given the question's own record (decision 0071).
+  { name: 'verdict-step', run: () => verdictStepEval(), onlyWhenNamed: true },
 ];

@@ -43,9 +43,12 @@ async function startServer(
   env: Record<string, string> = {},
 ): Promise<{ url: string; child: ChildProcess }> {
   const child = spawnCli(folder, ['serve'], {
-    // The record-vector walk looks for new records every 200 ms and does not pause between batches.
+    // The record-vector walk looks for new records every 200 ms and does not pause between batches,
+    // at the priority of the tests around it: at nice 10 (the default, which gives way to requests)
+    // the drain was most of this file's 55–95 s in a loaded test run.
     ALEXANDRIA_RECORD_VECTORS_IDLE_MS: '200',
     ALEXANDRIA_RECORD_VECTORS_PAUSE_MS: '0',
+    ALEXANDRIA_EMBEDDING_BACKGROUND_NICE: '0',
     ...env,
   });
   children.add(child);
