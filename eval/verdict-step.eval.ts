@@ -17,6 +17,7 @@ import { LlamaCppChatModel } from '../src/adapters/chat/llama-cpp-chat-model.js'
 import { turnReply } from '../src/agent/model-turn.js';
 import type { Evidence, RetrievedSource } from '../src/agent/source-ledger.js';
 import {
+  chooseVerdict,
   type Verdict,
   type VerdictFindings,
   verdictChoices,
@@ -28,7 +29,6 @@ import type { Paper } from '../src/domain/paper.js';
 import { percentile } from '../src/platform/percentile.js';
 import type { EvalReport } from './index.js';
 import { type AgentItem, corpusRecords, loadAgentItems, type Split } from './lib/agent-sets.js';
-import { readJsonLines } from './lib/jsonl.js';
 import { wilson } from './verdict-classifier.eval.js';
 
 type Probabilities = Record<Verdict, number>;
@@ -40,12 +40,8 @@ interface Scored {
   seconds: number;
 }
 
-/** The most probable word (ties in the order yes, no, maybe), as `chooseVerdict` takes it. */
-function argmax(probabilities: Probabilities): Verdict {
-  let best: Verdict = 'yes';
-  for (const verdict of verdictChoices) if (probabilities[verdict] > probabilities[best]) best = verdict;
-  return best;
-}
+/** The agent's own rule (`chooseVerdict`: the most probable word); all three are always present here. */
+const agentsWord = (probabilities: Probabilities): Verdict => chooseVerdict(probabilities) ?? 'yes';
 
 /** Contextual calibration: each word's probability over its probability for content-free findings. */
 function calibrated(raw: Probabilities, prior: Probabilities): Probabilities {
@@ -129,11 +125,8 @@ export async function verdictStepEval(): Promise<EvalReport> {
   const scifact = new Map(
     (await corpusRecords('scifact')).map((paper) => [paper.identifiers?.corpus_id ?? '', paper]),
   );
-  const evidenceIds = await scifactEvidence();
   const recordOf = (item: AgentItem): Paper | undefined =>
-    item.set === 'pubmedqa'
-      ? pubmed.get(item.id.split(':')[1] ?? '')
-      : scifact.get(evidenceIds.get(item.id.split(':')[1] ?? '') ?? '');
+    (item.set === 'pubmedqa' ? pubmed : scifact).get(item.ownRecord ?? '');
 
   const model = new LlamaCppChatModel({
     modelPath,
@@ -166,9 +159,11 @@ export async function verdictStepEval(): Promise<EvalReport> {
   for (const set of ['pubmedqa', 'scifact'] as const) {
     const rows = scored.filter((row) => row.item.set === set);
     if (rows.length === 0) continue;
-    const raw = accuracyLine(`${set}: most probable word (the agent today)`, rows, (row) => argmax(row.raw));
+    const raw = accuracyLine(`${set}: most probable word (the agent today)`, rows, (row) =>
+      agentsWord(row.raw),
+    );
     const fixed = accuracyLine(`${set}: calibrated by content-free findings`, rows, (row) =>
-      argmax(calibrated(row.raw, row.prior)),
+      agentsWord(calibrated(row.raw, row.prior)),
     );
     summary.push(raw.line, fixed.line);
     metrics[`${set} accuracy`] = raw.share;
@@ -180,16 +175,4 @@ export async function verdictStepEval(): Promise<EvalReport> {
       `seconds per question (two classification turns): p50 ${percentile(seconds, 0.5).toFixed(1)}, p95 ${percentile(seconds, 0.95).toFixed(1)}`,
     );
   return { name: 'verdict-step', metrics, summary };
-}
-
-/** Claim id → the first evidence abstract's id (a claim's evidence agrees on its label in SciFact). */
-async function scifactEvidence(): Promise<Map<string, string>> {
-  const claims = await readJsonLines<{ _id: string; evidence: Record<string, unknown> }>(
-    join(import.meta.dirname, '..', '..', 'shared', 'data', 'eval', 'scifact', 'queries.jsonl'),
-  );
-  return new Map(
-    claims
-      .map((claim) => [claim._id, Object.keys(claim.evidence)[0]] as const)
-      .filter((entry): entry is readonly [string, string] => entry[1] !== undefined),
-  );
 }

@@ -22,6 +22,11 @@ export interface AgentItem {
   corpus: AgentCorpus;
   /** The expected verdict (pubmedqa, scifact); none for claims without evidence and open requests. */
   gold?: Verdict;
+  /**
+   * The record that answers it, as `corpusRecords` identifies it: the PubMedQA item's pmid, the
+   * SciFact claim's first evidence abstract (corpus id). None for claims without evidence and open requests.
+   */
+  ownRecord?: string;
 }
 
 /** Even = tuning, odd = reporting (decisions 0063, 0064, 0066). */
@@ -73,6 +78,7 @@ export async function loadAgentItems(
     question: item.question,
     corpus: 'pubmedqa',
     gold: item.final_decision,
+    ownRecord: item.pmid,
   }));
   for (const claim of claims) {
     const labels = Object.values(claim.evidence).map((entry) => entry.label);
@@ -84,7 +90,13 @@ export async function loadAgentItems(
     };
     if (labels.length === 0) items.push({ ...base, set: 'scifact-none' });
     // A claim's evidence abstracts agree on the label in SciFact; the first decides.
-    else items.push({ ...base, set: 'scifact', gold: labels[0] === 'SUPPORT' ? 'yes' : 'no' });
+    else
+      items.push({
+        ...base,
+        set: 'scifact',
+        gold: labels[0] === 'SUPPORT' ? 'yes' : 'no',
+        ...(Object.keys(claim.evidence)[0] ? { ownRecord: Object.keys(claim.evidence)[0] } : {}),
+      });
   }
   for (const request of open) {
     items.push({
