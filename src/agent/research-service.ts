@@ -15,6 +15,7 @@ import { DirectAnswers } from './direct-answer.js';
 import { ExtractiveAgent } from './extractive-agent.js';
 import { classifyRequest } from './small-talk.js';
 import { ToolAgent } from './tool-agent.js';
+import type { VerdictLogPriors } from './verdict.js';
 
 export interface ResearchServiceOptions {
   /** Our model name, echoed in every completion (`alexandria-research`). */
@@ -38,6 +39,8 @@ export interface ResearchServiceOptions {
   historyTokens?: number;
   /** The sentence encoder the tool agent's citation support check uses (decision 0063). */
   embeddings?: EmbeddingModel;
+  /** The tool agent's correction of the model's lean at the verdict step (decision 0072). */
+  verdictLogPriors?: VerdictLogPriors;
 }
 
 /** The tools with a full-text reader that reads only what is here (`localOnly`). */
@@ -89,6 +92,7 @@ export class ResearchService {
           ...(options.historyTokens ? { historyTokens: options.historyTokens } : {}),
           ...(options.searchFirst ? { searchFirst: true } : {}),
           ...(options.embeddings ? { embeddings: options.embeddings } : {}),
+          ...(options.verdictLogPriors ? { verdictLogPriors: options.verdictLogPriors } : {}),
         })
       : extractive;
   }

@@ -49,7 +49,13 @@ import { notAnsweredText } from './relevance.js';
 import { SourceLedger } from './source-ledger.js';
 import { prepareToolCall } from './tool-call.js';
 import { logToolCall, ToolGate } from './tool-gate.js';
-import { afterVerdictPrompt, runVerdictStep, type Verdict, verdictAnswerTokens } from './verdict.js';
+import {
+  afterVerdictPrompt,
+  runVerdictStep,
+  type Verdict,
+  type VerdictLogPriors,
+  verdictAnswerTokens,
+} from './verdict.js';
 import { mixedEvidenceNote, verdictConflict } from './verdict-consistency.js';
 
 export interface ToolAgentOptions {
@@ -78,6 +84,11 @@ export interface ToolAgentOptions {
    * that verdict. Default: with the compact tool set (a small local model; docs/decisions/0035).
    */
   verdictStep?: boolean;
+  /**
+   * Added to the model's log-probabilities of yes, no and maybe at the verdict step: the local
+   * model's correction of its lean (decision 0072). None: the most probable word as given.
+   */
+  verdictLogPriors?: VerdictLogPriors;
   /** Clock for "today" in the prompt (tests pin it). */
   today?: () => string;
   /**
@@ -268,7 +279,16 @@ export class ToolAgent implements ResearchAgent {
           break;
         }
         if (deciding && yesNo) {
-          const decided = await runVerdictStep(this.model, messages, yesNo, ledger, budgets, signal, usage);
+          const decided = await runVerdictStep(
+            this.model,
+            messages,
+            yesNo,
+            ledger,
+            budgets,
+            signal,
+            usage,
+            this.options.verdictLogPriors,
+          );
           verdict = decided?.verdict;
           verdictProbabilities = decided?.probabilities;
           steps += 2;

@@ -7,7 +7,7 @@ import { answerWords, cutMidSentence, noFullTextNote } from './agent-step-rules.
 import { type AgentBudgets, defaultBudgets, type ResearchTools } from './agent-types.js';
 import { answerNowPrompt } from './prompts.js';
 import { SourceLedger } from './source-ledger.js';
-import { ToolAgent } from './tool-agent.js';
+import { ToolAgent, type ToolAgentOptions } from './tool-agent.js';
 import {
   afterVerdictPrompt,
   chooseVerdict,
@@ -97,17 +97,40 @@ async function ask(
   question: string,
   budgets: Partial<AgentBudgets> = {},
   tools: ResearchTools = { search: new FakePaperSearch([trial]) },
+  options: Partial<ToolAgentOptions> = {},
 ) {
   const agent = new ToolAgent(model, tools, {
     budgets: { ...defaultBudgets, ...budgets },
     toolSet: 'compact',
     searchFirst: true,
     today: () => '2026-11-26',
+    ...options,
   });
   return collectRun(agent.run(agentRequest(question)));
 }
 
 describe('the verdict step in a run', () => {
+  it("takes the word the model's probabilities give, after the configured log-priors", async () => {
+    const script = () =>
+      new ScriptedChatModel([
+        said('Sleep quality improved a little with exercise.'),
+        () => [
+          textEvent('yes'),
+          { ...finishEvent(), choiceProbabilities: { yes: 0.6, no: 0.3, maybe: 0.1 } },
+        ],
+        said('Sleep quality scores improved slightly with exercise.'),
+      ]);
+    const question = 'Does exercise improve sleep quality in older adults?';
+    const plain = await ask(script(), question, { maxSteps: 1 });
+    expect(plain.summary.verdict).toBe('yes');
+    expect(plain.summary.verdictProbabilities).toEqual({ yes: 0.6, no: 0.3, maybe: 0.1 });
+    // log 0.3 + 0.9 > log 0.6: the model's lean towards "yes" corrected (decision 0072).
+    const corrected = await ask(script(), question, { maxSteps: 1 }, undefined, {
+      verdictLogPriors: { yes: 0, no: 0.9, maybe: -0.4 },
+    });
+    expect(corrected.summary.verdict).toBe('no');
+  });
+
   it('asks the verdict as one of three words, then streams the answer the model writes as written', async () => {
     const model = new ScriptedChatModel([
       // The model chooses to answer: with a verdict to decide, the turn stops there.
@@ -329,5 +352,20 @@ describe('chooseVerdict', () => {
     expect(chooseVerdict(undefined)).toBeUndefined();
     expect(chooseVerdict({ yes: 0.7, no: 0.3 })).toBeUndefined();
     expect(chooseVerdict({ yes: Number.NaN, no: 0.3, maybe: 0.1 })).toBeUndefined();
+    expect(chooseVerdict({ yes: -0.1, no: 0.3, maybe: 0.1 })).toBeUndefined();
+  });
+
+  it('adds log-priors to the log-probabilities before taking the most probable', () => {
+    const priors = { yes: 0, no: 0.9, maybe: -0.4 };
+    // e^0.9 ≈ 2.46: "no" wins over a "yes" less than 2.46 times as probable, and only then.
+    expect(chooseVerdict({ yes: 0.6, no: 0.3, maybe: 0.1 }, priors)).toBe('no');
+    expect(chooseVerdict({ yes: 0.75, no: 0.2, maybe: 0.05 }, priors)).toBe('yes');
+    // e^-0.4 ≈ 0.67: "maybe" needs half again the probability of the next word.
+    expect(chooseVerdict({ yes: 0.4, no: 0.1, maybe: 0.5 }, priors)).toBe('yes');
+    expect(chooseVerdict({ yes: 0.3, no: 0.05, maybe: 0.65 }, priors)).toBe('maybe');
+    // A word the model gave probability 0 stays out, whatever its prior.
+    expect(chooseVerdict({ yes: 1, no: 0, maybe: 0 }, { yes: 0, no: 20, maybe: 20 })).toBe('yes');
+    // Zero priors are the plain rule.
+    expect(chooseVerdict({ yes: 0.45, no: 0.05, maybe: 0.5 }, { yes: 0, no: 0, maybe: 0 })).toBe('maybe');
   });
 });

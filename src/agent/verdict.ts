@@ -197,18 +197,26 @@ export function verdictClassificationMessages(
   ];
 }
 
+/** Added to the log-probabilities of the three words before the most probable is taken. */
+export type VerdictLogPriors = Record<Verdict, number>;
+
 /**
- * The verdict from the model's probabilities of the three words: the most probable (ties in the
- * order yes, no, maybe). No word is weighed above another (decision 0047). Undefined without
- * probabilities for all three.
+ * The verdict from the model's probabilities of the three words: the most probable after adding
+ * `logPriors` to each word's log-probability (none: the most probable as given; ties in the order
+ * yes, no, maybe). The local model's priors correct its lean towards "yes", fitted on the tuning
+ * split of hundreds of questions (decision 0072). Undefined without probabilities for all three.
  */
-export function chooseVerdict(probabilities: Record<string, number> | undefined): Verdict | undefined {
+export function chooseVerdict(
+  probabilities: Record<string, number> | undefined,
+  logPriors?: VerdictLogPriors,
+): Verdict | undefined {
   if (!probabilities) return undefined;
-  let best: { verdict: Verdict; probability: number } | undefined;
+  let best: { verdict: Verdict; score: number } | undefined;
   for (const verdict of verdictChoices) {
     const probability = probabilities[verdict];
-    if (typeof probability !== 'number' || !Number.isFinite(probability)) return undefined;
-    if (!best || probability > best.probability) best = { verdict, probability };
+    if (typeof probability !== 'number' || !Number.isFinite(probability) || probability < 0) return undefined;
+    const score = logPriors ? Math.log(Math.max(probability, 1e-12)) + logPriors[verdict] : probability;
+    if (!best || score > best.score) best = { verdict, score };
   }
   return best?.verdict;
 }
@@ -238,6 +246,7 @@ export async function runVerdictStep(
   budgets: AgentBudgets,
   signal: AbortSignal,
   usage: TokenUsage,
+  logPriors?: VerdictLogPriors,
 ): Promise<{ verdict: Verdict; probabilities?: Record<string, number> } | undefined> {
   const findings = verdictFindings(question, ledger.evidence);
   const call = async (request: ChatTurnRequest) => (await turnText(model, request, usage)).trim();
@@ -264,7 +273,7 @@ export async function runVerdictStep(
     usage,
   );
   // With the model's probabilities (the local adapter), the most probable word; else its word.
-  const verdict = chooseVerdict(reply.choiceProbabilities) ?? parseVerdict(reply.text.trim());
+  const verdict = chooseVerdict(reply.choiceProbabilities, logPriors) ?? parseVerdict(reply.text.trim());
   if (verdict) messages.push(...weigh);
   return verdict
     ? { verdict, ...(reply.choiceProbabilities ? { probabilities: reply.choiceProbabilities } : {}) }

@@ -44,6 +44,7 @@ export function createAnswering(
       searchFirst: profile.searchFirst,
       historyTokens: profile.historyTokens,
       ...(dependencies.embeddings ? { embeddings: dependencies.embeddings } : {}),
+      ...(profile.verdictLogPriors ? { verdictLogPriors: profile.verdictLogPriors } : {}),
       budgets: {
         maxSteps: profile.maxSteps,
         maxTokens: chat.maxTokens,

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../load-config.js';
-import { resolveChatProfile } from './chat.js';
+import { resolveChatProfile, verdictLogPriorsByModelFile } from './chat.js';
 
 const profileOf = (environment: Record<string, string>) => resolveChatProfile(loadConfig(environment).chat);
 
 describe('chat profile', () => {
   it('gives the local model longer deadlines, fewer steps, a short answer and the compact tools', () => {
-    expect(profileOf({ ALEXANDRIA_CHAT_PROVIDER: 'local' })).toEqual({
+    const qwen = '/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf';
+    expect(profileOf({ ALEXANDRIA_CHAT_PROVIDER: 'local', ALEXANDRIA_CHAT_MODEL_PATH: qwen })).toEqual({
       provider: 'local',
       runsInProcess: true,
       callTimeoutMs: 300_000,
@@ -21,7 +22,15 @@ describe('chat profile', () => {
       historyTokens: 2048,
       // ALEXANDRIA_GENERATIVE_TIMEOUT_MS's default, as one deadline for a search's answers.
       generativeBudgetMs: 15_000,
+      // The default model's fitted correction of its lean at the verdict step (decision 0072).
+      verdictLogPriors: verdictLogPriorsByModelFile['qwen2.5-coder-1.5b-instruct-q4_k_m.gguf'],
     });
+    expect(verdictLogPriorsByModelFile['qwen2.5-coder-1.5b-instruct-q4_k_m.gguf']?.yes).toBe(0);
+    // Another GGUF's lean is not known: no priors, the most probable word as the model gives it.
+    expect(
+      profileOf({ ALEXANDRIA_CHAT_PROVIDER: 'local', ALEXANDRIA_CHAT_MODEL_PATH: '/models/other.gguf' })
+        .verdictLogPriors,
+    ).toBeUndefined();
   });
 
   it('gives an OpenAI-compatible API the remote budgets, and picks it from ALEXANDRIA_CHAT_URL', () => {
@@ -38,6 +47,7 @@ describe('chat profile', () => {
       searchFirst: false,
       historyTokens: undefined,
       generativeBudgetMs: undefined,
+      verdictLogPriors: undefined,
     };
     expect(profileOf({ ALEXANDRIA_CHAT_URL: 'http://localhost:11434/v1' })).toEqual(remote);
     expect(profileOf({ ALEXANDRIA_CHAT_PROVIDER: 'openai' })).toEqual(remote);

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { z } from 'zod';
 import {
   booleanText,
@@ -219,6 +219,12 @@ export interface ChatProfile {
    * its own. The local model answers one record at a time.
    */
   generativeBudgetMs: number | undefined;
+  /**
+   * Added to the local model's log-probabilities of yes, no and maybe at the agent's verdict step
+   * (`verdictLogPriorsByModelFile`); unset for a model without fitted priors and for remote models,
+   * which give no probabilities.
+   */
+  verdictLogPriors: { yes: number; no: number; maybe: number } | undefined;
 }
 
 /** The defaults that differ between a model on this machine's CPU and one behind an API. */
@@ -260,6 +266,19 @@ const remoteDefaults: ProviderDefaults = {
   toolSet: 'full',
 };
 
+/**
+ * The verdict step's log-priors of a local model, by GGUF file name: how far the model's
+ * classification turn leans towards each word, corrected. Fitted once, for the default local
+ * model only, on the tuning split of `npm run eval -- verdict-step` (PubMedQA and SciFact pooled)
+ * and measured on its reporting split: docs/decisions/0072-verdict-priors.md. Another model's lean
+ * differs; it gets none (the most probable word as given).
+ */
+export const verdictLogPriorsByModelFile: Readonly<
+  Record<string, { yes: number; no: number; maybe: number }>
+> = {
+  [localChatModelFiles['qwen2.5-1.5b']]: { yes: 0, no: 0.9, maybe: -0.3 },
+};
+
 /** Resolves the chat profile once from the loaded chat settings (`config.chat`). */
 export function resolveChatProfile(chat: ChatSettings): ChatProfile {
   const provider: ChatProvider = chat.provider ?? (chat.url ? 'openai' : 'none');
@@ -279,5 +298,6 @@ export function resolveChatProfile(chat: ChatSettings): ChatProfile {
     searchFirst: chat.searchFirst ?? toolSet === 'compact',
     historyTokens: runsInProcess ? Math.floor(chat.contextTokens / 4) : undefined,
     generativeBudgetMs: runsInProcess ? chat.generativeTimeoutMs : undefined,
+    verdictLogPriors: runsInProcess ? verdictLogPriorsByModelFile[basename(chat.modelPath)] : undefined,
   };
 }
