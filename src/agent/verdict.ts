@@ -272,7 +272,8 @@ export async function runVerdictStep(
     },
     usage,
   );
-  // With the model's probabilities (the local adapter), the most probable word; else its word.
+  // With the model's probabilities (the local adapter), the most probable word after the model's
+  // priors (decision 0072); else the word it wrote.
   const verdict = chooseVerdict(reply.choiceProbabilities, logPriors) ?? parseVerdict(reply.text.trim());
   if (verdict) messages.push(...weigh);
   return verdict
