@@ -231,10 +231,11 @@ export async function verdictStepEval(): Promise<EvalReport> {
     return { name: 'verdict-step', metrics: {}, summary: [`skipped: no local chat model at ${modelPath}`] };
   const split: Split = process.env.EVAL_VERDICT_SPLIT === 'tuning' ? 'tuning' : 'reporting';
   const limit = Number(process.env.EVAL_VERDICT_LIMIT ?? Number.POSITIVE_INFINITY);
-  const asked = (process.env.EVAL_VERDICT_WAYS ?? 'agent')
-    .split(',')
-    .map((way) => way.trim())
-    .filter((way): way is Way => (ways as readonly string[]).includes(way));
+  const named = (process.env.EVAL_VERDICT_WAYS ?? 'agent').split(',').map((way) => way.trim());
+  const unknown = named.filter((way) => !(ways as readonly string[]).includes(way));
+  if (unknown.length > 0)
+    throw new Error(`EVAL_VERDICT_WAYS: unknown ${unknown.join(', ')} (known: ${ways.join(', ')})`);
+  const asked = named as Way[];
   const all = (await loadAgentItems()).filter(
     (item): item is Scored => (item.set === 'pubmedqa' || item.set === 'scifact') && item.gold !== undefined,
   );
